@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// Tiny shim (startup time is measured): answer --version from package.json without
+// loading commander or anything else; every other invocation loads the built CLI.
+import { readFileSync } from 'node:fs';
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`${pkg.version}\n`);
+} else {
+  const { main } = await import('../dist/cli/main.js');
+  process.exitCode = await main(args);
+}
