@@ -72,9 +72,12 @@ export interface BadRequestDetail { '@type': typeof BAD_REQUEST_TYPE; fieldViola
 export interface PreconditionFailureDetail { '@type': typeof PRECONDITION_FAILURE_TYPE; violations: PreconditionViolation[] }
 export type Detail = ErrorInfoDetail | BadRequestDetail | PreconditionFailureDetail | { '@type': string; [k: string]: unknown };
 
-/** The wire body: `{"error": {code, message, status, details}}` as Google APIs send it over HTTP. */
+/**
+ * The wire body is the google.rpc.Status itself, `{code, message, details}` (plus the code's
+ * name in `status`), as gRPC-gateway serves it: the spec's errors carry the gRPC code (3, 9)
+ * in `code`, not an HTTP status.
+ */
 export interface Status { code: number; message: string; status?: string; details: Detail[] }
-export interface ErrorBody { error: Status }
 
 export interface ApiErrorInit {
   reason?: string;
@@ -117,13 +120,10 @@ export class ApiError extends Error {
     return { code: this.code, message: this.message, status: codeName(this.code), details };
   }
 
-  toBody(): ErrorBody {
-    return { error: this.toStatus() };
-  }
 
   /**
-   * Decodes a wire body. Accepts both `{"error": Status}` and a bare Status, so the
-   * client copes with either envelope. Returns undefined when the body is not a Status.
+   * Decodes a wire body. Accepts a bare Status and Google's `{"error": Status}` envelope,
+   * so the client copes with either. Returns undefined when the body is not a Status.
    */
   static fromBody(body: unknown, httpStatus: number): ApiError | undefined {
     if (!body || typeof body !== 'object') return undefined;

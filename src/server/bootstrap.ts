@@ -1,0 +1,48 @@
+// First start on an empty data dir: one organization, the built-in roles, an owner
+// identity bound to `owner` on the organization. One transaction: all or nothing.
+import { BUILTIN_ROLES } from '../api/capabilities.js';
+import { claimKey } from './routes/iam.js';
+import { builtinRoleUid, newChildUid, newOrganizationUid, timestamp } from './models.js';
+import type { Record_, Store } from './store/store.js';
+
+export const DEFAULT_ORGANIZATION = 'local';
+export const OWNER_SUBJECT = 'owner';
+
+export interface BootstrapOptions {
+  /** The issuer named in the owner identity's claimMatch. */
+  issuer: string;
+  organizationName?: string;
+  clock: () => number;
+}
+
+export function bootstrap(store: Store, opts: BootstrapOptions): void {
+  const t = timestamp(opts.clock());
+  store.transaction(() => {
+    for (const role of BUILTIN_ROLES) {
+      store.insert({
+        uid: builtinRoleUid(role.name), kind: 'role', parent: null, name: role.name, altKey: null, createTime: t, updateTime: t,
+        data: { description: role.description, capabilities: [...role.capabilities], builtin: true },
+      });
+    }
+    const org: Record_ = {
+      uid: newOrganizationUid(), kind: 'group', parent: null, name: opts.organizationName ?? DEFAULT_ORGANIZATION,
+      altKey: null, createTime: t, updateTime: t, data: { description: 'Organization created by pctl serve', verified: false },
+    };
+    store.insert(org);
+    const claimMatch = { issuer: opts.issuer, subject: OWNER_SUBJECT };
+    const owner: Record_ = {
+      uid: newChildUid(org.uid), kind: 'identity', parent: org.uid, name: 'owner', altKey: claimKey(claimMatch.issuer, claimMatch.subject),
+      createTime: t, updateTime: t, data: { description: 'Owner of this pctl serve (token in DIR/owner.token)', claimMatch, lastSeenTime: t },
+    };
+    store.insert(owner);
+    const ownerRole = builtinRoleUid('owner');
+    store.insert({
+      uid: newChildUid(org.uid), kind: 'roleBinding', parent: org.uid, name: 'owner', altKey: `${owner.uid}\n${ownerRole}`,
+      createTime: t, updateTime: t, data: { identityUid: owner.uid, roleUid: ownerRole },
+    });
+    store.setMeta('organization', org.uid);
+    store.setMeta('owner_identity', owner.uid);
+    store.setMeta('issuer', opts.issuer);
+    store.setMeta('bootstrapped', t);
+  });
+}

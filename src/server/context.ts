@@ -1,0 +1,48 @@
+// What every route handler gets: the store, the list engine and the clock.
+import type { z } from 'zod';
+import { invalidArgument, notFound } from '../api/errors.js';
+import { zodViolations } from '../api/schemas.js';
+import type { ListEngine, ListOptions } from './list.js';
+import { timestamp } from './models.js';
+import type { Kind, Record_, Store } from './store/store.js';
+
+export interface ServerContext {
+  store: Store;
+  lists: ListEngine;
+  /** Milliseconds since the epoch; injected so tests can move time. */
+  clock: () => number;
+}
+
+export function now(ctx: ServerContext): string {
+  return timestamp(ctx.clock());
+}
+
+/** Validates a request body against a wire schema; every problem becomes a field violation. */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown, extra: { field: string; description: string }[] = []): z.infer<T> {
+  const result = schema.safeParse(body);
+  const violations = result.success ? [] : zodViolations(result.error);
+  const all = [...extra, ...violations.filter((v) => !extra.some((e) => e.field === v.field))];
+  if (all.length) throw invalidArgument(all);
+  return result.data as z.infer<T>;
+}
+
+export function mustGet(ctx: ServerContext, kind: Kind, label: string, uid: string, field?: string): Record_ {
+  const rec = ctx.store.get(uid, kind);
+  if (!rec) throw notFound(label, uid, field);
+  return rec;
+}
+
+/** A list route's response: the plural key, nextPageToken, totalCount as a string, skipped. */
+export function listResponse(
+  ctx: ServerContext, plural: string, query: URLSearchParams, opts: ListOptions, toWire: (r: Record_) => unknown,
+) {
+  const page = ctx.lists.list(query, opts);
+  return {
+    body: {
+      [plural]: page.items.map(toWire),
+      nextPageToken: page.nextPageToken,
+      totalCount: String(page.totalCount),
+      skipped: page.skipped,
+    },
+  };
+}

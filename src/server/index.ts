@@ -1,0 +1,92 @@
+// `pctl serve` as a library: lock the data dir, open the store, bootstrap when empty,
+// listen. The CLI command and the tests both start servers through startServer().
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { ensureOwnerToken, ownerTokenAuthenticator } from './auth/owner-token.js';
+import { bootstrap } from './bootstrap.js';
+import type { ServerContext } from './context.js';
+import { createHttpServer, type ResourceRoutes } from './http.js';
+import { ListEngine } from './list.js';
+import { lockDataDir } from './lock.js';
+import { iamRoutes } from './routes/iam.js';
+import { Store } from './store/store.js';
+
+export interface ServeOptions {
+  dataDir: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Milliseconds since the epoch; tests inject one to move time. */
+  clock?: () => number;
+  /** One line per request, when given. */
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  /** http://HOST:PORT, no trailing slash. */
+  url: string;
+  port: number;
+  dataDir: string;
+  ownerToken: string;
+  organizationUid: string;
+  ownerIdentityUid: string;
+  store: Store;
+  http: http.Server;
+  close(): Promise<void>;
+}
+
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const clock = opts.clock ?? Date.now;
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const unlock = lockDataDir(opts.dataDir);
+  let store: Store | undefined;
+  try {
+    store = new Store(opts.dataDir);
+    const ctx: ServerContext = { store, lists: new ListEngine(store, clock), clock };
+    const routes: ResourceRoutes[] = [...iamRoutes(ctx)];
+
+    // Authentication is settled once bootstrap has run; until then every request is refused.
+    let authenticate: (h: string | undefined) => { identityUid: string } = () => {
+      throw new Error('not ready');
+    };
+    const server = createHttpServer({ routes, authenticate: (h) => authenticate(h), ...(opts.log ? { log: opts.log } : {}) });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 8700, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+    if (store.isEmpty()) bootstrap(store, { issuer: url, clock });
+    const ownerToken = ensureOwnerToken(store, opts.dataDir);
+    authenticate = ownerTokenAuthenticator(store);
+
+    const openStore = store;
+    let closing: Promise<void> | undefined;
+    return {
+      url, port, dataDir: opts.dataDir, ownerToken, store,
+      organizationUid: store.getMeta('organization')!,
+      ownerIdentityUid: store.getMeta('owner_identity')!,
+      http: server,
+      close: () => (closing ??= new Promise<void>((resolve) => {
+        server.close(() => {
+          openStore.close();
+          unlock();
+          resolve();
+        });
+        server.closeIdleConnections();
+        // Requests in flight get a moment to finish; then connections are cut.
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      })),
+    };
+  } catch (err) {
+    store?.close();
+    unlock();
+    throw err;
+  }
+}

@@ -1,0 +1,224 @@
+// The one list engine: every list route of the server goes through listResources().
+// Filters and ordering become one SQL query over the resources table; pages are keyset
+// cursors (`(sort value, uid) > last seen`), never OFFSET scans, so page 2,000 costs
+// what page 1 costs; totalCount is cached per filter set until the next write.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { invalidField, ApiError, Code } from '../api/errors.js';
+import { ORDER_FIELDS, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_TOKEN_TTL_MS } from '../api/resources.js';
+import { rowToRecord, type Kind, type Record_, type Store } from './store/store.js';
+
+/** The wire names of the shared list parameters, with the camelCase spellings accepted too. */
+const PARAM_ALIASES: Record<string, string> = {
+  page_size: 'page_size', pageSize: 'page_size',
+  page_token: 'page_token', pageToken: 'page_token',
+  order_by: 'order_by', orderBy: 'order_by',
+  skip: 'skip',
+  'uidp.descendants_of': 'uidp.descendants_of', 'uidp.descendantsOf': 'uidp.descendants_of',
+  'uidp.children_of': 'uidp.children_of', 'uidp.childrenOf': 'uidp.children_of',
+  name: 'name',
+};
+
+const SORT_COLUMNS = { uid: 'uid', name: 'name', createTime: 'create_time', updateTime: 'update_time' } as const;
+
+/** A resource-specific filter: query parameter → the column it matches exactly. */
+export type FilterColumns = Record<string, 'name' | 'alt_key' | 'parent'>;
+
+export interface ListOptions {
+  kind: Kind;
+  /** Resource-specific repeatable filters (`artifactNames=a,b&artifactNames=c`). */
+  filterColumns?: FilterColumns;
+  /** Extra SQL restriction (access scoping), and a key that binds page tokens to it. */
+  scope?: { sql: string; params: unknown[]; key: string };
+}
+
+export interface ListPage {
+  items: Record_[];
+  nextPageToken: string;
+  totalCount: number;
+  skipped: number;
+}
+
+interface ParsedQuery {
+  pageSize: number;
+  skip: number;
+  sortField: keyof typeof SORT_COLUMNS;
+  desc: boolean;
+  where: string[];
+  params: unknown[];
+  /** Identifies the query (filters + order + scope), to bind page tokens and cache counts. */
+  fingerprint: string;
+  cursor?: [string, string];
+}
+
+interface TokenPayload { q: string; k: [string, string]; t: number }
+
+export class ListEngine {
+  private countCache = new Map<string, { version: number; count: number }>();
+  private readonly tokenKey: Buffer;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: () => number,
+  ) {
+    let key = store.getMeta('page_token_key');
+    if (!key) {
+      key = createHash('sha256').update(crypto.getRandomValues(new Uint8Array(32))).digest('hex');
+      store.setMeta('page_token_key', key);
+    }
+    this.tokenKey = Buffer.from(key, 'hex');
+  }
+
+  list(query: URLSearchParams, opts: ListOptions): ListPage {
+    const q = this.parse(query, opts);
+    const order = `${SORT_COLUMNS[q.sortField]} ${q.desc ? 'DESC' : 'ASC'}`;
+    const orderBy = q.sortField === 'uid' ? order : `${order}, uid ${q.desc ? 'DESC' : 'ASC'}`;
+    const where = [...q.where];
+    const params = [...q.params];
+    if (q.cursor) {
+      const op = q.desc ? '<' : '>';
+      if (q.sortField === 'uid') {
+        where.push(`uid ${op} ?`);
+        params.push(q.cursor[1]);
+      } else {
+        where.push(`(${SORT_COLUMNS[q.sortField]}, uid) ${op} (?, ?)`);
+        params.push(q.cursor[0], q.cursor[1]);
+      }
+    }
+    const sql = `SELECT * FROM resources WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
+    const rows = this.store.db.prepare(sql).all(...params, q.pageSize + 1, q.skip) as Parameters<typeof rowToRecord>[0][];
+    const items = rows.slice(0, q.pageSize).map(rowToRecord);
+    let nextPageToken = '';
+    if (rows.length > q.pageSize) {
+      const last = items[items.length - 1]!;
+      nextPageToken = this.signToken({ q: q.fingerprint, k: [sortValue(last, q.sortField), last.uid], t: this.clock() });
+    }
+    return { items, nextPageToken, totalCount: this.count(q), skipped: q.skip };
+  }
+
+  private count(q: ParsedQuery): number {
+    const cached = this.countCache.get(q.fingerprint);
+    if (cached && cached.version === this.store.writeVersion) return cached.count;
+    const sql = `SELECT count(*) AS n FROM resources WHERE ${q.where.join(' AND ')}`;
+    const { n } = this.store.db.prepare(sql).get(...q.params) as { n: number };
+    if (this.countCache.size > 1000) this.countCache.clear();
+    this.countCache.set(q.fingerprint, { version: this.store.writeVersion, count: n });
+    return n;
+  }
+
+  private parse(query: URLSearchParams, opts: ListOptions): ParsedQuery {
+    const filterColumns = opts.filterColumns ?? {};
+    const single = new Map<string, string>();
+    const multi = new Map<string, string[]>();
+    for (const [rawKey, value] of query) {
+      if (rawKey in filterColumns) {
+        const values = value.split(',').map((v) => v.trim()).filter(Boolean);
+        multi.set(rawKey, [...(multi.get(rawKey) ?? []), ...values]);
+        continue;
+      }
+      const key = PARAM_ALIASES[rawKey];
+      if (!key) throw invalidField(rawKey, 'is not a known query parameter');
+      single.set(key, value);
+    }
+
+    const pageSize = parseNonNegativeInt(single.get('page_size'), 'page_size') || PAGE_SIZE_DEFAULT;
+    const skip = parseNonNegativeInt(single.get('skip'), 'skip');
+    const { sortField, desc } = parseOrderBy(single.get('order_by'));
+
+    const where = ['kind = ?'];
+    const params: unknown[] = [opts.kind];
+    const descendantsOf = single.get('uidp.descendants_of');
+    if (descendantsOf !== undefined) {
+      if (!descendantsOf) throw invalidField('uidp.descendants_of', 'must not be empty');
+      // Every descendant's uid starts with "<uid>/"; '0' is the character after '/'.
+      where.push('uid > ? AND uid < ?');
+      params.push(`${descendantsOf}/`, `${descendantsOf}0`);
+    }
+    const childrenOf = single.get('uidp.children_of');
+    if (childrenOf !== undefined) {
+      if (!childrenOf) throw invalidField('uidp.children_of', 'must not be empty');
+      where.push('parent = ?');
+      params.push(childrenOf);
+    }
+    const name = single.get('name');
+    if (name !== undefined) {
+      where.push('name = ?');
+      params.push(name);
+    }
+    for (const [key, values] of [...multi].sort(([a], [b]) => a.localeCompare(b))) {
+      if (!values.length) continue;
+      where.push(`${filterColumns[key]} IN (${values.map(() => '?').join(', ')})`);
+      params.push(...values);
+    }
+    if (opts.scope) {
+      where.push(`(${opts.scope.sql})`);
+      params.push(...opts.scope.params);
+    }
+
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([where, params, sortField, desc, opts.scope?.key ?? '']))
+      .digest('base64url')
+      .slice(0, 22);
+    const parsed: ParsedQuery = { pageSize: Math.min(pageSize, PAGE_SIZE_MAX), skip, sortField, desc, where, params, fingerprint };
+    const token = single.get('page_token');
+    if (token) parsed.cursor = this.readToken(token, fingerprint);
+    return parsed;
+  }
+
+  private signToken(payload: TokenPayload): string {
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${body}.${this.mac(body)}`;
+  }
+
+  private mac(body: string): string {
+    return createHmac('sha256', this.tokenKey).update(body).digest('base64url');
+  }
+
+  /** The cursor a token carries; undefined when it has expired (the query restarts, spec rule 5). */
+  private readToken(token: string, fingerprint: string): [string, string] | undefined {
+    const [body, sig, extra] = token.split('.');
+    const expected = body ? this.mac(body) : '';
+    if (!body || !sig || extra !== undefined || sig.length !== expected.length || !timingSafeEqual(Buffer.from(sig), Buffer.from(expected))) {
+      throw invalidField('page_token', 'is not a valid page token');
+    }
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as TokenPayload;
+    if (payload.q !== fingerprint) {
+      throw invalidField('page_token', 'belongs to a different query (filters and order_by must stay the same across pages)');
+    }
+    const age = this.clock() - payload.t;
+    if (age > PAGE_TOKEN_TTL_MS || age < -PAGE_TOKEN_TTL_MS) return undefined;
+    return payload.k;
+  }
+}
+
+function sortValue(rec: Record_, field: keyof typeof SORT_COLUMNS): string {
+  switch (field) {
+    case 'uid': return rec.uid;
+    case 'name': return rec.name;
+    case 'createTime': return rec.createTime;
+    case 'updateTime': return rec.updateTime;
+  }
+}
+
+function parseNonNegativeInt(raw: string | undefined, field: string): number {
+  if (raw === undefined || raw === '') return 0;
+  if (!/^-?\d+$/.test(raw.trim())) throw invalidField(field, 'must be an integer');
+  const n = Number(raw);
+  if (n < 0) throw invalidField(field, 'must not be negative');
+  if (!Number.isSafeInteger(n)) throw invalidField(field, 'is too large');
+  return n;
+}
+
+function parseOrderBy(raw: string | undefined): { sortField: keyof typeof SORT_COLUMNS; desc: boolean } {
+  if (raw === undefined || raw.trim() === '') return { sortField: 'uid', desc: false };
+  const parts = raw.trim().split(/\s+/);
+  const field = ORDER_FIELDS[parts[0]!];
+  const direction = (parts[1] ?? 'asc').toLowerCase();
+  if (!field || parts.length > 2 || (direction !== 'asc' && direction !== 'desc')) {
+    const known = 'uid, name, createTime (created_at), updateTime (updated_at)';
+    throw new ApiError(Code.INVALID_ARGUMENT, `Invalid argument: order_by: must be one of ${known}, optionally followed by asc or desc`, {
+      reason: 'INVALID_ARGUMENT',
+      fieldViolations: [{ field: 'order_by', description: `must be one of ${known}, optionally followed by asc or desc` }],
+    });
+  }
+  return { sortField: field, desc: direction === 'desc' };
+}

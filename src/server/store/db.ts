@@ -1,0 +1,58 @@
+// Opens the SQLite database of a data dir and brings its schema up to date.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+
+export type DB = Database.Database;
+
+/**
+ * Every resource lives in one table, so that one list engine serves every kind and a
+ * group's children of any kind are one indexed lookup away (`parent = ?`).
+ * - `alt_key` is a per-kind secondary key: `issuer \n subject` for identities (token →
+ *   identity lookup), `identityUid \n roleUid` for role bindings (duplicate check),
+ *   `advisoryId` for advisories.
+ * - `data` holds the kind-specific fields as JSON.
+ * Timestamps are ISO strings of fixed width, so they sort as text.
+ */
+const migrations: string[] = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+   CREATE TABLE resources (
+     uid TEXT PRIMARY KEY,
+     kind TEXT NOT NULL,
+     parent TEXT,
+     name TEXT NOT NULL,
+     alt_key TEXT,
+     create_time TEXT NOT NULL,
+     update_time TEXT NOT NULL,
+     data TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX resources_kind_uid ON resources (kind, uid);
+   CREATE INDEX resources_kind_name ON resources (kind, name, uid);
+   CREATE INDEX resources_kind_create ON resources (kind, create_time, uid);
+   CREATE INDEX resources_kind_update ON resources (kind, update_time, uid);
+   CREATE INDEX resources_parent ON resources (parent, kind, name, uid);
+   CREATE INDEX resources_alt ON resources (kind, alt_key);`,
+];
+
+export function openDatabase(dataDir: string): DB {
+  const db = new Database(join(dataDir, 'pctl.db'));
+  db.pragma('journal_mode = WAL');
+  // FULL: a commit is on disk (WAL fsynced) before better-sqlite3 returns, so a
+  // response is never sent for a write a crash could take back.
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: DB): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(`the data dir was written by a newer pctl (schema ${current}, this pctl knows ${migrations.length})`);
+  }
+  for (let v = current; v < migrations.length; v++) {
+    db.transaction(() => {
+      db.exec(migrations[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

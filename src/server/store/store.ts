@@ -1,0 +1,126 @@
+// The durable store: typed access to the resources table. Every method that writes runs
+// in a transaction that has committed (and fsynced) by the time it returns.
+import type { Statement } from 'better-sqlite3';
+import { openDatabase, type DB } from './db.js';
+
+export type Kind = 'group' | 'identity' | 'role' | 'roleBinding' | 'repo' | 'tag' | 'advisory';
+
+export interface Record_ {
+  uid: string;
+  kind: Kind;
+  parent: string | null;
+  name: string;
+  altKey: string | null;
+  createTime: string;
+  updateTime: string;
+  data: Record<string, unknown>;
+}
+
+interface Row {
+  uid: string;
+  kind: Kind;
+  parent: string | null;
+  name: string;
+  alt_key: string | null;
+  create_time: string;
+  update_time: string;
+  data: string;
+}
+
+export function rowToRecord(row: Row): Record_ {
+  return {
+    uid: row.uid,
+    kind: row.kind,
+    parent: row.parent,
+    name: row.name,
+    altKey: row.alt_key,
+    createTime: row.create_time,
+    updateTime: row.update_time,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
+
+export class Store {
+  readonly db: DB;
+  /** Bumped on every committed write; caches derived from the data (counts) compare against it. */
+  writeVersion = 0;
+  private readonly stmts: {
+    get: Statement<[string]>;
+    insert: Statement<[string, string, string | null, string, string | null, string, string, string]>;
+    update: Statement<[string, string | null, string, string, string]>;
+    remove: Statement<[string]>;
+    childKinds: Statement<[string]>;
+    byAltKey: Statement<[string, string]>;
+    metaGet: Statement<[string]>;
+    metaSet: Statement<[string, string]>;
+  };
+
+  constructor(dataDir: string) {
+    this.db = openDatabase(dataDir);
+    const db = this.db;
+    this.stmts = {
+      get: db.prepare('SELECT * FROM resources WHERE uid = ?'),
+      insert: db.prepare('INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+      update: db.prepare('UPDATE resources SET name = ?, alt_key = ?, update_time = ?, data = ? WHERE uid = ?'),
+      remove: db.prepare('DELETE FROM resources WHERE uid = ?'),
+      childKinds: db.prepare('SELECT kind, count(*) AS n FROM resources WHERE parent = ? GROUP BY kind'),
+      byAltKey: db.prepare('SELECT * FROM resources WHERE kind = ? AND alt_key = ?'),
+      metaGet: db.prepare('SELECT value FROM meta WHERE key = ?'),
+      metaSet: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    };
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Runs fn in one transaction (nested calls join the outer one). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  get(uid: string, kind?: Kind): Record_ | undefined {
+    const row = this.stmts.get.get(uid) as Row | undefined;
+    if (!row || (kind && row.kind !== kind)) return undefined;
+    return rowToRecord(row);
+  }
+
+  findByAltKey(kind: Kind, altKey: string): Record_[] {
+    return (this.stmts.byAltKey.all(kind, altKey) as Row[]).map(rowToRecord);
+  }
+
+  insert(rec: Record_): void {
+    this.stmts.insert.run(rec.uid, rec.kind, rec.parent, rec.name, rec.altKey, rec.createTime, rec.updateTime, JSON.stringify(rec.data));
+    this.writeVersion++;
+  }
+
+  update(rec: Record_): void {
+    this.stmts.update.run(rec.name, rec.altKey, rec.updateTime, JSON.stringify(rec.data), rec.uid);
+    this.writeVersion++;
+  }
+
+  remove(uid: string): boolean {
+    const changed = this.stmts.remove.run(uid).changes > 0;
+    if (changed) this.writeVersion++;
+    return changed;
+  }
+
+  /** Counts of a resource's direct children by kind ({group: 2, identity: 1}). */
+  childCounts(uid: string): Partial<Record<Kind, number>> {
+    const out: Partial<Record<Kind, number>> = {};
+    for (const { kind, n } of this.stmts.childKinds.all(uid) as { kind: Kind; n: number }[]) out[kind] = n;
+    return out;
+  }
+
+  getMeta(key: string): string | undefined {
+    return (this.stmts.metaGet.get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.stmts.metaSet.run(key, value);
+  }
+
+  isEmpty(): boolean {
+    return this.getMeta('bootstrapped') === undefined;
+  }
+}
