@@ -46,3 +46,25 @@ export function bootstrap(store: Store, opts: BootstrapOptions): void {
     store.setMeta('bootstrapped', t);
   });
 }
+
+/**
+ * Serve is its own token issuer at its base URL, which changes when it restarts on another
+ * port; identities that name serve's previous issuer move with it.
+ */
+export function followIssuer(store: Store, url: string): void {
+  const previous = store.getMeta('issuer');
+  if (!previous || previous === url) return;
+  store.transaction(() => {
+    const rows = store.db
+      .prepare("SELECT uid FROM resources WHERE kind = 'identity' AND alt_key > ? AND alt_key < ?")
+      .all(`${previous}\n`, `${previous}\u000b`) as { uid: string }[];
+    for (const { uid } of rows) {
+      const rec = store.get(uid)!;
+      const claim = rec.data.claimMatch as { issuer: string; subject: string };
+      claim.issuer = url;
+      rec.altKey = claimKey(url, claim.subject);
+      store.update(rec);
+    }
+    store.setMeta('issuer', url);
+  });
+}

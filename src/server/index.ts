@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
 import { ensureOwnerToken, ownerTokenAuthenticator } from './auth/owner-token.js';
-import { bootstrap } from './bootstrap.js';
+import { bootstrap, followIssuer } from './bootstrap.js';
 import type { ServerContext } from './context.js';
 import { createHttpServer, type ResourceRoutes } from './http.js';
 import { ListEngine } from './list.js';
@@ -63,6 +63,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
     if (store.isEmpty()) bootstrap(store, { issuer: url, clock });
+    else followIssuer(store, url);
     const ownerToken = ensureOwnerToken(store, opts.dataDir);
     authenticate = ownerTokenAuthenticator(store);
 
