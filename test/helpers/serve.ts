@@ -1,0 +1,60 @@
+// Test helpers: a real serve on port 0 over a temp data dir, and a small fetch wrapper.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type RunningServer, type ServeOptions } from '../../src/server/index.js';
+
+export function tempDir(prefix = 'pctl-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface TestServer extends RunningServer {
+  /** Calls the API as the owner; `body` is JSON-encoded. */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
+  /** Stops the server and removes its data dir. */
+  dispose(): Promise<void>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const srv = await startServer({ port: 0, host: '127.0.0.1', ...opts, dataDir });
+  const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    request(srv.url, method, path, body, { authorization: `Bearer ${srv.ownerToken}`, ...headers });
+  return Object.assign(srv, {
+    call,
+    dispose: async () => {
+      await srv.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  });
+}
+
+export async function request(
+  baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {},
+): Promise<ApiResponse> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] = 'application/json';
+  }
+  const res = await fetch(baseUrl + path, init);
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** Path of a resource by uid, with the uid's slashes left raw (the server also takes %2F). */
+export const item = (collection: string, uid: string) => `${collection}/${uid}`;
