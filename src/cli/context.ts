@@ -1,0 +1,171 @@
+// The Context every command receives: streams, environment, config, a lazily made API
+// client, a clock and a prompter. Commands never reach for process.* or globals, so
+// tests can run them in-process with captured output and a TTY flag of their choice.
+//
+// This module stays tiny and free of heavy imports: it is loaded on every invocation.
+import type { ApiClient } from '../client/index.js';
+import type { ConfigStore } from '../config/index.js';
+
+/** The bit of a writable stream we use; process.stdout satisfies it, so does a test buffer. */
+export interface OutStream {
+  write(chunk: string): boolean;
+  /** Present on real streams: used to wait for 'drain' so that streaming output stays in constant memory. */
+  once?(event: 'drain' | 'error' | 'close', listener: (...args: unknown[]) => void): unknown;
+}
+
+export interface IO {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: NodeJS.ReadableStream;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+  /** Terminal width, used to truncate table cells on a TTY. */
+  columns: number;
+  /**
+   * Whether ANSI color is used. Left undefined, main() decides: on only when stdout is a
+   * TTY, and off with NO_COLOR or --no-color. A value set here still yields to those two.
+   */
+  color?: boolean;
+}
+
+export type Env = Record<string, string | undefined>;
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Prompter {
+  /** Asks a yes/no question; resolves false on anything but an explicit yes. */
+  confirm(question: string): Promise<boolean>;
+  /** Reads one line (or all of stdin when it is not a TTY), for secrets such as tokens. */
+  readSecret(question: string): Promise<string>;
+}
+
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'ndjson' | 'id';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml', 'ndjson', 'id'];
+
+/** Options every command accepts, after parsing (flags) and env overrides. */
+export interface GlobalOptions {
+  output?: OutputFormat;
+  profile?: string;
+  apiUrl?: string;
+  debug: boolean;
+  /** False with --no-color or NO_COLOR. */
+  color: boolean;
+  yes: boolean;
+  /** Connect + request timeout, in milliseconds. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface Context {
+  io: IO;
+  env: Env;
+  clock: Clock;
+  prompter: Prompter;
+  /** Set by main() once the command line is parsed. */
+  globals: GlobalOptions;
+  /** The profile store (loads `conf` on first use). */
+  config(): Promise<ConfigStore>;
+  /** The API client for this invocation, made on first use from flags > env > profile. */
+  client(): Promise<ApiClient>;
+}
+
+export function defaultGlobals(env: Env): GlobalOptions {
+  return {
+    debug: isTruthy(env.PCTL_DEBUG),
+    color: !('NO_COLOR' in env && env.NO_COLOR !== undefined && env.NO_COLOR !== ''),
+    yes: false,
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+  };
+}
+
+export function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+/** Whether this invocation prints color: stdout is a TTY (or io.color says so) and nobody opted out. */
+export function colorEnabled(ctx: Pick<Context, 'io' | 'globals'>): boolean {
+  return (ctx.io.color ?? ctx.io.stdoutIsTTY) && ctx.globals.color;
+}
+
+export function processIO(): IO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
+  };
+}
+
+/** Builds a full Context from the parts a caller (a test, or bin/pctl.js) supplies. */
+export function createContext(partial: Partial<Context> = {}): Context {
+  const io = partial.io ?? processIO();
+  const env = partial.env ?? process.env;
+  let configPromise: Promise<ConfigStore> | undefined;
+  let clientPromise: Promise<ApiClient> | undefined;
+  const ctx: Context = {
+    io,
+    env,
+    clock: partial.clock ?? { now: () => new Date() },
+    prompter: partial.prompter ?? streamPrompter(io),
+    globals: partial.globals ?? defaultGlobals(env),
+    config:
+      partial.config ??
+      (() =>
+        (configPromise ??= import('../config/index.js').then((m) => m.openConfig({ configDir: env.PCTL_CONFIG_DIR })))),
+    client:
+      partial.client ??
+      (() => (clientPromise ??= import('../client/connect.js').then((m) => m.connect(ctx)))),
+  };
+  return ctx;
+}
+
+/** A prompter on the context's own streams: questions go to stderr, answers come from stdin. */
+export function streamPrompter(io: IO): Prompter {
+  return {
+    async confirm(question) {
+      io.stderr.write(`${question} [y/N] `);
+      const answer = (await readLine(io.stdin)).trim().toLowerCase();
+      return answer === 'y' || answer === 'yes';
+    },
+    async readSecret(question) {
+      if (io.stdinIsTTY) io.stderr.write(`${question}: `);
+      const text = io.stdinIsTTY ? await readLine(io.stdin) : await readAll(io.stdin);
+      if (io.stdinIsTTY) io.stderr.write('\n');
+      return text.trim();
+    },
+  };
+}
+
+function readLine(stdin: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve) => {
+    let buffered = '';
+    const onData = (chunk: Buffer | string) => {
+      buffered += chunk.toString();
+      const nl = buffered.indexOf('\n');
+      if (nl >= 0) finish(buffered.slice(0, nl));
+    };
+    const onEnd = () => finish(buffered);
+    const finish = (line: string) => {
+      stdin.removeListener('data', onData);
+      stdin.removeListener('end', onEnd);
+      stdin.pause();
+      resolve(line);
+    };
+    stdin.on('data', onData);
+    stdin.on('end', onEnd);
+    stdin.resume();
+  });
+}
+
+async function readAll(stdin: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stdin) text += chunk.toString();
+  return text;
+}

@@ -1,0 +1,68 @@
+// Resolves where to send requests and with which token: flags > env > profile.
+//   base URL: --api-url, PCTL_API_URL, then the profile's apiUrl
+//   token:    PCTL_TOKEN, then the profile's token (never a flag: flags leak into shell history)
+//   profile:  --profile, PCTL_PROFILE, then the current profile
+import type { Context } from '../cli/context.js';
+import { NotFoundError, UsageError } from '../cli/errors.js';
+import { ApiClient } from './index.js';
+
+export interface Connection {
+  apiUrl: string;
+  token: string | undefined;
+  profileName: string | undefined;
+}
+
+export async function resolveConnection(ctx: Context): Promise<Connection> {
+  const explicitProfile = ctx.globals.profile || ctx.env.PCTL_PROFILE || undefined;
+  let apiUrl = ctx.globals.apiUrl || ctx.env.PCTL_API_URL || undefined;
+  let token = ctx.env.PCTL_TOKEN || undefined;
+  let profileName: string | undefined;
+
+  // Only touch the config file when flags and env leave something open.
+  if (explicitProfile || !apiUrl || !token) {
+    const store = await ctx.config();
+    profileName = explicitProfile ?? store.currentProfileName();
+    if (profileName) {
+      const profile = store.profile(profileName);
+      if (profile) {
+        apiUrl ??= profile.apiUrl;
+        token ??= profile.token;
+      } else if (explicitProfile) {
+        throw new NotFoundError(`profile "${profileName}" not found (see: pctl config list)`);
+      }
+    }
+  }
+
+  if (!apiUrl) {
+    throw new UsageError(
+      'no API URL configured: start a local server with `pctl serve`, or set PCTL_API_URL, or pass --api-url, or save a profile with `pctl config set NAME api-url URL`',
+    );
+  }
+  checkApiUrl(apiUrl);
+  return { apiUrl, token, profileName };
+}
+
+export function checkApiUrl(apiUrl: string): void {
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch {
+    throw UsageError.invalidField('api-url', `must be an http or https URL, got "${apiUrl}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw UsageError.invalidField('api-url', `must be an http or https URL, got "${apiUrl}"`);
+  }
+}
+
+export async function connect(ctx: Context): Promise<ApiClient> {
+  const conn = await resolveConnection(ctx);
+  const trace = ctx.globals.debug ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined;
+  if (trace) trace(`* api: ${conn.apiUrl}${conn.profileName ? ` (profile ${conn.profileName})` : ''}, token: ${conn.token ? 'set' : 'none'}`);
+  return new ApiClient({
+    baseUrl: conn.apiUrl,
+    token: conn.token,
+    timeoutMs: ctx.globals.timeoutMs,
+    trace,
+    userAgent: 'pctl',
+  });
+}

@@ -1,0 +1,76 @@
+// The resource-level API client: paths, envelopes and validation come from the shared
+// descriptors and schemas in src/api, so the client and the server cannot disagree.
+import type { z } from 'zod';
+import { listQueryParams, type ListQuery, type ResourceDescriptor } from '../api/resources.js';
+import { listEnvelope } from '../api/schemas.js';
+import { HttpClient, encodeUidPath, type ClientOptions, type RequestOptions } from './http.js';
+import { Paginator, type Page, type PaginateOptions } from './paginate.js';
+
+export { HttpClient, closeAgent, encodeQuery, encodeUidPath, formatDuration, type ClientOptions } from './http.js';
+export { Paginator, CLIENT_DEFAULT_PAGE_SIZE, type Page, type PaginateOptions } from './paginate.js';
+
+type Item<D extends ResourceDescriptor> = z.output<D['schema']>;
+
+const envelopes = new WeakMap<ResourceDescriptor, z.ZodType>();
+
+function envelopeOf(d: ResourceDescriptor): z.ZodType {
+  let schema = envelopes.get(d);
+  if (!schema) envelopes.set(d, (schema = listEnvelope(d.plural, d.schema)));
+  return schema;
+}
+
+export class ApiClient {
+  readonly http: HttpClient;
+
+  constructor(opts: ClientOptions) {
+    this.http = new HttpClient(opts);
+  }
+
+  get baseUrl(): string {
+    return this.http.baseUrl;
+  }
+
+  /** Raw request, for endpoints without a descriptor. */
+  request(method: string, path: string, opts?: RequestOptions): Promise<unknown> {
+    return this.http.request(method, path, opts);
+  }
+
+  resourcePath(d: ResourceDescriptor, uid: string): string {
+    return `${d.path}/${encodeUidPath(uid)}`;
+  }
+
+  get<D extends ResourceDescriptor>(d: D, uid: string): Promise<Item<D>> {
+    return this.http.requestValid('GET', this.resourcePath(d, uid), d.schema) as Promise<Item<D>>;
+  }
+
+  create<D extends ResourceDescriptor>(d: D, body: unknown): Promise<Item<D>> {
+    return this.http.requestValid('POST', d.path, d.schema, { body }) as Promise<Item<D>>;
+  }
+
+  /** PATCH with `updateMask` naming exactly the fields sent, comma-separated. */
+  update<D extends ResourceDescriptor>(d: D, uid: string, fields: Record<string, unknown>, mask: readonly string[]): Promise<Item<D>> {
+    return this.http.requestValid('PATCH', this.resourcePath(d, uid), d.schema, {
+      query: [['updateMask', mask.join(',')]],
+      body: fields,
+    }) as Promise<Item<D>>;
+  }
+
+  async delete(d: ResourceDescriptor, uid: string): Promise<void> {
+    await this.http.request('DELETE', this.resourcePath(d, uid));
+  }
+
+  async listPage<D extends ResourceDescriptor>(d: D, query: ListQuery): Promise<Page<Item<D>>> {
+    const env = (await this.http.requestValid('GET', d.path, envelopeOf(d), { query: listQueryParams(query) })) as Record<string, unknown>;
+    return {
+      items: (env[d.plural] as Item<D>[] | undefined) ?? [],
+      nextPageToken: env.nextPageToken as string | undefined,
+      totalCount: env.totalCount === undefined ? undefined : Number(env.totalCount),
+      skipped: env.skipped as number | undefined,
+    };
+  }
+
+  /** Every matching item, page by page, bounded by opts.limit. */
+  list<D extends ResourceDescriptor>(d: D, opts: PaginateOptions = {}): Paginator<Item<D>> {
+    return new Paginator((query) => this.listPage(d, query), opts);
+  }
+}

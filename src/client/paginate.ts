@@ -1,0 +1,73 @@
+// The one paginator: every list command (and later `pctl api --paginate`) walks pages
+// through it. It follows nextPageToken, applies --skip to the first request only, stops
+// at --limit, and records totalCount from the latest page.
+import type { ListQuery } from '../api/resources.js';
+import { ResponseError } from '../cli/errors.js';
+
+export interface Page<T> {
+  items: T[];
+  nextPageToken?: string | undefined;
+  totalCount?: number | undefined;
+  skipped?: number | undefined;
+}
+
+export interface PaginateOptions extends ListQuery {
+  /** Stop after this many items in total. */
+  limit?: number | undefined;
+}
+
+/** When the user gives no --page-size we ask for the largest page: fewer round trips. */
+export const CLIENT_DEFAULT_PAGE_SIZE = 200;
+
+export class Paginator<T> implements AsyncIterable<T> {
+  /** Total matches across all pages, as the server last reported it (undefined before the first page). */
+  totalCount: number | undefined;
+  /** Pages fetched so far. */
+  pagesFetched = 0;
+
+  readonly #fetchPage: (query: ListQuery) => Promise<Page<T>>;
+  readonly #opts: PaginateOptions;
+
+  constructor(fetchPage: (query: ListQuery) => Promise<Page<T>>, opts: PaginateOptions = {}) {
+    this.#fetchPage = fetchPage;
+    this.#opts = opts;
+  }
+
+  /** Pages as they arrive (never an empty one), trimmed to the limit. */
+  async *pages(): AsyncGenerator<T[], void, undefined> {
+    const { limit, skip, pageToken, pageSize, ...filters } = this.#opts;
+    let remaining = limit ?? Infinity;
+    let token = pageToken || undefined;
+    let first = true;
+    const seen = new Set<string>();
+    while (remaining > 0) {
+      const query: ListQuery = { ...filters, pageSize: pageSize ?? Math.min(CLIENT_DEFAULT_PAGE_SIZE, remaining) };
+      if (token) query.pageToken = token;
+      if (first && skip) query.skip = skip;
+      first = false;
+      const page = await this.#fetchPage(query);
+      this.pagesFetched++;
+      if (page.totalCount !== undefined) this.totalCount = page.totalCount;
+      const items = page.items.length > remaining ? page.items.slice(0, remaining) : page.items;
+      remaining -= items.length;
+      if (items.length) yield items;
+      const next = page.nextPageToken || undefined;
+      if (!next) return;
+      // A server that hands back a token it already gave would loop forever.
+      if (seen.has(next)) throw new ResponseError('the server returned the same page token twice; stopping');
+      seen.add(next);
+      token = next;
+    }
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for await (const page of this.pages()) yield* page;
+  }
+
+  /** Collects every item (bounded by the limit). */
+  async all(): Promise<T[]> {
+    const out: T[] = [];
+    for await (const page of this.pages()) out.push(...page);
+    return out;
+  }
+}

@@ -1,0 +1,196 @@
+// The printers behind `-o table|wide|json|yaml|ndjson|id` and the piped default.
+//
+//   no -o, TTY   aligned table with a header; relative times; color; cells cut to the terminal width
+//   no -o, pipe  tab-separated rows, no header, color or truncation; RFC 3339 times (like gh)
+//   -o table     always a header; TTY niceties only on a TTY
+//   -o wide      like table, with the wide columns
+//   -o json      one object (get) or one array (list), streamed item by item
+//   -o yaml      one mapping or one sequence (yaml is loaded only here)
+//   -o ndjson    one object per line, written page by page in constant memory
+//   -o id        one uid per line
+import type { Context, OutStream, OutputFormat } from '../cli/context.js';
+import { colorEnabled } from '../cli/context.js';
+import type { Column, View } from './columns.js';
+import { relativeTime } from './time.js';
+
+type Mode = OutputFormat | 'plain';
+
+export interface Printer {
+  mode: Mode;
+  /** Prints a list arriving page by page; resolves to the number of items printed. */
+  list<T>(view: View<T>, pages: AsyncIterable<T[]>): Promise<number>;
+  /** Prints one resource (get, create, update). */
+  item<T>(view: View<T>, item: T): Promise<void>;
+}
+
+interface Style {
+  header(text: string): string;
+}
+
+export function outputMode(ctx: Pick<Context, 'globals' | 'io'>): Mode {
+  return ctx.globals.output ?? (ctx.io.stdoutIsTTY ? 'table' : 'plain');
+}
+
+export function createPrinter(ctx: Pick<Context, 'globals' | 'io' | 'clock'>): Printer {
+  const mode = outputMode(ctx);
+  const out = ctx.io.stdout;
+  const list = async <T>(view: View<T>, pages: AsyncIterable<T[]>): Promise<number> => {
+    let count = 0;
+    switch (mode) {
+      case 'json': {
+        for await (const page of pages) {
+          const chunk = page.map((item) => `${count++ === 0 ? '[\n' : ',\n'}${indent(JSON.stringify(item, null, 2))}`).join('');
+          await write(out, chunk);
+        }
+        await write(out, count ? '\n]\n' : '[]\n');
+        return count;
+      }
+      case 'yaml': {
+        const YAML = await import('yaml');
+        for await (const page of pages) {
+          count += page.length;
+          await write(out, YAML.stringify(page, { lineWidth: 0 }));
+        }
+        if (!count) await write(out, '[]\n');
+        return count;
+      }
+      case 'ndjson':
+        for await (const page of pages) {
+          count += page.length;
+          await write(out, page.map((item) => `${JSON.stringify(item)}\n`).join(''));
+        }
+        return count;
+      case 'id':
+        for await (const page of pages) {
+          count += page.length;
+          await write(out, page.map((item) => `${view.id(item)}\n`).join(''));
+        }
+        return count;
+      case 'plain': {
+        const cols = visibleColumns(view, false);
+        for await (const page of pages) {
+          count += page.length;
+          await write(out, page.map((item) => `${cols.map((c) => cell(c, item, false, ctx.clock.now())).join('\t')}\n`).join(''));
+        }
+        return count;
+      }
+      case 'table':
+      case 'wide': {
+        // Alignment needs every row: tables are for people, who do not read 100k rows.
+        const rows: T[] = [];
+        for await (const page of pages) rows.push(...page);
+        await write(out, await renderTable(ctx, view, rows, mode === 'wide'));
+        if (!rows.length && ctx.io.stderrIsTTY) ctx.io.stderr.write(`No ${view.noun} found.\n`);
+        return rows.length;
+      }
+    }
+  };
+
+  const item = async <T>(view: View<T>, value: T): Promise<void> => {
+    switch (mode) {
+      case 'json':
+        return write(out, `${JSON.stringify(value, null, 2)}\n`);
+      case 'yaml': {
+        const YAML = await import('yaml');
+        return write(out, YAML.stringify(value, { lineWidth: 0 }));
+      }
+      case 'ndjson':
+        return write(out, `${JSON.stringify(value)}\n`);
+      default:
+        await list(view, single(value));
+    }
+  };
+
+  return { mode, list, item };
+}
+
+async function* single<T>(value: T): AsyncIterable<T[]> {
+  yield [value];
+}
+
+function visibleColumns<T>(view: View<T>, wide: boolean): Column<T>[] {
+  return view.columns.filter((c) => wide || !c.wide);
+}
+
+function cell<T>(column: Column<T>, item: T, human: boolean, now: Date): string {
+  const raw = column.value(item);
+  if (raw === undefined || raw === null) return '';
+  let text: string;
+  if (column.kind === 'time' && typeof raw === 'string') text = human ? relativeTime(raw, now) : raw;
+  else if (column.kind === 'bool') text = raw ? 'yes' : 'no';
+  else text = String(raw);
+  // Tabs and newlines would break both the aligned table and `cut -f`.
+  return text.replace(/[\t\r\n]+/g, ' ');
+}
+
+async function renderTable<T>(ctx: Pick<Context, 'globals' | 'io' | 'clock'>, view: View<T>, rows: T[], wide: boolean): Promise<string> {
+  const tty = ctx.io.stdoutIsTTY;
+  const cols = visibleColumns(view, wide);
+  const now = ctx.clock.now();
+  const headers = cols.map((c) => c.header);
+  const body = rows.map((row) => cols.map((c) => cell(c, row, tty, now)));
+  const widths = headers.map((h, i) => Math.max(width(h), ...body.map((r) => width(r[i]!))));
+  if (tty) fitToTerminal(widths, cols, ctx.io.columns);
+  const style = await styleFor(ctx);
+  const line = (cells: string[], header = false) =>
+    cells
+      .map((text, i) => {
+        const last = i === cells.length - 1;
+        const fitted = truncate(text, widths[i]!);
+        const padded = last ? fitted : fitted + ' '.repeat(widths[i]! - width(fitted));
+        return header ? style.header(padded) : padded;
+      })
+      .join(GAP)
+      .trimEnd() + '\n';
+  return line(headers, true) + body.map((r) => line(r)).join('');
+}
+
+const GAP = '   ';
+
+/** Shrinks columns until the table fits: free-text columns first, then the widest of the rest. */
+export function fitToTerminal<T>(widths: number[], cols: Column<T>[], terminalWidth: number): void {
+  const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
+  const shrinkWidest = (allowed: (i: number) => boolean, floor: number): boolean => {
+    let widest = -1;
+    widths.forEach((w, i) => {
+      if (allowed(i) && w > floor && (widest < 0 || w > widths[widest]!)) widest = i;
+    });
+    if (widest < 0) return false;
+    widths[widest] = Math.max(floor, widths[widest]! - Math.max(1, total() - terminalWidth));
+    return true;
+  };
+  while (total() > terminalWidth && shrinkWidest((i) => Boolean(cols[i]?.shrink), 12));
+  while (total() > terminalWidth && shrinkWidest(() => true, 8));
+}
+
+function width(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+function truncate(text: string, max: number): string {
+  if (width(text) <= max) return text;
+  return [...text].slice(0, Math.max(0, max - 1)).join('') + '…';
+}
+
+async function styleFor(ctx: Pick<Context, 'globals' | 'io'>): Promise<Style> {
+  if (!colorEnabled(ctx)) return { header: (t) => t };
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
+  return { header: (t) => chalk.bold(t) };
+}
+
+function indent(text: string): string {
+  return text.replace(/^/gm, '  ');
+}
+
+/** Writes, waiting for 'drain' when the stream is full, so that streamed output stays in constant memory. */
+export async function write(out: OutStream, chunk: string): Promise<void> {
+  if (!chunk) return;
+  if (!out.write(chunk) && out.once) {
+    await new Promise<void>((resolve) => {
+      out.once!('drain', () => resolve());
+    });
+  }
+}
