@@ -17,6 +17,8 @@ export interface Column<T> {
   wide?: boolean;
   /** Free text that may be cut first when the table is wider than the terminal. */
   shrink?: boolean;
+  /** Never cut (uids: a cut uid cannot be copied into the next command). */
+  keep?: boolean;
 }
 
 export interface View<T> {
@@ -37,13 +39,15 @@ export const timeCol = <T>(header: string, value: Column<T>['value'], extra: Omi
   col(header, value, { kind: 'time', ...extra });
 
 const byUid = (item: { uid?: string | undefined }) => item.uid ?? '';
+/** The UID column every resource starts with. */
+export const uidCol = <T extends { uid?: string | undefined }>(): Column<T> => col<T>('UID', byUid, { keep: true });
 
 export const views = {
   groups: {
     noun: 'groups',
     id: byUid,
     columns: [
-      col<Group>('UID', (g) => g.uid),
+      uidCol<Group>(),
       col<Group>('NAME', (g) => g.name),
       col<Group>('DESCRIPTION', (g) => g.description, { shrink: true }),
       col<Group>('VERIFIED', (g) => g.verified, { kind: 'bool', wide: true }),
@@ -56,7 +60,7 @@ export const views = {
     noun: 'identities',
     id: byUid,
     columns: [
-      col<Identity>('UID', (i) => i.uid),
+      uidCol<Identity>(),
       col<Identity>('NAME', (i) => i.name),
       col<Identity>('ISSUER', (i) => i.claimMatch.issuer, { shrink: true }),
       col<Identity>('SUBJECT', (i) => i.claimMatch.subject, { shrink: true }),
@@ -71,7 +75,7 @@ export const views = {
     noun: 'roles',
     id: byUid,
     columns: [
-      col<Role>('UID', (r) => r.uid),
+      uidCol<Role>(),
       col<Role>('NAME', (r) => r.name),
       col<Role>('DESCRIPTION', (r) => r.description, { shrink: true }),
       col<Role>('CAPABILITIES', (r) => r.capabilities?.join(','), { shrink: true, wide: true }),
@@ -84,11 +88,11 @@ export const views = {
     noun: 'role bindings',
     id: byUid,
     columns: [
-      col<RoleBinding>('UID', (b) => b.uid),
+      uidCol<RoleBinding>(),
       col<RoleBinding>('IDENTITY', (b) => b.identity.name),
       col<RoleBinding>('ROLE', (b) => b.role.name),
       col<RoleBinding>('GROUP', (b) => b.group.name),
-      col<RoleBinding>('IDENTITY UID', (b) => b.identity.uid, { wide: true }),
+      col<RoleBinding>('IDENTITY UID', (b) => b.identity.uid, { wide: true, keep: true }),
       col<RoleBinding>('SUBJECT', (b) => b.identity.subject, { shrink: true, wide: true }),
       timeCol<RoleBinding>('CREATED', (b) => b.createTime, { wide: true }),
     ],

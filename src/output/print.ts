@@ -137,8 +137,8 @@ async function renderTable<T>(ctx: Pick<Context, 'globals' | 'io' | 'clock'>, vi
       .map((text, i) => {
         const last = i === cells.length - 1;
         const fitted = truncate(text, widths[i]!);
-        const padded = last ? fitted : fitted + ' '.repeat(widths[i]! - width(fitted));
-        return header ? style.header(padded) : padded;
+        const pad = last ? '' : ' '.repeat(Math.max(0, widths[i]! - width(fitted)));
+        return (header ? style.header(fitted) : fitted) + pad;
       })
       .join(GAP)
       .trimEnd() + '\n';
@@ -160,7 +160,7 @@ export function fitToTerminal<T>(widths: number[], cols: Column<T>[], terminalWi
     return true;
   };
   while (total() > terminalWidth && shrinkWidest((i) => Boolean(cols[i]?.shrink), 12));
-  while (total() > terminalWidth && shrinkWidest(() => true, 8));
+  while (total() > terminalWidth && shrinkWidest((i) => !cols[i]?.keep, 8));
 }
 
 function width(text: string): number {

@@ -1,0 +1,20 @@
+// pctl groups create NAME --parent UID [--description D]
+import { groups } from '../../../api/resources.js';
+import type { CreateGroupBody } from '../../../api/schemas.js';
+import { views } from '../../../output/columns.js';
+import type { Context } from '../../context.js';
+import { printResource } from '../../shared/get.js';
+import { checkGroupName } from '../../shared/validate.js';
+
+export interface CreateGroupFlags {
+  parent: string;
+  description?: string;
+}
+
+export async function run(ctx: Context, [name]: string[], opts: CreateGroupFlags): Promise<number> {
+  checkGroupName(name!);
+  const body: CreateGroupBody = { parent: opts.parent, group: { name: name! } };
+  if (opts.description !== undefined) body.group.description = opts.description;
+  const client = await ctx.client();
+  return printResource(ctx, views.groups, await client.create(groups, body));
+}

@@ -1,0 +1,27 @@
+// pctl identities create NAME --parent GROUP --issuer URL --subject S [--description D]
+import { identities } from '../../../api/resources.js';
+import type { CreateIdentityBody } from '../../../api/schemas.js';
+import { views } from '../../../output/columns.js';
+import type { Context } from '../../context.js';
+import { printResource } from '../../shared/get.js';
+import { checkNotEmpty } from '../../shared/validate.js';
+
+export interface CreateIdentityFlags {
+  parent: string;
+  issuer: string;
+  subject: string;
+  description?: string;
+}
+
+export async function run(ctx: Context, [name]: string[], opts: CreateIdentityFlags): Promise<number> {
+  checkNotEmpty('name', name);
+  checkNotEmpty('claimMatch.issuer', opts.issuer);
+  checkNotEmpty('claimMatch.subject', opts.subject);
+  const body: CreateIdentityBody = {
+    parent: opts.parent,
+    identity: { name: name!, claimMatch: { issuer: opts.issuer, subject: opts.subject } },
+  };
+  if (opts.description !== undefined) body.identity.description = opts.description;
+  const client = await ctx.client();
+  return printResource(ctx, views.identities, await client.create(identities, body));
+}

@@ -1,0 +1,24 @@
+// pctl role-bindings create --parent GROUP --identity UID --role ROLE (ROLE: uid or name, e.g. viewer)
+import { roleBindings } from '../../../api/resources.js';
+import type { CreateRoleBindingBody } from '../../../api/schemas.js';
+import { views } from '../../../output/columns.js';
+import type { Context } from '../../context.js';
+import { printResource } from '../../shared/get.js';
+import { resolveRole } from '../../shared/roles.js';
+import { checkNotEmpty } from '../../shared/validate.js';
+
+export interface CreateRoleBindingFlags {
+  parent: string;
+  identity: string;
+  role: string;
+}
+
+export async function run(ctx: Context, _args: string[], opts: CreateRoleBindingFlags): Promise<number> {
+  checkNotEmpty('parent', opts.parent);
+  checkNotEmpty('identityUid', opts.identity);
+  checkNotEmpty('roleUid', opts.role);
+  const client = await ctx.client();
+  const role = await resolveRole(client, opts.role);
+  const body: CreateRoleBindingBody = { parent: opts.parent, roleBinding: { identityUid: opts.identity, roleUid: role.uid } };
+  return printResource(ctx, views.roleBindings, await client.create(roleBindings, body));
+}

@@ -1,0 +1,260 @@
+// The command tree. This module is loaded on every invocation, so it holds only commander
+// and declarations: each action imports its verb module (and through it undici, zod, conf,
+// yaml, chalk) on use. main() returns the exit code and never calls process.exit.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import {
+  createContext,
+  DEFAULT_TIMEOUT_MS,
+  isTruthy,
+  OUTPUT_FORMATS,
+  type Context,
+  type OutputFormat,
+} from './context.js';
+
+/** A verb module: `export async function run(ctx, args, opts)`; commander has checked the flags. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type VerbRun = (ctx: Context, args: string[], opts: any) => Promise<number | void>;
+type Loader = () => Promise<{ run: VerbRun }>;
+
+export async function main(argv: string[], partial: Partial<Context> = {}): Promise<number> {
+  const ctx = createContext(partial);
+  let exitCode = 0;
+  const program = buildProgram(ctx, (code) => (exitCode = code));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander has already written its message (on our stderr) for usage errors.
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
+      return 2;
+    }
+    const { renderError, exitCodeFor } = await import('./errors.js');
+    renderError(ctx.io, err, ctx.globals.debug);
+    return exitCodeFor(err);
+  }
+}
+
+function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
+  const io = ctx.io;
+  const program = new Command('pctl');
+  // Settings made before .command() are inherited by every subcommand.
+  program
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void io.stdout.write(s),
+      writeErr: (s) => void io.stderr.write(s),
+      outputError: (s, write) => write(s),
+      getOutHelpWidth: () => (io.stdoutIsTTY ? io.columns : 80),
+      getErrHelpWidth: () => (io.stderrIsTTY ? io.columns : 80),
+    })
+    .configureHelp({ showGlobalOptions: true })
+    .showSuggestionAfterError();
+
+  program
+    .description('Command-line administration tool for the Platform Management API v2')
+    .version(packageVersion(), '-V, --version')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS))
+    .option('--profile <name>', 'saved profile to use (env PCTL_PROFILE)')
+    .option('--api-url <url>', 'API base URL, overrides the profile (env PCTL_API_URL)')
+    .option('--timeout <duration>', `connect and request timeout, e.g. 10s, 500ms, 2m (default ${DEFAULT_TIMEOUT_MS / 1000}s)`, parseDuration)
+    .option('--debug', 'trace HTTP requests to stderr, token masked (env PCTL_DEBUG=1)')
+    .option('--no-color', 'no ANSI color (env NO_COLOR)')
+    .option('-y, --yes', 'do not ask for confirmation on destructive commands')
+    .addHelpText(
+      'after',
+      '\nEnvironment: PCTL_API_URL, PCTL_TOKEN, PCTL_PROFILE, PCTL_CONFIG_DIR, PCTL_DEBUG, NO_COLOR' +
+        '\nExit codes: 0 ok, 1 request failed, 2 usage error, 3 not found, 4 authentication or permission',
+    );
+
+  program.hook('preAction', (_root, action) => {
+    const o = action.optsWithGlobals();
+    const noColorEnv = ctx.env.NO_COLOR !== undefined && ctx.env.NO_COLOR !== '';
+    ctx.globals = {
+      output: o.output as OutputFormat | undefined,
+      profile: o.profile as string | undefined,
+      apiUrl: o.apiUrl as string | undefined,
+      debug: Boolean(o.debug) || isTruthy(ctx.env.PCTL_DEBUG),
+      color: o.color !== false && !noColorEnv,
+      yes: Boolean(o.yes),
+      timeoutMs: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
+    };
+  });
+
+  const lazy =
+    (load: Loader) =>
+    async (...actionArgs: unknown[]): Promise<void> => {
+      const cmd = actionArgs[actionArgs.length - 1] as Command;
+      const positionals = actionArgs.slice(0, cmd.registeredArguments.length) as string[];
+      const mod = await load();
+      setExit((await mod.run(ctx, positionals, cmd.optsWithGlobals())) ?? 0);
+    };
+
+  const resource = (name: string, description: string) => program.command(name).description(description);
+
+  // ---- groups ----
+  const groups = resource('groups', 'manage groups (organizations are root groups)');
+  paging(groups.command('list').alias('ls').description('list groups'))
+    .option('--descendants-of <uid>', 'only groups below this group or organization')
+    .option('--children-of <uid>', 'only direct children of this group')
+    .option('--name <name>', 'only groups with exactly this name')
+    .action(lazy(() => import('./commands/groups/list.js')));
+  groups.command('get').alias('describe').argument('<uid>', 'group uid').description('show a group')
+    .action(lazy(() => import('./commands/groups/get.js')));
+  groups.command('create').argument('<name>', 'group name').description('create a group')
+    .requiredOption('--parent <uid>', 'uid of the parent group or organization')
+    .option('--description <text>', 'description')
+    .action(lazy(() => import('./commands/groups/create.js')));
+  groups.command('update').argument('<uid>', 'group uid').description('change a group: only the fields given are sent')
+    .option('--name <name>', 'new name')
+    .option('--description <text>', 'new description ("" clears it)')
+    .action(lazy(() => import('./commands/groups/update.js')));
+  groups.command('delete').alias('rm').argument('<uid>', 'group uid').description('delete a group (it must be empty)')
+    .action(lazy(() => import('./commands/groups/delete.js')));
+
+  // ---- identities ----
+  const identities = resource('identities', 'manage identities (who may get tokens, matched on OIDC claims)');
+  paging(identities.command('list').alias('ls').description('list identities'))
+    .addOption(new Option('--group <uid>', 'only identities of this group (same as --children-of)').conflicts('childrenOf'))
+    .option('--children-of <uid>', 'only identities directly in this group')
+    .option('--descendants-of <uid>', 'only identities anywhere below this group')
+    .action(lazy(() => import('./commands/identities/list.js')));
+  identities.command('get').alias('describe').argument('<uid>', 'identity uid').description('show an identity')
+    .action(lazy(() => import('./commands/identities/get.js')));
+  identities.command('create').argument('<name>', 'identity name').description('create an identity')
+    .requiredOption('--parent <uid>', 'uid of the group the identity belongs to')
+    .requiredOption('--issuer <url>', 'token issuer URL')
+    .requiredOption('--subject <subject>', 'the exact subject claim to match')
+    .option('--description <text>', 'description')
+    .action(lazy(() => import('./commands/identities/create.js')));
+  identities.command('update').argument('<uid>', 'identity uid').description('change an identity: only the fields given are sent')
+    .option('--name <name>', 'new name')
+    .option('--description <text>', 'new description ("" clears it)')
+    .option('--issuer <url>', 'new token issuer URL')
+    .option('--subject <subject>', 'new subject claim')
+    .action(lazy(() => import('./commands/identities/update.js')));
+  identities.command('delete').alias('rm').argument('<uid>', 'identity uid').description('delete an identity')
+    .action(lazy(() => import('./commands/identities/delete.js')));
+
+  // ---- roles ----
+  const roles = resource('roles', 'list the roles that role bindings grant');
+  paging(roles.command('list').alias('ls').description('list roles'))
+    .action(lazy(() => import('./commands/roles/list.js')));
+  roles.command('get').alias('describe').argument('<role>', 'role uid or name').description('show a role')
+    .action(lazy(() => import('./commands/roles/get.js')));
+
+  // ---- role bindings ----
+  const bindings = resource('role-bindings', 'grant roles to identities within a group');
+  paging(bindings.command('list').alias('ls').description('list role bindings'))
+    .addOption(new Option('--group <uid>', 'only bindings of this group (same as --children-of)').conflicts('childrenOf'))
+    .option('--children-of <uid>', 'only bindings directly in this group')
+    .option('--descendants-of <uid>', 'only bindings anywhere below this group')
+    .action(lazy(() => import('./commands/role-bindings/list.js')));
+  bindings.command('get').alias('describe').argument('<uid>', 'role binding uid').description('show a role binding')
+    .action(lazy(() => import('./commands/role-bindings/get.js')));
+  bindings.command('create').description('bind a role to an identity in a group')
+    .requiredOption('--parent <uid>', 'uid of the group the binding applies to')
+    .requiredOption('--identity <uid>', 'uid of the identity')
+    .requiredOption('--role <role>', 'role uid or name (e.g. viewer)')
+    .action(lazy(() => import('./commands/role-bindings/create.js')));
+  bindings.command('delete').alias('rm').argument('<uid>', 'role binding uid').description('delete a role binding')
+    .action(lazy(() => import('./commands/role-bindings/delete.js')));
+
+  // ---- config (profiles) ----
+  const config = resource('config', 'manage profiles (API URL and token) in PCTL_CONFIG_DIR');
+  config.command('list').alias('ls').description('list profiles; * marks the current one')
+    .action(lazy(() => import('./commands/config/list.js')));
+  config.command('get').alias('describe').argument('[name]', 'profile (default: the current one)')
+    .argument('[key]', 'api-url or token: print just that value')
+    .option('--show-token', 'print the token instead of ***')
+    .description('show a profile or one of its values')
+    .action(lazy(() => import('./commands/config/get.js')));
+  config.command('set').argument('<name>', 'profile').argument('<key>', 'api-url or token').argument('[value]', 'the value (token: read from stdin)')
+    .description('set a profile value, creating the profile; the token is read from stdin so that it stays out of shell history')
+    .action(lazy(() => import('./commands/config/set.js')));
+  config.command('use').argument('<name>', 'profile').description('make a profile the current one')
+    .action(lazy(() => import('./commands/config/use.js')));
+  config.command('delete').alias('rm').argument('<name>', 'profile').description('delete a profile')
+    .action(lazy(() => import('./commands/config/delete.js')));
+
+  // ---- serve ----
+  const serve = program.command('serve')
+    .description('run the local, file-backed implementation of the API')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free port)', parsePort, 8700)
+    .option('--data <dir>', 'data directory')
+    .option('--seed <file>', 'load groups, identities, repos, tags and advisories from a YAML or JSON file into an empty data dir')
+    .option('--demo', 'load the built-in demo data set into an empty data dir')
+    .option('--log', 'log each request to stderr')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const m = await import('./commands/serve/run.js');
+      setExit(await m.runServe(ctx, cmd.optsWithGlobals()));
+    });
+  serve.command('export').description('print the data dir as a seed file (YAML) on stdout')
+    .option('--data <dir>', 'data directory')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const m = await import('./commands/serve/run.js');
+      setExit(await m.runExport(ctx, cmd.optsWithGlobals()));
+    });
+  serve.command('reset').description('delete all data in the data dir')
+    .option('--data <dir>', 'data directory')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const m = await import('./commands/serve/run.js');
+      setExit(await m.runReset(ctx, cmd.optsWithGlobals()));
+    });
+
+  return program;
+}
+
+/** The paging flags every list command takes. */
+function paging(cmd: Command): Command {
+  return cmd
+    .option('--limit <n>', 'print at most N items (default: all)', positiveInt)
+    .option('--page-size <n>', 'items per request, 1-200', pageSize)
+    .option('--order-by <order>', 'sort order, e.g. name, "name desc", "created_at desc"')
+    .option('--skip <n>', 'skip the first N matches', nonNegativeInt)
+    .option('--page-token <token>', 'start from this page token');
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('must be a positive integer.');
+  return n;
+}
+
+function nonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a non-negative integer.');
+  return Number(value);
+}
+
+function pageSize(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 200) throw new InvalidArgumentError('must be an integer from 1 to 200.');
+  return n;
+}
+
+function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535).');
+  return n;
+}
+
+/** `30s`, `500ms`, `2m`, or a bare number of seconds. */
+export function parseDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('must be a duration such as 10s, 500ms or 2m.');
+  const n = Number(m[1]);
+  const ms = m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
+  if (ms < 1) throw new InvalidArgumentError('must be at least 1ms.');
+  return Math.round(ms);
+}
+
+function packageVersion(): string {
+  try {
+    // src/cli/main.ts and dist/cli/main.js both sit two levels below package.json.
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}

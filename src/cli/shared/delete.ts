@@ -1,0 +1,31 @@
+// What every `<resource> delete` does: confirm (asking on a TTY, refusing without one
+// unless --yes), delete, and print nothing on stdout.
+import type { ResourceDescriptor } from '../../api/resources.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+
+/** Resolves true when the user agreed (or --yes); throws a UsageError when it cannot ask. */
+export async function confirmDestructive(ctx: Context, question: string, what: string): Promise<boolean> {
+  if (ctx.globals.yes) return true;
+  if (!ctx.io.stdinIsTTY) {
+    throw new UsageError(`refusing to ${what} without confirmation: stdin is not a terminal; pass --yes`);
+  }
+  return ctx.prompter.confirm(question);
+}
+
+export async function runDelete(ctx: Context, descriptor: ResourceDescriptor, uid: string): Promise<number> {
+  const noun = humanKind(descriptor.kind);
+  if (!(await confirmDestructive(ctx, `Delete ${noun} ${uid}?`, `delete ${noun} ${uid}`))) {
+    ctx.io.stderr.write('Aborted; nothing was deleted.\n');
+    return 2;
+  }
+  const client = await ctx.client();
+  await client.delete(descriptor, uid);
+  if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Deleted ${noun} ${uid}\n`);
+  return 0;
+}
+
+/** `RoleBinding` → `role binding`. */
+export function humanKind(kind: string): string {
+  return kind.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}

@@ -1,0 +1,50 @@
+// What every `<resource> list` does: turn the paging and scope flags into one paginator
+// and stream its pages into the printer.
+import type { ListQuery, ResourceDescriptor } from '../../api/resources.js';
+import type { PaginateOptions } from '../../client/paginate.js';
+import type { View } from '../../output/columns.js';
+import { createPrinter } from '../../output/print.js';
+import type { Context } from '../context.js';
+
+export interface PagingFlags {
+  limit?: number;
+  pageSize?: number;
+  orderBy?: string;
+  skip?: number;
+  pageToken?: string;
+}
+
+export interface ScopeFlags {
+  descendantsOf?: string;
+  childrenOf?: string;
+  /** Shorthand for childrenOf on identities and role bindings. */
+  group?: string;
+  name?: string;
+}
+
+export function paginateOptions(flags: PagingFlags & ScopeFlags): PaginateOptions {
+  const q: PaginateOptions = {};
+  if (flags.limit !== undefined) q.limit = flags.limit;
+  if (flags.pageSize !== undefined) q.pageSize = flags.pageSize;
+  if (flags.orderBy !== undefined) q.orderBy = flags.orderBy;
+  if (flags.skip !== undefined) q.skip = flags.skip;
+  if (flags.pageToken !== undefined) q.pageToken = flags.pageToken;
+  const scope: ListQuery = {};
+  if (flags.descendantsOf !== undefined) scope.descendantsOf = flags.descendantsOf;
+  const childrenOf = flags.childrenOf ?? flags.group;
+  if (childrenOf !== undefined) scope.childrenOf = childrenOf;
+  if (flags.name !== undefined) scope.name = flags.name;
+  return { ...q, ...scope };
+}
+
+export async function runList<D extends ResourceDescriptor>(
+  ctx: Context,
+  descriptor: D,
+  view: View<never>,
+  flags: PagingFlags & ScopeFlags,
+): Promise<number> {
+  const client = await ctx.client();
+  const pages = client.list(descriptor, paginateOptions(flags));
+  await createPrinter(ctx).list(view as View<unknown>, pages.pages());
+  return 0;
+}
