@@ -3,6 +3,7 @@
 import { BUILTIN_ROLES } from '../api/capabilities.js';
 import { claimKey } from './routes/iam.js';
 import { builtinRoleUid, newChildUid, newOrganizationUid, timestamp } from './models.js';
+import { bindRole, loadSeed, SeedValidationError, type SeedDocument } from './seed.js';
 import type { Record_, Store } from './store/store.js';
 
 export const DEFAULT_ORGANIZATION = 'local';
@@ -13,6 +14,12 @@ export interface BootstrapOptions {
   issuer: string;
   organizationName?: string;
   clock: () => number;
+  /**
+   * A validated seed, loaded in the same transaction. Its first organization becomes the
+   * organization (it holds the owner identity); the owner is bound `owner` on every seeded
+   * organization. Without seeded organizations the default organization is created.
+   */
+  seed?: SeedDocument;
 }
 
 export function bootstrap(store: Store, opts: BootstrapOptions): void {
@@ -24,22 +31,24 @@ export function bootstrap(store: Store, opts: BootstrapOptions): void {
         data: { description: role.description, capabilities: [...role.capabilities], builtin: true },
       });
     }
-    const org: Record_ = {
-      uid: newOrganizationUid(), kind: 'group', parent: null, name: opts.organizationName ?? DEFAULT_ORGANIZATION,
-      altKey: null, createTime: t, updateTime: t, data: { description: 'Organization created by pctl serve', verified: false },
-    };
-    store.insert(org);
+    const seeded = opts.seed ? loadSeed(store, opts.seed, t).organizationUids : [];
+    const org: Record_ = seeded.length
+      ? store.get(seeded[0]!)!
+      : {
+          uid: newOrganizationUid(), kind: 'group', parent: null, name: opts.organizationName ?? DEFAULT_ORGANIZATION,
+          altKey: null, createTime: t, updateTime: t, data: { description: 'Organization created by pctl serve', verified: false },
+        };
+    if (!seeded.length) store.insert(org);
     const claimMatch = { issuer: opts.issuer, subject: OWNER_SUBJECT };
+    if (store.findByAltKey('identity', claimKey(claimMatch.issuer, claimMatch.subject)).length) {
+      throw new SeedValidationError([{ field: 'claimMatch', description: `issuer ${claimMatch.issuer} with subject ${OWNER_SUBJECT} is reserved for the owner of this serve` }]);
+    }
     const owner: Record_ = {
       uid: newChildUid(org.uid), kind: 'identity', parent: org.uid, name: 'owner', altKey: claimKey(claimMatch.issuer, claimMatch.subject),
       createTime: t, updateTime: t, data: { description: 'Owner of this pctl serve (token in DIR/owner.token)', claimMatch, lastSeenTime: t },
     };
     store.insert(owner);
-    const ownerRole = builtinRoleUid('owner');
-    store.insert({
-      uid: newChildUid(org.uid), kind: 'roleBinding', parent: org.uid, name: 'owner', altKey: `${owner.uid}\n${ownerRole}`,
-      createTime: t, updateTime: t, data: { identityUid: owner.uid, roleUid: ownerRole },
-    });
+    for (const orgUid of seeded.length ? seeded : [org.uid]) bindRole(store, orgUid, owner.uid, 'owner', t);
     store.setMeta('organization', org.uid);
     store.setMeta('owner_identity', owner.uid);
     store.setMeta('issuer', opts.issuer);

@@ -10,6 +10,9 @@ import { createHttpServer, type ResourceRoutes } from './http.js';
 import { ListEngine } from './list.js';
 import { lockDataDir } from './lock.js';
 import { iamRoutes } from './routes/iam.js';
+import { registryRoutes } from './routes/registry.js';
+import { vulnerabilityRoutes } from './routes/vulnerabilities.js';
+import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { Store } from './store/store.js';
 
 export interface ServeOptions {
@@ -21,6 +24,10 @@ export interface ServeOptions {
   clock?: () => number;
   /** One line per request, when given. */
   log?: (line: string) => void;
+  /** Loaded at bootstrap into an empty data dir (validated first; see seed.ts). */
+  seed?: SeedDocument;
+  /** A seed and a data dir that already holds data: 'error' (default) refuses to start, 'keep' starts with the data as it is. */
+  seedIfNotEmpty?: 'error' | 'keep';
 }
 
 export interface RunningServer {
@@ -31,6 +38,8 @@ export interface RunningServer {
   ownerToken: string;
   organizationUid: string;
   ownerIdentityUid: string;
+  /** Whether this start loaded opts.seed (false when the data dir already held data). */
+  seeded: boolean;
   store: Store;
   http: http.Server;
   close(): Promise<void>;
@@ -42,10 +51,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataDir(opts.dataDir);
   let store: Store | undefined;
+  let listening: http.Server | undefined;
   try {
+    const seed = opts.seed ? validateSeed(opts.seed) : undefined;
     store = new Store(opts.dataDir);
+    if (seed && !store.isEmpty() && (opts.seedIfNotEmpty ?? 'error') === 'error') throw new DataDirNotEmptyError(opts.dataDir);
     const ctx: ServerContext = { store, lists: new ListEngine(store, clock), clock };
-    const routes: ResourceRoutes[] = [...iamRoutes(ctx)];
+    const routes: ResourceRoutes[] = [...iamRoutes(ctx), ...registryRoutes(ctx), ...vulnerabilityRoutes(ctx)];
 
     // Authentication is settled once bootstrap has run; until then every request is refused.
     let authenticate: (h: string | undefined) => { identityUid: string } = () => {
@@ -59,10 +71,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         resolve();
       });
     });
+    listening = server;
     const port = (server.address() as AddressInfo).port;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-    if (store.isEmpty()) bootstrap(store, { issuer: url, clock });
+    const seeded = Boolean(seed) && store.isEmpty();
+    if (store.isEmpty()) bootstrap(store, { issuer: url, clock, ...(seed ? { seed } : {}) });
     else followIssuer(store, url);
     const ownerToken = ensureOwnerToken(store, opts.dataDir);
     authenticate = ownerTokenAuthenticator(store);
@@ -70,7 +84,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const openStore = store;
     let closing: Promise<void> | undefined;
     return {
-      url, port, dataDir: opts.dataDir, ownerToken, store,
+      url, port, dataDir: opts.dataDir, ownerToken, store, seeded,
       organizationUid: store.getMeta('organization')!,
       ownerIdentityUid: store.getMeta('owner_identity')!,
       http: server,
@@ -86,6 +100,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       })),
     };
   } catch (err) {
+    listening?.close();
+    listening?.closeAllConnections();
     store?.close();
     unlock();
     throw err;

@@ -1,0 +1,68 @@
+// /registry/v2/: repos (list, get, update) and tags (list, and get as an extension).
+// Repos nest under a group (`<group uid>/<16 hex>`), tags under their repo
+// (`<repo uid>/<16 hex>`). Neither is created through the API: they come from seeds.
+import { alreadyExists, invalidArgument, notFound } from '../../api/errors.js';
+import * as R from '../../api/resources.js';
+import { listResponse, mustGet, now, type ServerContext } from '../context.js';
+import type { ResourceRoutes } from '../http.js';
+import { repoToWire, tagToWire } from '../models.js';
+import { repoNameProblem } from '../seed.js';
+import { resolveChanges, stringChange } from '../update.js';
+
+const DESCRIPTION_MAX = 4096;
+
+export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
+  const { store } = ctx;
+
+  const repos: ResourceRoutes = {
+    path: R.repos.path,
+    list: (req) => listResponse(ctx, 'repos', req.query, { kind: 'repo' }, repoToWire),
+    get: (req) => ({ body: repoToWire(mustGet(ctx, 'repo', 'Repo', req.uid)) }),
+    update: async (req) => {
+      const changes = resolveChanges(await req.json(), req.query.get('updateMask') ?? req.query.get('update_mask'), R.repos);
+      const name = stringChange(changes, 'name');
+      const description = stringChange(changes, 'description');
+      const violations = [];
+      if (name !== undefined) {
+        const problem = repoNameProblem(name);
+        if (problem) violations.push({ field: 'name', description: problem });
+      }
+      if (description !== undefined && description.length > DESCRIPTION_MAX) {
+        violations.push({ field: 'description', description: `must be at most ${DESCRIPTION_MAX} characters` });
+      }
+      if (violations.length) throw invalidArgument(violations);
+      return {
+        body: repoToWire(store.transaction(() => {
+          const rec = mustGet(ctx, 'repo', 'Repo', req.uid);
+          if (changes.size === 0) return rec;
+          if (name !== undefined && name !== rec.name) {
+            // A repo's name is its address in the group's registry: unique among its siblings.
+            const clash = store.db
+              .prepare("SELECT uid FROM resources WHERE parent = ? AND kind = 'repo' AND name = ? AND uid <> ? LIMIT 1")
+              .get(rec.parent, name, rec.uid) as { uid: string } | undefined;
+            if (clash) throw alreadyExists(`A repo named ${name} already exists in this group: ${clash.uid}`);
+            rec.name = name;
+          }
+          if (description !== undefined) rec.data.description = description;
+          rec.updateTime = now(ctx);
+          store.update(rec);
+          return rec;
+        })),
+      };
+    },
+  };
+
+  const tags: ResourceRoutes = {
+    path: R.tags.path,
+    list: (req) => {
+      // The spec scopes tags by their repo; a repo that does not exist is a 404, not an empty list.
+      const repo = req.query.get('uidp.children_of') ?? req.query.get('uidp.childrenOf');
+      if (repo && !store.get(repo, 'repo')) throw notFound('Repo', repo, 'uidp.children_of');
+      return listResponse(ctx, 'tags', req.query, { kind: 'tag' }, tagToWire);
+    },
+    // Not in the spec ("Get of a single tag is also not shown"); offered by serve for convenience.
+    get: (req) => ({ body: tagToWire(mustGet(ctx, 'tag', 'Tag', req.uid)) }),
+  };
+
+  return [repos, tags];
+}

@@ -1,0 +1,486 @@
+// Seed files: one format for `pctl serve --seed`, `--demo` and `pctl serve export`
+// (CLI-CONTRACT.md, "Seed files"). A document is validated as a whole (zod for the
+// shape, then names, references and duplicates) before anything is written; every bad
+// entry is reported by its path (`organizations[0].groups[1].name: must match …`).
+// Loading runs inside the bootstrap transaction, so a seed lands completely or not at all.
+//
+// Extensions to the contract's example (all optional, all round-trip through export):
+// - `roleBindings: [{identity, role}]` on any group: `identity` names an identity of this
+//   group or of an ancestor (the nearest wins), or, for any other identity, its path from
+//   the organization (`acme/platform/deployer`); `role` is a built-in role name.
+// - `updateTime` on tags and advisories (RFC 3339), so that a data set keeps its history.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { BUILTIN_ROLES } from '../api/capabilities.js';
+import { GROUP_NAME_RE, GROUP_NAME_RULE, DIGEST_RE, Timestamp } from '../api/schemas.js';
+import type { FieldViolation } from '../api/errors.js';
+import { claimKey } from './routes/iam.js';
+import { builtinRoleUid, newChildUid, timestamp } from './models.js';
+import type { Record_, Store } from './store/store.js';
+
+// ---- name rules (documented in README, "Seed files") ----
+
+/** Repo names: lower-case and path-like (`library/nginx`), at most 255 characters. */
+export const REPO_NAME_PATTERN = '^[a-z0-9][a-z0-9._/-]*$';
+export const REPO_NAME_RE = /^[a-z0-9][a-z0-9._/-]*$/;
+export const REPO_NAME_MAX = 255;
+export const REPO_NAME_RULE = `must match ${REPO_NAME_PATTERN} and be at most ${REPO_NAME_MAX} characters`;
+
+/** Tag names, as OCI distribution defines them. */
+export const TAG_NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+export const TAG_NAME_RULE = 'must match ^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$';
+
+/** Advisory ids and artifact names: no whitespace, no commas (the list filters split on them). */
+export const FILTER_VALUE_RE = /^[^\s,]{1,255}$/;
+export const FILTER_VALUE_RULE = 'must be 1 to 255 characters with no whitespace or commas';
+
+export const DIGEST_RULE = 'must be sha256: followed by 64 lower-case hex characters';
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+
+export function repoNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string') return 'must be a string';
+  if (name.length > REPO_NAME_MAX || !REPO_NAME_RE.test(name)) return REPO_NAME_RULE;
+  return undefined;
+}
+
+// ---- the document ----
+
+const Description = z.string().max(4096, 'must be at most 4096 characters');
+const PlainName = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(255, 'must be at most 255 characters')
+  .refine((s) => !CONTROL_RE.test(s), 'must not contain control characters');
+
+const SeedTag = z.strictObject({
+  name: z.string().regex(TAG_NAME_RE, TAG_NAME_RULE),
+  digest: z.string().regex(DIGEST_RE, DIGEST_RULE),
+  deprecated: z.boolean().optional(),
+  updateTime: Timestamp.optional(),
+});
+
+const SeedRepo = z.strictObject({
+  name: z.string().refine((s) => repoNameProblem(s) === undefined, REPO_NAME_RULE),
+  description: Description.optional(),
+  tags: z.array(SeedTag).optional(),
+});
+
+const SeedIdentity = z.strictObject({
+  name: PlainName,
+  description: Description.optional(),
+  claimMatch: z.strictObject({
+    issuer: z.string().refine((s) => URL.canParse(s), 'must be an absolute URL (the token issuer)'),
+    subject: z.string().min(1, 'must not be empty'),
+  }),
+});
+
+const SeedRoleBinding = z.strictObject({
+  identity: z.string().min(1, 'must not be empty'),
+  role: z.string().min(1, 'must not be empty'),
+});
+
+export interface SeedGroup {
+  name: string;
+  description?: string | undefined;
+  identities?: z.infer<typeof SeedIdentity>[] | undefined;
+  roleBindings?: z.infer<typeof SeedRoleBinding>[] | undefined;
+  repos?: z.infer<typeof SeedRepo>[] | undefined;
+  groups?: SeedGroup[] | undefined;
+}
+
+const SeedGroupSchema: z.ZodType<SeedGroup> = z.strictObject({
+  name: z.string().regex(GROUP_NAME_RE, GROUP_NAME_RULE),
+  description: Description.optional(),
+  identities: z.array(SeedIdentity).optional(),
+  roleBindings: z.array(SeedRoleBinding).optional(),
+  repos: z.array(SeedRepo).optional(),
+  get groups() {
+    return z.array(SeedGroupSchema).optional();
+  },
+});
+
+const SeedAdvisory = z.strictObject({
+  advisoryId: z.string().regex(FILTER_VALUE_RE, FILTER_VALUE_RULE),
+  artifactName: z.string().regex(FILTER_VALUE_RE, FILTER_VALUE_RULE),
+  updateTime: Timestamp.optional(),
+});
+
+export const SeedDocumentSchema = z.strictObject({
+  organizations: z.array(SeedGroupSchema).optional(),
+  advisories: z.array(SeedAdvisory).optional(),
+});
+
+export type SeedTag = z.infer<typeof SeedTag>;
+export type SeedRepo = z.infer<typeof SeedRepo>;
+export type SeedIdentity = z.infer<typeof SeedIdentity>;
+export type SeedRoleBinding = z.infer<typeof SeedRoleBinding>;
+export type SeedAdvisory = z.infer<typeof SeedAdvisory>;
+export type SeedDocument = z.infer<typeof SeedDocumentSchema>;
+
+/** A seed that does not validate: every problem, each named by its path in the document. */
+export class SeedValidationError extends Error {
+  constructor(readonly violations: FieldViolation[]) {
+    const first = violations[0];
+    super(
+      `the seed is invalid (${violations.length} problem${violations.length === 1 ? '' : 's'}); nothing was written` +
+        (first ? `: ${first.field}: ${first.description}` : ''),
+    );
+    this.name = 'SeedValidationError';
+  }
+}
+
+/** `--seed` on a data dir that already holds data. */
+export class DataDirNotEmptyError extends Error {
+  constructor(readonly dataDir: string) {
+    super(`${dataDir} already holds data; a seed only loads into an empty data dir (run: pctl serve reset --data ${dataDir} --yes)`);
+    this.name = 'DataDirNotEmptyError';
+  }
+}
+
+/** `organizations[0].groups[1].name` */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out || '(document)';
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') {
+    if (issue.input === undefined) return 'is required';
+    const what = issue.expected === 'object' ? 'an object' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`;
+    return `must be ${what}`;
+  }
+  return issue.message;
+}
+
+/**
+ * Validates a parsed seed document (from YAML or JSON) as a whole. Returns it typed, or
+ * throws a SeedValidationError listing every bad entry by its path.
+ */
+export function validateSeed(raw: unknown): SeedDocument {
+  const violations: FieldViolation[] = [];
+  const result = SeedDocumentSchema.safeParse(raw);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) violations.push({ field: formatPath([...issue.path, key]), description: 'is not a known field' });
+      } else {
+        violations.push({ field: formatPath(issue.path), description: describeIssue(issue) });
+      }
+    }
+    throw new SeedValidationError(violations);
+  }
+  const doc = result.data;
+  checkReferences(doc, violations);
+  if (violations.length) throw new SeedValidationError(violations);
+  return doc;
+}
+
+function checkUnique<T>(items: readonly T[] | undefined, key: (t: T) => string, path: string, what: string, out: FieldViolation[]): void {
+  const seen = new Map<string, number>();
+  (items ?? []).forEach((item, i) => {
+    const k = key(item);
+    const first = seen.get(k);
+    if (first === undefined) seen.set(k, i);
+    else out.push({ field: `${path}[${i}]`, description: `duplicates ${path}[${first}] (${what})` });
+  });
+}
+
+const ROLE_NAMES = new Set(BUILTIN_ROLES.map((r) => r.name));
+
+/** Names, duplicates and references zod cannot see: unique names per parent, bindings that resolve. */
+function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
+  const orgs = doc.organizations ?? [];
+  checkUnique(orgs, (g) => g.name, 'organizations', `same name`, out);
+  // Every group by its name path (`acme/platform`), with its identities, for path references.
+  const identitiesByGroupPath = new Map<string, Set<string>>();
+  const claims = new Map<string, string>();
+  const walk = (g: SeedGroup, path: string, namePath: string) => {
+    checkUnique(g.groups, (c) => c.name, `${path}.groups`, 'same name under one parent', out);
+    checkUnique(g.identities, (i) => i.name, `${path}.identities`, 'same name in one group', out);
+    checkUnique(g.repos, (r) => r.name, `${path}.repos`, 'same name in one group', out);
+    identitiesByGroupPath.set(namePath, new Set((g.identities ?? []).map((i) => i.name)));
+    (g.identities ?? []).forEach((identity, i) => {
+      const key = claimKey(identity.claimMatch.issuer, identity.claimMatch.subject);
+      const first = claims.get(key);
+      if (first) out.push({ field: `${path}.identities[${i}].claimMatch`, description: `duplicates the claimMatch of ${first} (an issuer and subject identify one identity)` });
+      else claims.set(key, `${path}.identities[${i}]`);
+    });
+    (g.repos ?? []).forEach((repo, r) => checkUnique(repo.tags, (t) => t.name, `${path}.repos[${r}].tags`, 'same name in one repo', out));
+    (g.groups ?? []).forEach((child, i) => walk(child, `${path}.groups[${i}]`, `${namePath}/${child.name}`));
+  };
+  orgs.forEach((org, i) => walk(org, `organizations[${i}]`, org.name));
+
+  const checkBindings = (g: SeedGroup, path: string, chain: string[]) => {
+    const groupPaths = [...chain].reverse(); // nearest first
+    (g.roleBindings ?? []).forEach((b, i) => {
+      const at = `${path}.roleBindings[${i}]`;
+      if (!ROLE_NAMES.has(b.role)) out.push({ field: `${at}.role`, description: `must be a built-in role: ${[...ROLE_NAMES].join(', ')}` });
+      if (resolveIdentityRef(b.identity, groupPaths, (gp, name) => identitiesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
+        out.push({ field: `${at}.identity`, description: `names no identity of this group or its ancestors, nor an identity path (org/group/…/identity): ${b.identity}` });
+      }
+    });
+    checkUnique(g.roleBindings, (b) => `${b.identity}\n${b.role}`, `${path}.roleBindings`, 'same identity and role', out);
+    (g.groups ?? []).forEach((child, i) => checkBindings(child, `${path}.groups[${i}]`, [...chain, `${chain[chain.length - 1]}/${child.name}`]));
+  };
+  orgs.forEach((org, i) => checkBindings(org, `organizations[${i}]`, [org.name]));
+
+  checkUnique(doc.advisories, (a) => `${a.advisoryId}\n${a.artifactName}`, 'advisories', 'same advisoryId and artifactName', out);
+}
+
+/**
+ * Resolves a binding's identity reference: a plain name found in the nearest group of
+ * `groupPaths` (self first, then ancestors), else a path `org/group/…/identity`.
+ * Returns [group name path, identity name].
+ */
+function resolveIdentityRef(ref: string, groupPaths: string[], has: (groupPath: string, name: string) => boolean): [string, string] | undefined {
+  for (const gp of groupPaths) if (has(gp, ref)) return [gp, ref];
+  const slash = ref.lastIndexOf('/');
+  if (slash > 0) {
+    const gp = ref.slice(0, slash);
+    const name = ref.slice(slash + 1);
+    if (has(gp, name)) return [gp, name];
+  }
+  return undefined;
+}
+
+// ---- loading ----
+
+export interface LoadedSeed {
+  /** Uids of the seeded organizations, in document order. */
+  organizationUids: string[];
+}
+
+/** An advisory uid: flat, 32 lower-case hex characters. */
+export function newAdvisoryUid(): string {
+  return randomBytes(16).toString('hex');
+}
+
+const iso = (t: string | undefined, fallback: string) => (t ? timestamp(Date.parse(t)) : fallback);
+
+/**
+ * Writes a validated seed. Call inside a transaction (bootstrap does); `t` is the time
+ * every seeded resource is created at, unless the seed carries an updateTime.
+ */
+export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed {
+  const organizationUids: string[] = [];
+  // group name path → identity name → uid
+  const identityUids = new Map<string, Map<string, string>>();
+  const pending: { groupUid: string; chain: string[]; bindings: SeedRoleBinding[]; path: string }[] = [];
+
+  const insertGroup = (g: SeedGroup, parent: string | null, uid: string, chain: string[], path: string) => {
+    const namePath = chain[chain.length - 1]!;
+    store.insert({
+      uid, kind: 'group', parent, name: g.name, altKey: null, createTime: t, updateTime: t,
+      data: { description: g.description ?? '', verified: false },
+    });
+    const ids = new Map<string, string>();
+    identityUids.set(namePath, ids);
+    (g.identities ?? []).forEach((identity, i) => {
+      const { issuer, subject } = identity.claimMatch;
+      const altKey = claimKey(issuer, subject);
+      if (store.findByAltKey('identity', altKey).length) {
+        throw new SeedValidationError([{ field: `${path}.identities[${i}].claimMatch`, description: 'is already used by an identity of this server' }]);
+      }
+      const rec: Record_ = {
+        uid: newChildUid(uid), kind: 'identity', parent: uid, name: identity.name, altKey, createTime: t, updateTime: t,
+        data: { description: identity.description ?? '', claimMatch: { issuer, subject }, lastSeenTime: t },
+      };
+      store.insert(rec);
+      ids.set(identity.name, rec.uid);
+    });
+    for (const repo of g.repos ?? []) {
+      const repoUid = newChildUid(uid);
+      store.insert({
+        uid: repoUid, kind: 'repo', parent: uid, name: repo.name, altKey: null, createTime: t, updateTime: t,
+        data: { description: repo.description ?? '' },
+      });
+      for (const tag of repo.tags ?? []) {
+        const updated = iso(tag.updateTime, t);
+        store.insert({
+          uid: newChildUid(repoUid), kind: 'tag', parent: repoUid, name: tag.name, altKey: null,
+          createTime: updated < t ? updated : t, updateTime: updated,
+          data: { digest: tag.digest, deprecated: tag.deprecated === true },
+        });
+      }
+    }
+    if (g.roleBindings?.length) pending.push({ groupUid: uid, chain, bindings: g.roleBindings, path });
+    (g.groups ?? []).forEach((child, i) =>
+      insertGroup(child, uid, newChildUid(uid), [...chain, `${namePath}/${child.name}`], `${path}.groups[${i}]`));
+  };
+
+  (doc.organizations ?? []).forEach((org, i) => {
+    const uid = randomBytes(20).toString('hex');
+    organizationUids.push(uid);
+    insertGroup(org, null, uid, [org.name], `organizations[${i}]`);
+  });
+
+  // Bindings last: a path reference may name an identity of a group seeded after this one.
+  for (const { groupUid, chain, bindings, path } of pending) {
+    bindings.forEach((b, i) => {
+      const found = resolveIdentityRef(b.identity, [...chain].reverse(), (gp, name) => identityUids.get(gp)?.has(name) ?? false);
+      if (!found) throw new SeedValidationError([{ field: `${path}.roleBindings[${i}].identity`, description: `names no identity: ${b.identity}` }]);
+      bindRole(store, groupUid, identityUids.get(found[0])!.get(found[1])!, b.role, t);
+    });
+  }
+
+  for (const a of doc.advisories ?? []) {
+    const updated = iso(a.updateTime, t);
+    store.insert({
+      uid: newAdvisoryUid(), kind: 'advisory', parent: null, name: a.artifactName, altKey: a.advisoryId,
+      createTime: updated < t ? updated : t, updateTime: updated, data: {},
+    });
+  }
+  return { organizationUids };
+}
+
+/** Inserts a role binding of a built-in role, as POST /iam/v2/roleBindings would store it. */
+export function bindRole(store: Store, groupUid: string, identityUid: string, roleName: string, t: string): void {
+  const roleUid = builtinRoleUid(roleName);
+  store.insert({
+    uid: newChildUid(groupUid), kind: 'roleBinding', parent: groupUid, name: roleName, altKey: `${identityUid}\n${roleUid}`,
+    createTime: t, updateTime: t, data: { identityUid, roleUid },
+  });
+}
+
+// ---- export ----
+
+interface Row { uid: string; kind: string; parent: string | null; name: string; alt_key: string | null; update_time: string; data: string }
+
+/**
+ * The data of a store as a seed document: everything but the bootstrap owner identity and
+ * its bindings (bootstrap recreates them). Deterministic: organizations with the serve's
+ * own organization first, then by name; everything else by name (advisories by id).
+ * Export → seed into a new dir → export gives the same document.
+ */
+export function exportSeed(store: Store): SeedDocument {
+  const db = store.db;
+  const ownerUid = store.getMeta('owner_identity') ?? '';
+  const mainOrg = store.getMeta('organization') ?? '';
+  const children = db.prepare('SELECT * FROM resources WHERE parent = ? AND kind = ? ORDER BY name, uid');
+  const kids = (uid: string, kind: string) => children.all(uid, kind) as Row[];
+  const byUid = new Map<string, Row>();
+  const get = (uid: string): Row | undefined => {
+    let row = byUid.get(uid);
+    if (!row) {
+      row = db.prepare('SELECT * FROM resources WHERE uid = ?').get(uid) as Row | undefined;
+      if (row) byUid.set(uid, row);
+    }
+    return row;
+  };
+  const data = (r: Row) => JSON.parse(r.data) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  /** Name path of a group: `acme/platform/ci`. */
+  const groupPath = (uid: string): string => {
+    const names: string[] = [];
+    for (let cur = get(uid); cur; cur = cur.parent ? get(cur.parent) : undefined) names.unshift(cur.name);
+    return names.join('/');
+  };
+  const roleNames = new Map((db.prepare("SELECT uid, name FROM resources WHERE kind = 'role'").all() as { uid: string; name: string }[]).map((r) => [r.uid, r.name]));
+
+  const exportGroup = (g: Row, chain: string[]): SeedGroup => {
+    const out: SeedGroup = { name: g.name };
+    const description = str(data(g).description);
+    if (description) out.description = description;
+    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid);
+    if (identities.length) {
+      out.identities = identities.map((i) => {
+        const d = data(i);
+        const claim = (d.claimMatch ?? {}) as { issuer?: string; subject?: string };
+        const e: SeedIdentity = { name: i.name, claimMatch: { issuer: str(claim.issuer), subject: str(claim.subject) } };
+        if (str(d.description)) return { name: e.name, description: str(d.description), claimMatch: e.claimMatch };
+        return e;
+      });
+    }
+    const bindings: SeedRoleBinding[] = [];
+    for (const b of kids(g.uid, 'roleBinding')) {
+      const d = data(b);
+      const identityUid = str(d.identityUid);
+      const role = roleNames.get(str(d.roleUid));
+      const identity = get(identityUid);
+      if (identityUid === ownerUid || !role || !identity?.parent) continue;
+      // The nearest identity of that name, looking from this group up, must be this one.
+      let ref = `${groupPath(identity.parent)}/${identity.name}`;
+      for (const groupUid of [...chain].reverse()) {
+        const match = kids(groupUid, 'identity').find((i) => i.name === identity.name && i.uid !== ownerUid);
+        if (match) {
+          if (match.uid === identityUid) ref = identity.name;
+          break;
+        }
+      }
+      bindings.push({ identity: ref, role });
+    }
+    bindings.sort((a, b) => (a.identity === b.identity ? cmp(a.role, b.role) : cmp(a.identity, b.identity)));
+    if (bindings.length) out.roleBindings = bindings;
+    const repos = kids(g.uid, 'repo');
+    if (repos.length) {
+      out.repos = repos.map((r) => {
+        const repo: SeedRepo = { name: r.name };
+        const desc = str(data(r).description);
+        if (desc) repo.description = desc;
+        const tags = kids(r.uid, 'tag');
+        if (tags.length) {
+          repo.tags = tags.map((tag) => {
+            const d = data(tag);
+            return { name: tag.name, digest: str(d.digest), deprecated: d.deprecated === true, updateTime: tag.update_time };
+          });
+        }
+        return repo;
+      });
+    }
+    const groups = kids(g.uid, 'group');
+    if (groups.length) out.groups = groups.map((c) => exportGroup(c, [...chain, c.uid]));
+    return out;
+  };
+
+  const orgs = (db.prepare("SELECT * FROM resources WHERE kind = 'group' AND parent IS NULL ORDER BY name, uid").all() as Row[])
+    .sort((a, b) => (a.uid === mainOrg ? -1 : b.uid === mainOrg ? 1 : 0));
+  const doc: SeedDocument = {};
+  if (orgs.length) doc.organizations = orgs.map((o) => exportGroup(o, [o.uid]));
+  const advisories = db.prepare("SELECT * FROM resources WHERE kind = 'advisory' ORDER BY alt_key, name, uid").all() as Row[];
+  if (advisories.length) {
+    doc.advisories = advisories.map((a) => ({ advisoryId: a.alt_key ?? '', artifactName: a.name, updateTime: a.update_time }));
+  }
+  return doc;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A seed document as YAML: block style, with tags, claim matches, bindings and advisories one per line. */
+export async function seedToYaml(doc: SeedDocument): Promise<string> {
+  const YAML = await import('yaml');
+  const document = new YAML.Document(doc);
+  const flowUnder = new Set(['tags', 'advisories', 'roleBindings']);
+  YAML.visit(document, {
+    Map(_key, node, path) {
+      const parent = path[path.length - 1];
+      const grand = path[path.length - 2];
+      // A map that is an item of a `tags`/`advisories`/`roleBindings` sequence, or a claimMatch.
+      if (YAML.isSeq(parent) && YAML.isPair(grand) && YAML.isScalar(grand.key) && flowUnder.has(String(grand.key.value))) node.flow = true;
+      if (YAML.isPair(parent) && YAML.isScalar(parent.key) && parent.key.value === 'claimMatch') node.flow = true;
+    },
+  });
+  return document.toString({ lineWidth: 0 });
+}
+
+/** Parses seed file text (YAML, and so JSON too); a syntax error becomes a SeedValidationError. */
+export async function parseSeedText(text: string): Promise<SeedDocument> {
+  const YAML = await import('yaml');
+  let raw: unknown;
+  try {
+    raw = YAML.parse(text, { prettyErrors: true, uniqueKeys: true });
+  } catch (err) {
+    const e = err as Error & { linePos?: { line: number; col: number }[] };
+    const at = e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '(document)';
+    throw new SeedValidationError([{ field: at, description: `is not valid YAML or JSON: ${e.message.split('\n')[0]}` }]);
+  }
+  if (raw === null || raw === undefined) raw = {};
+  return validateSeed(raw);
+}
