@@ -1,0 +1,78 @@
+// Shared pieces of the benchmarks: child-process servers, autocannon runs, medians.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const pctl = join(root, 'bin', 'pctl.js');
+
+export function tempDir(prefix = 'pctl-bench-') {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Starts a child process and resolves once it prints a line with an http:// URL on stdout. */
+export function startChild(args, env = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const onData = (chunk) => {
+      out += chunk;
+      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        child.stdout.off('data', onData);
+        resolve({ url: m[1], child, stop: () => stopChild(child) });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (c) => { err += c; });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code} before ready: ${err}`)));
+  });
+}
+
+export function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Starts `pctl serve` on a data dir, port 0, in a child process. */
+export async function startServe(dataDir) {
+  const configDir = tempDir('pctl-bench-config-');
+  return startChild([pctl, 'serve', '--port', '0', '--data', dataDir], { PCTL_CONFIG_DIR: configDir });
+}
+
+/** req/s of autocannon against one URL (10 connections). */
+export async function reqPerSec(url, { headers = {}, duration = 5, connections = 10 } = {}) {
+  const result = await autocannon({ url, headers, duration, connections, pipelining: 1 });
+  if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result.requests.average;
+}
+
+/** Wall time of a command, in ms, median of n runs (after one warm-up). */
+export function wallMs(cmd, args, n = 15, env = {}) {
+  spawnSync(cmd, args, { env: { ...process.env, ...env } });
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const r = spawnSync(cmd, args, { env: { ...process.env, ...env } });
+    times.push(performance.now() - t0);
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  }
+  return median(times);
+}
+
+export function fmt(n, digits = 0) {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}

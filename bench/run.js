@@ -1,0 +1,186 @@
+// npm run bench [-- --json] [-- --quick]
+// One report of ratios measured in the same run, each with the command behind it.
+// Load generator: autocannon (npm), 10 connections, in this process; servers run in
+// child processes. Needs a build (npm ci / npm run build has made dist/).
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { Agent, request } from 'undici';
+import { populate } from './populate.js';
+import { fmt, median, pctl, reqPerSec, startChild, startServe, tempDir, wallMs } from './lib.js';
+import { fileURLToPath } from 'node:url';
+
+const asJson = process.argv.includes('--json');
+const quick = process.argv.includes('--quick');
+const duration = quick ? 2 : 5;
+const LARGE = quick ? 20_000 : 100_000;
+const results = [];
+const cleanup = [];
+
+function report(name, value, unit, extra = {}) {
+  results.push({ name, value, unit, ...extra });
+  if (!asJson) {
+    const ratio = extra.ratio === undefined ? '' : `  ratio ${fmt(extra.ratio, 2)}${extra.target ? ` (target ${extra.target})` : ''}`;
+    console.log(`${name.padEnd(58)} ${fmt(value, unit === 'ms' ? 1 : 0).padStart(10)} ${unit}${ratio}`);
+    if (extra.command) console.log(`    $ ${extra.command}`);
+  }
+}
+
+async function getByUid() {
+  const dataDir = tempDir();
+  cleanup.push(dataDir);
+  const serve = await startServe(dataDir);
+  const bare = await startChild([fileURLToPath(new URL('./bare-server.js', import.meta.url))]);
+  try {
+    const token = (await import('node:fs')).readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}` };
+    const created = await request(`${serve.url}/iam/v2/groups`, {
+      method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ parent: await orgUid(serve.url, headers), group: { name: 'platform' } }),
+    }).then((r) => r.body.json());
+    const url = `${serve.url}/iam/v2/groups/${created.uid}`;
+    const bareRps = [];
+    const serveRps = [];
+    for (let i = 0; i < (quick ? 1 : 3); i++) {
+      bareRps.push(await reqPerSec(bare.url, { duration }));
+      serveRps.push(await reqPerSec(url, { headers, duration }));
+    }
+    const b = median(bareRps);
+    const s = median(serveRps);
+    report('bare node:http, small JSON', b, 'req/s', { command: `autocannon -c 10 -d ${duration} ${bare.url}` });
+    report('serve GET /iam/v2/groups/{uid}', s, 'req/s', {
+      ratio: s / b, target: '>= 0.4', command: `autocannon -c 10 -d ${duration} -H 'authorization: Bearer …' ${url}`,
+    });
+  } finally {
+    await serve.stop();
+    await bare.stop();
+  }
+}
+
+async function orgUid(baseUrl, headers) {
+  const res = await request(`${baseUrl}/iam/v2/groups?page_size=1`, { headers }).then((r) => r.body.json());
+  return res.groups[0].uid;
+}
+
+async function largeLists() {
+  const dataDir = tempDir();
+  cleanup.push(dataDir);
+  const t0 = performance.now();
+  const { ownerToken } = await populate(dataDir, LARGE);
+  const populateMs = performance.now() - t0;
+  const startT0 = performance.now();
+  const serve = await startServe(dataDir);
+  const startMs = performance.now() - startT0;
+  try {
+    const headers = { authorization: `Bearer ${ownerToken}` };
+    report(`populate ${fmt(LARGE)} groups (one transaction)`, populateMs, 'ms');
+    report(`serve start on ${fmt(LARGE)} groups (spawn → listening)`, startMs, 'ms', { command: `pctl serve --port 0 --data DIR` });
+    const base = `${serve.url}/iam/v2/groups?order_by=name&page_size=50`;
+    const near = Math.floor(LARGE * 0.9);
+    const skipRes = await request(`${base}&skip=${near - 50}`, { headers }).then((r) => r.body.json());
+    const deepUrl = `${base}&page_token=${encodeURIComponent(skipRes.nextPageToken)}`;
+    const first = await reqPerSec(base, { headers, duration });
+    const deep = await reqPerSec(deepUrl, { headers, duration });
+    report(`sorted page of 50 at ${fmt(LARGE)}: first page`, first, 'req/s', { command: `autocannon '${base}'` });
+    report(`sorted page of 50 at ${fmt(LARGE)}: near item ${fmt(near)}`, deep, 'req/s', {
+      ratio: first / deep, target: 'cost <= 1.3 x first page', command: `autocannon '${base}&page_token=<token at ${near}>'`,
+    });
+    // A depth-3 scope: one subgroup of one team.
+    const teams = await request(`${serve.url}/iam/v2/groups?name=team-3`, { headers }).then((r) => r.body.json());
+    const subs = await request(`${serve.url}/iam/v2/groups?page_size=1&uidp.children_of=${encodeURIComponent(teams.groups[0].uid)}`, { headers }).then((r) => r.body.json());
+    const scoped = `${serve.url}/iam/v2/groups?order_by=name&uidp.descendants_of=${encodeURIComponent(subs.groups[0].uid)}`;
+    const scopedRps = await reqPerSec(scoped, { headers, duration });
+    report(`descendants_of a depth-3 group at ${fmt(LARGE)}, by name`, scopedRps, 'req/s', { command: `autocannon '${scoped}'` });
+    if (!quick) await ndjsonStream(serve.url, ownerToken, LARGE);
+  } finally {
+    await serve.stop();
+  }
+}
+
+/** `pctl groups list -o ndjson` over every group: items/s and peak RSS (via /usr/bin/time). */
+async function ndjsonStream(url, token, n) {
+  const t0 = performance.now();
+  const { code, stderr, lines } = await new Promise((resolve) => {
+    const child = spawn('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, pctl, 'groups', 'list', '-o', 'ndjson', '--page-size', '200'], {
+      env: { ...process.env, PCTL_API_URL: url, PCTL_TOKEN: token, PCTL_CONFIG_DIR: tempDir('pctl-bench-config-') },
+    });
+    let count = 0;
+    let err = '';
+    child.stdout.on('data', (c) => { for (const b of c) if (b === 10) count++; });
+    child.stderr.on('data', (c) => { err += c; });
+    child.on('close', (c) => resolve({ code: c, stderr: err, lines: count }));
+  });
+  const ms = performance.now() - t0;
+  if (code !== 0) {
+    report('pctl groups list -o ndjson (failed)', 0, 'items/s', { error: stderr.trim().split('\n').pop() });
+    return;
+  }
+  const rss = Number(/maxrss_kb=(\d+)/.exec(stderr)?.[1] ?? 0) / 1024;
+  report(`pctl groups list -o ndjson over ${fmt(n)} groups`, (lines / ms) * 1000, 'items/s', { command: 'pctl groups list -o ndjson --page-size 200' });
+  report('  peak RSS', rss, 'MiB', { target: '<= 120' });
+}
+
+async function creates() {
+  const dataDir = tempDir();
+  cleanup.push(dataDir);
+  const serve = await startServe(dataDir);
+  try {
+    const token = (await import('node:fs')).readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const parent = await orgUid(serve.url, headers);
+    const agent = new Agent({ connections: 10, pipelining: 1 });
+    const one = async (i) => {
+      const r = await request(`${serve.url}/iam/v2/groups`, {
+        method: 'POST', headers, dispatcher: agent, body: JSON.stringify({ parent, group: { name: `g-${i}` } }),
+      });
+      await r.body.text();
+      if (r.statusCode !== 200) throw new Error(`create: ${r.statusCode}`);
+    };
+    const n = quick ? 500 : 2000;
+    let t0 = performance.now();
+    for (let i = 0; i < n; i++) await one(i);
+    const seq = n / ((performance.now() - t0) / 1000);
+    report('durable creates, 1 client, keep-alive, sequential', seq, 'creates/s', { target: '>= 1,700', command: `POST /iam/v2/groups x ${n}` });
+    t0 = performance.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: 10 }, async () => { while (next < n) await one(n + next++); }));
+    const par = n / ((performance.now() - t0) / 1000);
+    report('durable creates, 10 concurrent clients', par, 'creates/s', { command: `POST /iam/v2/groups x ${n}, 10 at a time` });
+    await agent.close();
+  } finally {
+    await serve.stop();
+  }
+}
+
+async function cliStart() {
+  const node = wallMs(process.execPath, ['-e', '0']);
+  report('node -e 0', node, 'ms', { command: 'node -e 0 (median of 15)' });
+  const version = wallMs(process.execPath, [pctl, '--version']);
+  report('pctl --version', version, 'ms', { ratio: version / node, target: '<= 1.3', command: 'pctl --version (median of 15)' });
+  const dataDir = tempDir();
+  cleanup.push(dataDir);
+  const serve = await startServe(dataDir);
+  try {
+    const token = (await import('node:fs')).readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
+    const uid = await orgUid(serve.url, { authorization: `Bearer ${token}` });
+    const env = { PCTL_API_URL: serve.url, PCTL_TOKEN: token, PCTL_CONFIG_DIR: tempDir('pctl-bench-config-') };
+    try {
+      const get = wallMs(process.execPath, [pctl, 'groups', 'get', uid, '-o', 'json'], 15, env);
+      report('pctl groups get UID -o json', get, 'ms', { ratio: get / node, command: 'pctl groups get UID -o json (median of 15)' });
+    } catch (err) {
+      report('pctl groups get UID -o json (failed)', 0, 'ms', { error: String(err.message).slice(0, 200) });
+    }
+  } finally {
+    await serve.stop();
+  }
+}
+
+try {
+  if (!asJson) console.log(`pctl bench (${quick ? 'quick' : 'full'}), node ${process.version}, load generator: autocannon (npm), 10 connections\n`);
+  await cliStart();
+  await getByUid();
+  await creates();
+  await largeLists();
+  if (asJson) console.log(JSON.stringify({ node: process.version, quick, results }, null, 2));
+} finally {
+  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+}
