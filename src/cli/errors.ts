@@ -72,7 +72,9 @@ export function renderError(io: Pick<IO, 'stderr'>, err: unknown, debug: boolean
   if (err instanceof ApiError) {
     for (const v of err.preconditionViolations) lines.push(`  ${v.type}: ${oneLine(v.description)}`);
   }
-  if (debug && err instanceof Error && err.stack) {
+  // With --debug, a stack for what may be a bug; errors that are data (API, usage) need none.
+  const expected = err instanceof ApiError || err instanceof UsageError || err instanceof NotFoundError;
+  if (debug && !expected && err instanceof Error && err.stack) {
     lines.push(err.stack);
     if (err.cause instanceof Error && err.cause.stack) lines.push(`cause: ${err.cause.stack}`);
   }
