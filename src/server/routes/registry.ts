@@ -34,7 +34,7 @@ export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
       return {
         body: repoToWire(store.transaction(() => {
           const rec = mustGet(ctx, 'repo', 'Repo', req.uid);
-          if (changes.size === 0) return rec;
+          let changed = false;
           if (name !== undefined && name !== rec.name) {
             // A repo's name is its address in the group's registry: unique among its siblings.
             const clash = store.db
@@ -42,8 +42,14 @@ export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
               .get(rec.parent, name, rec.uid) as { uid: string } | undefined;
             if (clash) throw alreadyExists(`A repo named ${name} already exists in this group: ${clash.uid}`);
             rec.name = name;
+            changed = true;
           }
-          if (description !== undefined) rec.data.description = description;
+          if (description !== undefined && description !== rec.data.description) {
+            rec.data.description = description;
+            changed = true;
+          }
+          // A PATCH that changes nothing leaves updateTime alone.
+          if (!changed) return rec;
           rec.updateTime = now(ctx);
           store.update(rec);
           return rec;

@@ -1,6 +1,6 @@
 // `pctl serve`, `pctl serve export`, `pctl serve reset`: the local API server. Loaded
 // only when one of them runs, so no other command pays for SQLite.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -29,9 +29,42 @@ function parsePort(raw: string | number | undefined): number {
   return port;
 }
 
+/** A seed error as the CLI reports it: exit 2, one field violation per bad entry. */
+async function seedUsageError(e: unknown, what: string): Promise<UsageError | undefined> {
+  const { SeedValidationError, DataDirNotEmptyError } = await import('../../../server/seed.js');
+  if (e instanceof SeedValidationError) {
+    const n = e.violations.length;
+    return new UsageError(`${what} is invalid (${n} problem${n === 1 ? '' : 's'}); nothing was written`, e.violations);
+  }
+  if (e instanceof DataDirNotEmptyError) {
+    return new UsageError(`${e.dataDir} already holds data, and --seed loads only into an empty data dir; to start over run: pctl serve reset --data ${e.dataDir} --yes`);
+  }
+  return undefined;
+}
+
+/** Reads and validates a seed file (YAML or JSON) before anything is started or written. */
+export async function readSeedFile(file: string): Promise<import('../../../server/seed.js').SeedDocument> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw UsageError.invalidField('--seed', code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${(e as Error).message}`);
+  }
+  const { parseSeedText } = await import('../../../server/seed.js');
+  try {
+    return await parseSeedText(text);
+  } catch (e) {
+    throw (await seedUsageError(e, `seed file ${file}`)) ?? e;
+  }
+}
+
 export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise<number> {
   const port = parsePort(opts.port);
+  if (opts.seed && opts.demo) throw new UsageError('--seed and --demo cannot be used together');
   const dataDir = await resolveDataDir(ctx, opts.data);
+  // The seed is read and validated before the data dir is touched; the file is only ever read.
+  const seed = opts.seed ? await readSeedFile(opts.seed) : opts.demo ? (await import('../../../server/demo.js')).demoSeed() : undefined;
   const { startServer } = await import('../../../server/index.js');
   const { DataDirLockedError } = await import('../../../server/lock.js');
   const err = (line: string) => ctx.io.stderr.write(`${line}\n`);
@@ -43,9 +76,12 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       host: opts.host ?? '127.0.0.1',
       port,
       ...(opts.log ? { log: err } : {}),
+      ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    const usage = await seedUsageError(e, opts.demo ? 'the demo data set' : `seed file ${opts.seed}`);
+    if (usage) throw usage;
     if (e instanceof DataDirLockedError) throw new Error(e.message);
     if (code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use; pass --port 0 to pick a free one`);
     if (code === 'EACCES') throw new Error(`not allowed to listen on port ${port}; pick a port above 1023`);
@@ -60,10 +96,13 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   });
 
   ctx.io.stdout.write(`pctl serve listening on ${server.url} (data: ${dataDir})\n`);
+  if (opts.demo && !server.seeded) err(`Notice: ${dataDir} already holds data; starting with it as it is (the demo data set loads only into an empty data dir; pctl serve reset --data ${dataDir} --yes empties it).`);
+  else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
   err(`Profile "local" points at it. Try, in another terminal:`);
   err(`  pctl groups list                  # or: PCTL_API_URL=${server.url} PCTL_TOKEN=$(cat ${join(dataDir, 'owner.token')}) pctl groups list`);
   err(`  pctl groups list --descendants-of ${server.organizationUid}`);
+  if (seed) err(`  pctl repos list --descendants-of ${server.organizationUid}    pctl advisories list`);
   err('Press Ctrl-C to stop.');
 
   await new Promise<void>((resolve) => {
@@ -81,11 +120,25 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   return 0;
 }
 
-export async function runExport(_ctx: Context, _opts: { data?: string }): Promise<number> {
-  throw new UsageError('pctl serve export is not implemented yet');
+/** Prints the data of a data dir as a seed document (YAML), without the bootstrap owner. */
+export async function runExport(ctx: Context, opts: { data?: string }): Promise<number> {
+  const dataDir = await resolveDataDir(ctx, opts.data);
+  if (!existsSync(join(dataDir, 'pctl.db'))) throw new Error(`${dataDir} holds no pctl data (no pctl.db); nothing to export`);
+  const { Store } = await import('../../../server/store/store.js');
+  const { exportSeed, seedToYaml } = await import('../../../server/seed.js');
+  // Reading while a serve runs on the same dir is fine: SQLite WAL lets readers be.
+  const store = new Store(dataDir);
+  let doc;
+  try {
+    doc = store.transaction(() => exportSeed(store));
+  } finally {
+    store.close();
+  }
+  ctx.io.stdout.write(await seedToYaml(doc));
+  return 0;
 }
 
-/** Empties a data dir (after confirmation); the next start bootstraps it afresh. */
+/** Empties a data dir (after confirmation) and bootstraps it again: a new organization; the owner token follows at the next start. */
 export async function runReset(ctx: Context, opts: { data?: string; yes?: boolean }): Promise<number> {
   const dataDir = await resolveDataDir(ctx, opts.data);
   if (!existsSync(join(dataDir, 'pctl.db'))) {
@@ -99,13 +152,37 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
       return 2;
     }
   }
-  const { lockDataDir } = await import('../../../server/lock.js');
-  const unlock = lockDataDir(dataDir);
+  const { lockDataDir, DataDirLockedError } = await import('../../../server/lock.js');
+  const { Store } = await import('../../../server/store/store.js');
+  const { bootstrap } = await import('../../../server/bootstrap.js');
+  let unlock: () => void;
   try {
-    for (const file of ['pctl.db', 'pctl.db-wal', 'pctl.db-shm', 'owner.token']) rmSync(join(dataDir, file), { force: true });
+    unlock = lockDataDir(dataDir);
+  } catch (e) {
+    if (e instanceof DataDirLockedError) throw new Error(`${e.message} (stop it before reset)`);
+    throw e;
+  }
+  let organization: string;
+  try {
+    let issuer = 'http://127.0.0.1:8700';
+    const old = new Store(dataDir);
+    try {
+      issuer = old.getMeta('issuer') ?? issuer;
+    } finally {
+      old.close();
+    }
+    // The signing key goes too, so tokens issued before the reset stop working.
+    for (const file of ['pctl.db', 'pctl.db-wal', 'pctl.db-shm', 'owner.token', 'signing-key.jwk']) rmSync(join(dataDir, file), { force: true });
+    const store = new Store(dataDir);
+    try {
+      bootstrap(store, { issuer, clock: () => ctx.clock.now().getTime() });
+      organization = store.getMeta('organization')!;
+    } finally {
+      store.close();
+    }
   } finally {
     unlock();
   }
-  ctx.io.stderr.write(`Erased ${dataDir}; the next pctl serve bootstraps a new organization and owner token.\n`);
+  ctx.io.stderr.write(`Erased ${dataDir} and bootstrapped it again: organization ${organization}; the next pctl serve writes a new owner token to ${join(dataDir, 'owner.token')}.\n`);
   return 0;
 }
