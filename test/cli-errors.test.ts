@@ -1,0 +1,153 @@
+// Errors and exit codes, as CLI-CONTRACT.md states them: one `error:` line on stderr (plus
+// violations), nothing on stdout, 0/1/2/3/4, no stack unless --debug, fast on a dead server.
+import test from 'ava';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiError } from '../src/api/errors.js';
+import { closeAgent } from '../src/client/http.js';
+import { exitCodeFor, NetworkError, UsageError } from '../src/cli/errors.js';
+import { cli, lines } from './helpers/cli.js';
+import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+
+let srv: TestServer;
+let pctl: ReturnType<typeof cli>;
+
+test.before(async () => {
+  srv = await startTestServer();
+  pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+});
+
+test.after.always(async () => {
+  await closeAgent();
+  await srv?.dispose();
+});
+
+test('exit 0: success', async (t) => {
+  const r = await pctl(['groups', 'list']);
+  t.is(r.code, 0);
+  t.is(r.stderr, '');
+});
+
+test('exit 2: usage errors, before any request', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['groups', 'list', '--bogus'], /^error: unknown option '--bogus'/],
+    [['groups', 'frobnicate'], /^error: unknown command 'frobnicate'/],
+    [['groups', 'list', '-o', 'xml'], /^error: option '-o, --output <format>' argument 'xml' is invalid/],
+    [['groups', 'list', '--limit', '0'], /^error: option '--limit <n>' argument '0' is invalid/],
+    [['groups', 'list', '--page-size', '500'], /must be an integer from 1 to 200/],
+    [['groups', 'list', '--timeout', 'soon'], /must be a duration/],
+    [['groups', 'get'], /^error: missing required argument 'uid'/],
+    [['groups', 'create', 'x'], /^error: required option '--parent <uid>' not specified/],
+    [['identities', 'list', '--group', 'a', '--children-of', 'b'], /cannot be used with option/],
+  ];
+  for (const [argv, message] of cases) {
+    const r = await pctl([...argv, '--debug']);
+    t.is(r.code, 2, argv.join(' '));
+    t.is(r.stdout, '', argv.join(' '));
+    t.regex(r.stderr, message, argv.join(' '));
+    t.notRegex(r.stderr, /^> /m, 'no request was sent');
+  }
+});
+
+test('a command group without a verb prints its help on stderr (exit 2); --help is exit 0 on stdout', async (t) => {
+  const bare = await pctl(['groups']);
+  t.is(bare.code, 2);
+  t.is(bare.stdout, '');
+  t.regex(bare.stderr, /Usage: pctl groups/);
+
+  const help = await pctl(['groups', 'list', '--help']);
+  t.is(help.code, 0);
+  t.regex(help.stdout, /--descendants-of <uid>/);
+  t.regex(help.stdout, /--page-size <n>/);
+  t.is(help.stderr, '');
+
+  const version = await pctl(['--version']);
+  t.is(version.code, 0);
+  t.regex(version.stdout, /^\d+\.\d+\.\d+\n$/);
+});
+
+test('exit 3: not found', async (t) => {
+  const r = await pctl(['groups', 'get', `${srv.organizationUid}/0000000000000000`]);
+  t.is(r.code, 3);
+  t.is(r.stdout, '');
+  t.is(lines(r.stderr).length, 1);
+  t.regex(r.stderr, /^error: Group not found: /);
+});
+
+test('exit 4: a bad token', async (t) => {
+  const r = await pctl(['groups', 'list'], { env: { PCTL_TOKEN: 'not-a-token' } });
+  t.is(r.code, 4);
+  t.is(r.stdout, '');
+  t.regex(r.stderr, /^error: /);
+  const none = await pctl(['groups', 'list'], { env: { PCTL_TOKEN: '' } });
+  t.is(none.code, 4, 'no token at all');
+});
+
+test('exit 1: a failed request (failed precondition) with its violations', async (t) => {
+  const org = srv.organizationUid;
+  const r = await pctl(['groups', 'delete', org, '--yes']);
+  t.is(r.code, 1);
+  t.is(r.stdout, '');
+  t.regex(lines(r.stderr)[0]!, /^error: /);
+  t.regex(lines(r.stderr)[1]!, /^ {2}RESOURCE_NOT_EMPTY: /);
+});
+
+test('exit 1: an unreachable server, with one clear line, fast', async (t) => {
+  // A port that was just free: connection refused.
+  const probe = http.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+
+  const r = await pctl(['groups', 'list', '--api-url', `http://127.0.0.1:${port}`]);
+  t.is(r.code, 1);
+  t.is(r.stdout, '');
+  t.is(r.stderr, `error: cannot connect to http://127.0.0.1:${port}: connection refused (is the server running?)\n`);
+  t.true(r.ms < 5000, `${r.ms} ms`);
+});
+
+test('exit 1: a server that does not answer, within --timeout', async (t) => {
+  const sockets = new Set<import('node:net').Socket>();
+  const silent = http.createServer(() => {
+    /* never answers */
+  });
+  silent.on('connection', (s) => sockets.add(s));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+    silent.close();
+  });
+  const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  const r = await pctl(['groups', 'list', '--api-url', url, '--timeout', '500ms']);
+  t.is(r.code, 1);
+  t.is(r.stdout, '');
+  t.is(r.stderr, `error: request to ${url} timed out after 500ms\n`);
+  t.true(r.ms < 3000, `${r.ms} ms`);
+});
+
+test('no stack trace unless --debug', async (t) => {
+  const quiet = await pctl(['groups', 'list', '--api-url', 'http://127.0.0.1:1']);
+  t.is(lines(quiet.stderr).length, 1);
+  t.notRegex(quiet.stderr, /\n\s+at /);
+  const loud = await pctl(['groups', 'list', '--api-url', 'http://127.0.0.1:1', '--debug']);
+  t.regex(loud.stderr, /\n\s+at /);
+});
+
+test('no API URL anywhere is a usage error that says what to do', async (t) => {
+  const r = await pctl(['groups', 'list'], { env: { PCTL_API_URL: '', PCTL_CONFIG_DIR: tempDir('pctl-empty-cfg-') } });
+  t.is(r.code, 2);
+  t.regex(r.stderr, /^error: no API URL configured: start a local server with `pctl serve`/);
+  const bad = await pctl(['groups', 'list', '--api-url', 'ftp://x']);
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /^error: Invalid argument: api-url: must be an http or https URL/);
+});
+
+test('exit code mapping: API codes 5 → 3, 16 and 7 → 4, others → 1', (t) => {
+  t.is(exitCodeFor(new ApiError(5, 'x')), 3);
+  t.is(exitCodeFor(new ApiError(16, 'x')), 4);
+  t.is(exitCodeFor(new ApiError(7, 'x')), 4);
+  for (const code of [2, 3, 6, 8, 9, 13, 14]) t.is(exitCodeFor(new ApiError(code, 'x')), 1, String(code));
+  t.is(exitCodeFor(new UsageError('x')), 2);
+  t.is(exitCodeFor(new NetworkError('x')), 1);
+  t.is(exitCodeFor(new Error('x')), 1);
+});
