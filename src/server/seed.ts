@@ -151,7 +151,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type') {
-    if (issue.input === undefined) return 'is required';
+    if (issue.message.endsWith('received undefined')) return 'is required';
     const what = issue.expected === 'object' ? 'an object' : issue.expected === 'array' ? 'a list' : `a ${issue.expected}`;
     return `must be ${what}`;
   }
@@ -204,7 +204,10 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
     checkUnique(g.groups, (c) => c.name, `${path}.groups`, 'same name under one parent', out);
     checkUnique(g.identities, (i) => i.name, `${path}.identities`, 'same name in one group', out);
     checkUnique(g.repos, (r) => r.name, `${path}.repos`, 'same name in one group', out);
-    identitiesByGroupPath.set(namePath, new Set((g.identities ?? []).map((i) => i.name)));
+    // (A duplicate group name is reported above; its identities still count for references.)
+    const names = identitiesByGroupPath.get(namePath) ?? new Set<string>();
+    for (const i of g.identities ?? []) names.add(i.name);
+    identitiesByGroupPath.set(namePath, names);
     (g.identities ?? []).forEach((identity, i) => {
       const key = claimKey(identity.claimMatch.issuer, identity.claimMatch.subject);
       const first = claims.get(key);
