@@ -324,7 +324,8 @@ test('data persists across restarts, and a second serve on the same data dir is 
   const second = await startTestServer({ dataDir });
   t.teardown(() => second.dispose());
   t.is(second.organizationUid, first.organizationUid, 'no second bootstrap');
-  t.is(second.ownerToken, first.ownerToken);
+  t.is(second.ownerIdentityUid, first.ownerIdentityUid);
+  t.is(readFileSync(join(dataDir, 'owner.token'), 'utf8').trim(), second.ownerToken, 'a token for the new URL is in owner.token');
   const got = await second.call('GET', `${G}/${g.uid}`);
   t.is(got.status, 200);
   t.is(got.json.name, 'durable');

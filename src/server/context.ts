@@ -2,6 +2,9 @@
 import type { z } from 'zod';
 import { invalidArgument, notFound } from '../api/errors.js';
 import { zodViolations } from '../api/schemas.js';
+import type { Capability } from '../api/capabilities.js';
+import type { Authorizer } from './auth/authorize.js';
+import type { Principal } from './http.js';
 import type { ListEngine, ListOptions } from './list.js';
 import { timestamp } from './models.js';
 import type { Kind, Record_, Store } from './store/store.js';
@@ -11,6 +14,8 @@ export interface ServerContext {
   lists: ListEngine;
   /** Milliseconds since the epoch; injected so tests can move time. */
   clock: () => number;
+  /** Role-binding authorization: who may do what where. */
+  authz: Authorizer;
 }
 
 export function now(ctx: ServerContext): string {
@@ -29,6 +34,15 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown, extra: 
 export function mustGet(ctx: ServerContext, kind: Kind, label: string, uid: string, field?: string): Record_ {
   const rec = ctx.store.get(uid, kind);
   if (!rec) throw notFound(label, uid, field);
+  return rec;
+}
+
+/** 404 when the resource does not exist, then 403 when the caller may not use `capability` on it. */
+export function authorize(
+  ctx: ServerContext, principal: Principal, capability: Capability, kind: Kind, label: string, uid: string, field?: string,
+): Record_ {
+  const rec = mustGet(ctx, kind, label, uid, field);
+  ctx.authz.require(principal, capability, uid);
   return rec;
 }
 

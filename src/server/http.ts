@@ -48,7 +48,7 @@ export type PublicRoutes = Record<string, Handler>;
 export interface HttpOptions {
   routes: ResourceRoutes[];
   publicRoutes?: PublicRoutes;
-  authenticate: (authorization: string | undefined) => Principal;
+  authenticate: (authorization: string | undefined) => Principal | Promise<Principal>;
   log?: (line: string) => void;
 }
 
@@ -87,7 +87,7 @@ async function handle(req: http.IncomingMessage, opts: HttpOptions, byPath: Map<
   const publicHandler = opts.publicRoutes?.[`${method} ${path}`];
   if (publicHandler) return publicHandler(makeRequest(req, method, path, query, '', { identityUid: '' }));
 
-  const principal = opts.authenticate(req.headers.authorization);
+  const principal = await opts.authenticate(req.headers.authorization);
 
   const { routes, uid } = matchRoute(path, byPath);
   if (!routes) {

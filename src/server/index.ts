@@ -3,10 +3,15 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
-import { ensureOwnerToken, ownerTokenAuthenticator } from './auth/owner-token.js';
+import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './auth/authenticate.js';
+import { Authorizer } from './auth/authorize.js';
+import { loadSigningKey, TokenVerifier } from './auth/tokens.js';
+import { oidcRoutes } from './routes/oidc.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import type { ServerContext } from './context.js';
-import { createHttpServer, type ResourceRoutes } from './http.js';
+import { createHttpServer, type Principal, type ResourceRoutes } from './http.js';
+import type { JWK } from 'jose';
+import { unauthenticated } from '../api/errors.js';
 import { ListEngine } from './list.js';
 import { lockDataDir } from './lock.js';
 import { iamRoutes } from './routes/iam.js';
@@ -28,6 +33,8 @@ export interface ServeOptions {
   seed?: SeedDocument;
   /** A seed and a data dir that already holds data: 'error' (default) refuses to start, 'keep' starts with the data as it is. */
   seedIfNotEmpty?: 'error' | 'keep';
+  /** Other token issuers accepted offline: issuer URL → its JWKS (`--trust-issuer URL=JWKS_FILE`). */
+  trustedIssuers?: Record<string, { keys: JWK[] }>;
 }
 
 export interface RunningServer {
@@ -42,6 +49,8 @@ export interface RunningServer {
   seeded: boolean;
   store: Store;
   http: http.Server;
+  /** A token for an identity whose claimMatch.issuer is this server (what `pctl serve token` prints). */
+  issueToken(identityUid: string, ttlSeconds?: number): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -56,14 +65,23 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const seed = opts.seed ? validateSeed(opts.seed) : undefined;
     store = new Store(opts.dataDir);
     if (seed && !store.isEmpty() && (opts.seedIfNotEmpty ?? 'error') === 'error') throw new DataDirNotEmptyError(opts.dataDir);
-    const ctx: ServerContext = { store, lists: new ListEngine(store, clock), clock };
+    const openedStore = store;
+    const key = await loadSigningKey(opts.dataDir);
+    const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', clock);
+    for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
+    const ctx: ServerContext = { store, lists: new ListEngine(store, clock), clock, authz: new Authorizer(store) };
     const routes: ResourceRoutes[] = [...iamRoutes(ctx), ...registryRoutes(ctx), ...vulnerabilityRoutes(ctx)];
 
     // Authentication is settled once bootstrap has run; until then every request is refused.
-    let authenticate: (h: string | undefined) => { identityUid: string } = () => {
-      throw new Error('not ready');
+    let authenticate: (h: string | undefined) => Promise<Principal> = async () => {
+      throw unauthenticated('The server is starting; try again in a moment');
     };
-    const server = createHttpServer({ routes, authenticate: (h) => authenticate(h), ...(opts.log ? { log: opts.log } : {}) });
+    const server = createHttpServer({
+      routes,
+      publicRoutes: oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
+      authenticate: (h) => authenticate(h),
+      ...(opts.log ? { log: opts.log } : {}),
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(opts.port ?? 8700, host, () => {
@@ -78,8 +96,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const seeded = Boolean(seed) && store.isEmpty();
     if (store.isEmpty()) bootstrap(store, { issuer: url, clock, ...(seed ? { seed } : {}) });
     else followIssuer(store, url);
-    const ownerToken = ensureOwnerToken(store, opts.dataDir);
-    authenticate = ownerTokenAuthenticator(store);
+    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, url, clock);
+    authenticate = bearerAuthenticator(store, verifier, clock);
 
     const openStore = store;
     let closing: Promise<void> | undefined;
@@ -88,6 +106,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       organizationUid: store.getMeta('organization')!,
       ownerIdentityUid: store.getMeta('owner_identity')!,
       http: server,
+      issueToken: async (identityUid, ttlSeconds = 3600) => (await issueIdentityToken(openStore, key, identityUid, ttlSeconds, clock)).token,
       close: () => (closing ??= new Promise<void>((resolve) => {
         server.close(() => {
           openStore.close();

@@ -1,9 +1,11 @@
 // /iam/v2/: groups, identities, roles and role bindings.
-import { alreadyExists, failedPrecondition, invalidArgument, invalidField, notFound, type FieldViolation } from '../../api/errors.js';
+import { BUILTIN_ROLES, CAPABILITIES, type Capability } from '../../api/capabilities.js';
+import { alreadyExists, ApiError, Code, failedPrecondition, invalidArgument, invalidField, notFound, type FieldViolation } from '../../api/errors.js';
 import * as R from '../../api/resources.js';
 import * as S from '../../api/schemas.js';
-import { listResponse, mustGet, now, parseBody, type ServerContext } from '../context.js';
-import type { ResourceRoutes } from '../http.js';
+import { authorize, listResponse, mustGet, now, parseBody, type ServerContext } from '../context.js';
+import { permissionDenied, within } from '../auth/authorize.js';
+import type { Principal, ResourceRoutes } from '../http.js';
 import { groupToWire, identityToWire, newChildUid, roleBindingToWire, roleToWire } from '../models.js';
 import type { Kind, Record_ } from '../store/store.js';
 import { resolveChanges, stringChange } from '../update.js';
@@ -41,17 +43,49 @@ function ensureEmpty(ctx: ServerContext, group: Record_): void {
   ]);
 }
 
+function updateMask(query: URLSearchParams): string | null {
+  return query.get('updateMask') ?? query.get('update_mask');
+}
+
+function roleCapabilities(role: Record_): string[] {
+  return Array.isArray(role.data.capabilities) ? (role.data.capabilities as string[]) : [];
+}
+
+/** Capability names must be known ones; each unknown name is its own violation. */
+function checkCapabilityNames(names: string[]): void {
+  const known = new Set<string>(CAPABILITIES);
+  const violations = names
+    .map((name, i) => ({ name, i }))
+    .filter(({ name }) => !known.has(name))
+    .map(({ name, i }) => ({ field: `capabilities[${i}]`, description: `${JSON.stringify(name)} is not a known capability` }));
+  if (violations.length) throw invalidArgument(violations);
+}
+
 export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
-  const { store } = ctx;
+  const { store, authz } = ctx;
+
+  function ensureHolds(principal: Principal, groupUid: string, capabilities: string[], what: string): void {
+    const held = authz.capabilitiesOn(principal, groupUid);
+    const missing = capabilities.filter((c) => !held.has(c));
+    if (missing.length) {
+      throw new ApiError(Code.PERMISSION_DENIED, `Permission denied: to ${what} you must hold ${missing.join(', ')} on ${groupUid}`, {
+        reason: 'PERMISSION_DENIED',
+        metadata: { capability: missing.join(','), resource: groupUid },
+      });
+    }
+  }
 
   const groups: ResourceRoutes = {
     path: R.groups.path,
-    list: (req) => listResponse(ctx, 'groups', req.query, { kind: 'group' }, groupToWire),
-    get: (req) => ({ body: groupToWire(mustGet(ctx, 'group', 'Group', req.uid)) }),
+    list: (req) => listResponse(ctx, 'groups', req.query, { kind: 'group', scope: authz.scope(req.principal, 'groups.list') }, groupToWire),
+    get: (req) => {
+      return { body: groupToWire(authorize(ctx, req.principal, 'groups.list', 'group', 'Group', req.uid)) };
+    },
     create: async (req) => {
       const raw = await req.json();
       const nameProblem = groupNameViolation((raw as { group?: { name?: unknown } } | null)?.group?.name);
       const body = parseBody(S.CreateGroupBody, raw, nameProblem ? [nameProblem] : []);
+      authorize(ctx, req.principal, 'groups.create', 'group', 'Group', body.parent, 'parent');
       const t = now(ctx);
       const rec: Record_ = {
         uid: '', kind: 'group', parent: body.parent, name: body.group.name, altKey: null, createTime: t, updateTime: t,
@@ -65,7 +99,8 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       return { body: groupToWire(rec) };
     },
     update: async (req) => {
-      const changes = resolveChanges(await req.json(), req.query.get('updateMask') ?? req.query.get('update_mask'), R.groups);
+      authorize(ctx, req.principal, 'groups.update', 'group', 'Group', req.uid);
+      const changes = resolveChanges(await req.json(), updateMask(req.query), R.groups);
       const name = stringChange(changes, 'name');
       const description = stringChange(changes, 'description');
       if (name !== undefined) {
@@ -85,6 +120,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       };
     },
     remove: (req) => {
+      authorize(ctx, req.principal, 'groups.delete', 'group', 'Group', req.uid);
       store.transaction(() => {
         const rec = mustGet(ctx, 'group', 'Group', req.uid);
         ensureEmpty(ctx, rec);
@@ -96,10 +132,13 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
 
   const identities: ResourceRoutes = {
     path: R.identities.path,
-    list: (req) => listResponse(ctx, 'identities', req.query, { kind: 'identity' }, identityToWire),
-    get: (req) => ({ body: identityToWire(mustGet(ctx, 'identity', 'Identity', req.uid)) }),
+    list: (req) => listResponse(ctx, 'identities', req.query, { kind: 'identity', scope: authz.scope(req.principal, 'identity.list') }, identityToWire),
+    get: (req) => {
+      return { body: identityToWire(authorize(ctx, req.principal, 'identity.list', 'identity', 'Identity', req.uid)) };
+    },
     create: async (req) => {
       const body = parseBody(S.CreateIdentityBody, await req.json());
+      authorize(ctx, req.principal, 'identity.create', 'group', 'Group', body.parent, 'parent');
       const { issuer, subject } = body.identity.claimMatch;
       checkIssuer(issuer);
       const t = now(ctx);
@@ -117,7 +156,8 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       return { body: identityToWire(rec) };
     },
     update: async (req) => {
-      const changes = resolveChanges(await req.json(), req.query.get('updateMask') ?? req.query.get('update_mask'), R.identities);
+      authorize(ctx, req.principal, 'identity.update', 'identity', 'Identity', req.uid);
+      const changes = resolveChanges(await req.json(), updateMask(req.query), R.identities);
       const name = stringChange(changes, 'name');
       const description = stringChange(changes, 'description');
       const issuer = stringChange(changes, 'claimMatch.issuer');
@@ -145,6 +185,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       };
     },
     remove: (req) => {
+      authorize(ctx, req.principal, 'identity.delete', 'identity', 'Identity', req.uid);
       store.transaction(() => {
         const rec = mustGet(ctx, 'identity', 'Identity', req.uid);
         // A binding of a deleted identity grants nothing; it goes with the identity.
@@ -163,19 +204,112 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       .filter(Boolean);
   }
 
+  /** Built-in roles are outside the hierarchy: anyone holding roles.list somewhere sees them. */
+  function requireRoleVisible(principal: Principal, uid: string): void {
+    const builtin = !uid.includes('/');
+    if (builtin ? !authz.canAnywhere(principal, 'roles.list') : !authz.can(principal, 'roles.list', uid)) {
+      throw permissionDenied('roles.list', uid);
+    }
+  }
+
+
   const roles: ResourceRoutes = {
     path: R.roles.path,
-    list: (req) => listResponse(ctx, 'roles', req.query, { kind: 'role' }, roleToWire),
-    get: (req) => ({ body: roleToWire(mustGet(ctx, 'role', 'Role', req.uid)) }),
+    list: (req) => listResponse(ctx, 'roles', req.query, { kind: 'role', scope: authz.scope(req.principal, 'roles.list', true) }, roleToWire),
+    get: (req) => {
+      const rec = mustGet(ctx, 'role', 'Role', req.uid);
+      requireRoleVisible(req.principal, req.uid);
+      return { body: roleToWire(rec) };
+    },
+    create: async (req) => {
+      const body = parseBody(S.CreateRoleBody, await req.json());
+      const { name, description, capabilities } = body.role;
+      checkCapabilityNames(capabilities);
+      authorize(ctx, req.principal, 'roles.create', 'group', 'Group', body.parent, 'parent');
+      ensureHolds(req.principal, body.parent, capabilities, 'create a role with these capabilities');
+      if (BUILTIN_ROLES.some((r) => r.name === name)) throw alreadyExists(`${name} is the name of a built-in role`);
+      const t = now(ctx);
+      const rec: Record_ = {
+        uid: '', kind: 'role', parent: body.parent, name, altKey: null, createTime: t, updateTime: t,
+        data: { description: description ?? '', capabilities: [...new Set(capabilities)] },
+      };
+      store.transaction(() => {
+        mustGet(ctx, 'group', 'Group', body.parent, 'parent');
+        rec.uid = newChildUid(body.parent);
+        store.insert(rec);
+      });
+      return { body: roleToWire(rec) };
+    },
+    update: async (req) => {
+      const role = builtinGuard(req.uid, 'roles.update', req.principal);
+      const changes = resolveChanges(await req.json(), updateMask(req.query), R.roles);
+      const name = stringChange(changes, 'name');
+      const description = stringChange(changes, 'description');
+      let capabilities: string[] | undefined;
+      if (changes.has('capabilities')) {
+        const raw = changes.get('capabilities') ?? [];
+        if (!Array.isArray(raw) || raw.some((c) => typeof c !== 'string')) throw invalidField('capabilities', 'must be an array of strings');
+        capabilities = [...new Set(raw as string[])];
+        checkCapabilityNames(capabilities);
+        ensureHolds(req.principal, role.parent!, capabilities, 'give a role these capabilities');
+      }
+      if (name === '') throw invalidField('name', 'must not be empty');
+      if (name && BUILTIN_ROLES.some((r) => r.name === name)) throw alreadyExists(`${name} is the name of a built-in role`);
+      return {
+        body: roleToWire(store.transaction(() => {
+          const rec = mustGet(ctx, 'role', 'Role', req.uid);
+          if (changes.size === 0) return rec;
+          if (name !== undefined) rec.name = name;
+          if (description !== undefined) rec.data.description = description;
+          if (capabilities !== undefined) rec.data.capabilities = capabilities;
+          rec.updateTime = now(ctx);
+          store.update(rec);
+          return rec;
+        })),
+      };
+    },
+    remove: (req) => {
+      builtinGuard(req.uid, 'roles.delete', req.principal);
+      store.transaction(() => {
+        const rec = mustGet(ctx, 'role', 'Role', req.uid);
+        const inUse = store.db.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'roleBinding' AND alt_key LIKE ? ESCAPE '!'")
+          .get(`%\n${rec.uid.replace(/[!%_]/g, '!$&')}`) as { n: number };
+        if (inUse.n > 0) {
+          throw failedPrecondition(`Role ${rec.name} is still bound by ${inUse.n} role binding${inUse.n === 1 ? '' : 's'}; delete them first`, [
+            { type: 'RESOURCE_IN_USE', subject: rec.uid, description: `the role is bound by ${inUse.n} role binding(s)` },
+          ]);
+        }
+        store.remove(rec.uid);
+      });
+      return {};
+    },
   };
+
+  /** Built-in roles are read-only (code 9); custom roles need the capability on their own uid. */
+  function builtinGuard(uid: string, capability: Capability, principal: Principal): Record_ {
+    const rec = mustGet(ctx, 'role', 'Role', uid);
+    if (!rec.parent) {
+      throw failedPrecondition(`Role ${rec.name} is built in and cannot be changed`, [
+        { type: 'BUILTIN_ROLE', subject: uid, description: 'built-in roles are read-only; create a custom role instead' },
+      ]);
+    }
+    authz.require(principal, capability, uid);
+    return rec;
+  }
 
   const roleBindings: ResourceRoutes = {
     path: R.roleBindings.path,
-    list: (req) => listResponse(ctx, 'roleBindings', req.query, { kind: 'roleBinding' }, (r) => roleBindingToWire(r, store)),
-    get: (req) => ({ body: roleBindingToWire(mustGet(ctx, 'roleBinding', 'RoleBinding', req.uid), store) }),
+    list: (req) => listResponse(
+      ctx, 'roleBindings', req.query, { kind: 'roleBinding', scope: authz.scope(req.principal, 'role_bindings.list') },
+      (r) => roleBindingToWire(r, store),
+    ),
+    get: (req) => {
+      return { body: roleBindingToWire(authorize(ctx, req.principal, 'role_bindings.list', 'roleBinding', 'RoleBinding', req.uid), store) };
+    },
     create: async (req) => {
       const body = parseBody(S.CreateRoleBindingBody, await req.json());
       const { identityUid, roleUid } = body.roleBinding;
+      authorize(ctx, req.principal, 'role_bindings.create', 'group', 'Group', body.parent, 'parent');
       const t = now(ctx);
       const rec: Record_ = {
         uid: '', kind: 'roleBinding', parent: body.parent, name: '', altKey: `${identityUid}\n${roleUid}`,
@@ -186,6 +320,11 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         if (!store.get(identityUid, 'identity')) throw notFound('Identity', identityUid, 'identityUid');
         const role = store.get(roleUid, 'role');
         if (!role) throw notFound('Role', roleUid, 'roleUid');
+        if (role.parent && !within(body.parent, role.parent)) {
+          throw invalidField('roleUid', `role ${role.name} is defined on group ${role.parent} and can only be bound there or below`);
+        }
+        // No escalation: nobody grants what they do not hold themselves.
+        ensureHolds(req.principal, body.parent, roleCapabilities(role), 'bind this role');
         const duplicate = store.findByAltKey('roleBinding', rec.altKey!).find((b) => b.parent === body.parent);
         if (duplicate) throw alreadyExists(`This identity already has this role on this group: ${duplicate.uid}`);
         rec.uid = newChildUid(body.parent);
@@ -196,6 +335,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       return { body: roleBindingToWire(rec, store) };
     },
     remove: (req) => {
+      authorize(ctx, req.principal, 'role_bindings.delete', 'roleBinding', 'RoleBinding', req.uid);
       store.transaction(() => {
         mustGet(ctx, 'roleBinding', 'RoleBinding', req.uid);
         store.remove(req.uid);

@@ -1,0 +1,101 @@
+// Who is calling: the bearer token must verify (signature, exp, iss, aud) and its iss + sub
+// must equal exactly one identity's claimMatch. The owner's token lives in DIR/owner.token.
+import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { invalidField, notFound, unauthenticated } from '../../api/errors.js';
+import type { Principal } from '../http.js';
+import { claimKey } from '../routes/iam.js';
+import { timestamp } from '../models.js';
+import type { Store } from '../store/store.js';
+import { mintToken, type SigningKey, type TokenVerifier } from './tokens.js';
+
+const OWNER_TOKEN_TTL_S = 365 * 24 * 3600;
+const RENEW_BEFORE_MS = 24 * 3600 * 1000;
+/** lastSeenTime is written at most this often per identity (it is a durable write). */
+const LAST_SEEN_EVERY_MS = 60_000;
+
+export function ownerTokenPath(dataDir: string): string {
+  return join(dataDir, 'owner.token');
+}
+
+/**
+ * The owner's token: kept while it still verifies for long enough, otherwise (first start,
+ * new issuer URL, deleted file, near expiry) minted afresh. Whoever can write the data dir is
+ * the administrator, so this needs no other credential.
+ */
+export async function ensureOwnerToken(
+  store: Store, dataDir: string, key: SigningKey, verifier: TokenVerifier, issuer: string, clock: () => number,
+): Promise<string> {
+  const file = ownerTokenPath(dataDir);
+  const existing = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  if (existing) {
+    try {
+      const v = await verifier.verify(existing);
+      if (v.sub === ownerSubject(store) && v.exp * 1000 - clock() > RENEW_BEFORE_MS) {
+        chmodSync(file, 0o600);
+        return existing;
+      }
+    } catch {
+      // re-minted below
+    }
+  }
+  const token = await mintToken(key, { issuer, subject: ownerSubject(store), ttlSeconds: OWNER_TOKEN_TTL_S, now: clock() });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return token;
+}
+
+function ownerSubject(store: Store): string {
+  const owner = store.get(store.getMeta('owner_identity') ?? '', 'identity');
+  return (owner?.data.claimMatch as { subject?: string } | undefined)?.subject ?? 'owner';
+}
+
+export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock: () => number) {
+  const lastSeenWritten = new Map<string, number>();
+  return async (authorization: string | undefined): Promise<Principal> => {
+    if (!authorization) throw unauthenticated('Missing Authorization header: send "Authorization: Bearer <token>"');
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!m) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"');
+    const { iss, sub } = await verifier.verify(m[1]!);
+    const matches = store.findByAltKey('identity', claimKey(iss, sub));
+    if (matches.length !== 1) {
+      throw unauthenticated(`No identity matches this token (issuer ${JSON.stringify(iss)}, subject ${JSON.stringify(sub)}); create one whose claimMatch equals them exactly`);
+    }
+    const identity = matches[0]!;
+    const now = clock();
+    if (now - (lastSeenWritten.get(identity.uid) ?? 0) >= LAST_SEEN_EVERY_MS) {
+      lastSeenWritten.set(identity.uid, now);
+      identity.data.lastSeenTime = timestamp(now);
+      // Not an update of the resource by a user: updateTime stays.
+      store.update(identity);
+    }
+    return { identityUid: identity.uid };
+  };
+}
+
+/** The owner token for a data dir that no server is running on (serve reset). */
+export async function writeOwnerToken(store: Store, dataDir: string, clock: () => number): Promise<string> {
+  const { loadSigningKey, TokenVerifier } = await import('./tokens.js');
+  const key = await loadSigningKey(dataDir);
+  const issuer = store.getMeta('issuer') ?? '';
+  return ensureOwnerToken(store, dataDir, key, new TokenVerifier(key, () => issuer, clock), issuer, clock);
+}
+
+/**
+ * A token for an identity that names serve's own issuer (`pctl serve token`). The caller
+ * proves nothing beyond access to the data dir, which is the administrator's credential.
+ */
+export async function issueIdentityToken(
+  store: Store, key: SigningKey, identityUid: string, ttlSeconds: number, clock: () => number,
+): Promise<{ token: string; expiresAt: string }> {
+  const identity = store.get(identityUid, 'identity');
+  if (!identity) throw notFound('Identity', identityUid);
+  const issuer = store.getMeta('issuer') ?? '';
+  const claim = identity.data.claimMatch as { issuer: string; subject: string };
+  if (claim.issuer !== issuer) {
+    throw invalidField('identity', `its claimMatch.issuer is ${claim.issuer}, not this server's issuer ${issuer}; only identities of this issuer can get tokens here`);
+  }
+  const now = clock();
+  const token = await mintToken(key, { issuer, subject: claim.subject, ttlSeconds, now });
+  return { token, expiresAt: timestamp(now + ttlSeconds * 1000) };
+}

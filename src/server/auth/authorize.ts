@@ -1,0 +1,101 @@
+// What a caller may do: a binding of identity I to role R on group G grants R's
+// capabilities on G and everything below it (every resource whose uid starts with G/).
+import { ApiError, Code } from '../../api/errors.js';
+import type { Capability } from '../../api/capabilities.js';
+import type { Principal } from '../http.js';
+import type { Store } from '../store/store.js';
+
+/** Capabilities by the group they were granted on. */
+type Grants = Map<string, Set<string>>;
+
+export interface Scope { sql: string; params: unknown[]; key: string }
+
+export function permissionDenied(capability: string, target: string): ApiError {
+  return new ApiError(Code.PERMISSION_DENIED, `Permission denied: ${capability} is required on ${target}`, {
+    reason: 'PERMISSION_DENIED',
+    metadata: { capability, resource: target },
+  });
+}
+
+/** Whether uid is the group itself or lies below it. */
+export function within(uid: string, groupUid: string): boolean {
+  return uid === groupUid || uid.startsWith(`${groupUid}/`);
+}
+
+export class Authorizer {
+  private cache = new Map<string, { version: number; grants: Grants }>();
+
+  constructor(private readonly store: Store) {}
+
+  /** The caller's grants, recomputed after any write (bindings and roles change rarely, reads often). */
+  grants(identityUid: string): Grants {
+    const hit = this.cache.get(identityUid);
+    if (hit && hit.version === this.store.writeVersion) return hit.grants;
+    const grants: Grants = new Map();
+    const rows = this.store.db
+      .prepare("SELECT parent, data FROM resources WHERE kind = 'roleBinding' AND alt_key > ? AND alt_key < ?")
+      .all(`${identityUid}\n`, `${identityUid}\u000b`) as { parent: string; data: string }[];
+    for (const row of rows) {
+      const roleUid = (JSON.parse(row.data) as { roleUid: string }).roleUid;
+      const role = this.store.get(roleUid, 'role');
+      const caps = grants.get(row.parent) ?? new Set<string>();
+      for (const c of (role?.data.capabilities as string[] | undefined) ?? []) caps.add(c);
+      grants.set(row.parent, caps);
+    }
+    if (this.cache.size > 1000) this.cache.clear();
+    this.cache.set(identityUid, { version: this.store.writeVersion, grants });
+    return grants;
+  }
+
+  /** Every capability the caller holds on a uid (through bindings on it or its ancestors). */
+  capabilitiesOn(principal: Principal, uid: string): Set<string> {
+    const out = new Set<string>();
+    for (const [group, caps] of this.grants(principal.identityUid)) {
+      if (within(uid, group)) for (const c of caps) out.add(c);
+    }
+    return out;
+  }
+
+  can(principal: Principal, capability: Capability, uid: string): boolean {
+    for (const [group, caps] of this.grants(principal.identityUid)) {
+      if (caps.has(capability) && within(uid, group)) return true;
+    }
+    return false;
+  }
+
+  /** Whether the caller holds the capability anywhere (for resources outside the hierarchy). */
+  canAnywhere(principal: Principal, capability: Capability): boolean {
+    for (const caps of this.grants(principal.identityUid).values()) if (caps.has(capability)) return true;
+    return false;
+  }
+
+  require(principal: Principal, capability: Capability, uid: string): void {
+    if (!this.can(principal, capability, uid)) throw permissionDenied(capability, uid);
+  }
+
+  /**
+   * The SQL restriction of a list to what the caller may see: rows whose uid is a granting
+   * group or lies below one. `includeUnparented` also admits rows outside the hierarchy
+   * (built-in roles) when the capability is held anywhere.
+   */
+  scope(principal: Principal, capability: Capability, includeUnparented = false): Scope {
+    const roots = [...this.grants(principal.identityUid)]
+      .filter(([, caps]) => caps.has(capability))
+      .map(([group]) => group)
+      .sort();
+    // A grant below another grant adds nothing.
+    const minimal = roots.filter((g) => !roots.some((other) => other !== g && within(g, other)));
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    for (const g of minimal) {
+      clauses.push('uid = ? OR (uid > ? AND uid < ?)');
+      params.push(g, `${g}/`, `${g}0`);
+    }
+    if (includeUnparented && minimal.length) clauses.push('parent IS NULL');
+    return {
+      sql: clauses.length ? clauses.map((c) => `(${c})`).join(' OR ') : '0',
+      params,
+      key: `${capability}:${minimal.join(',')}:${includeUnparented && minimal.length ? 1 : 0}`,
+    };
+  }
+}

@@ -1,0 +1,149 @@
+// Serve as an OIDC token issuer: an ES256 key kept in the data dir (0600), JWTs minted
+// for identities, and the verification of every request's bearer token.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  SignJWT, jwtVerify, generateKeyPair, exportJWK, importJWK, createLocalJWKSet, decodeProtectedHeader,
+  errors as joseErrors, type JWK, type JWTPayload, type CryptoKey,
+} from 'jose';
+import { unauthenticated } from '../../api/errors.js';
+
+/** The audience of every token serve issues and accepts. */
+export const AUDIENCE = 'pctl';
+export const ALGORITHM = 'ES256';
+
+export interface SigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+export function signingKeyPath(dataDir: string): string {
+  return join(dataDir, 'signing-key.jwk');
+}
+
+/** Loads DIR/signing-key.jwk, generating it on first use. */
+export async function loadSigningKey(dataDir: string): Promise<SigningKey> {
+  const file = signingKeyPath(dataDir);
+  let jwk: JWK;
+  if (existsSync(file)) {
+    jwk = JSON.parse(readFileSync(file, 'utf8')) as JWK;
+  } else {
+    const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+    jwk = await exportJWK(privateKey);
+    jwk.kid = createHash('sha256').update(`${jwk.x}.${jwk.y}`).digest('base64url').slice(0, 16);
+    jwk.alg = ALGORITHM;
+    jwk.use = 'sig';
+    writeFileSync(file, JSON.stringify(jwk), { mode: 0o600 });
+  }
+  chmodSync(file, 0o600);
+  const { d: _private, ...publicJwk } = jwk;
+  const privateKey = (await importJWK(jwk, ALGORITHM)) as CryptoKey;
+  const publicKey = (await importJWK(publicJwk, ALGORITHM)) as CryptoKey;
+  return { kid: jwk.kid!, privateKey, publicKey, publicJwk };
+}
+
+export interface MintOptions {
+  issuer: string;
+  subject: string;
+  ttlSeconds: number;
+  now: number;
+  extraClaims?: Record<string, unknown>;
+}
+
+export async function mintToken(key: SigningKey, opts: MintOptions): Promise<string> {
+  const iat = Math.floor(opts.now / 1000);
+  return new SignJWT({ ...opts.extraClaims })
+    .setProtectedHeader({ alg: ALGORITHM, kid: key.kid, typ: 'JWT' })
+    .setIssuer(opts.issuer)
+    .setSubject(opts.subject)
+    .setAudience(AUDIENCE)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + opts.ttlSeconds)
+    .sign(key.privateKey);
+}
+
+/** "1h", "30m", "7d", "3600" → seconds. */
+export function parseTtl(raw: string): number | undefined {
+  const m = /^(\d+)\s*([smhd]?)$/.exec(raw.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+  return n > 0 ? n * unit : undefined;
+}
+
+export interface VerifiedToken { iss: string; sub: string; exp: number }
+
+/**
+ * Verifies bearer tokens: serve's own (its current key and issuer URL) and those of issuers
+ * trusted offline with a JWKS file. Results are cached by the token's hash until expiry.
+ */
+export class TokenVerifier {
+  private cache = new Map<string, VerifiedToken>();
+  private trusted = new Map<string, ReturnType<typeof createLocalJWKSet>>();
+
+  constructor(
+    private readonly key: SigningKey,
+    private issuer: () => string,
+    private readonly clock: () => number,
+  ) {}
+
+  trustIssuer(issuer: string, jwks: { keys: JWK[] }): void {
+    this.trusted.set(issuer, createLocalJWKSet(jwks));
+  }
+
+  async verify(token: string): Promise<VerifiedToken> {
+    const hash = createHash('sha256').update(token).digest('base64url');
+    const now = this.clock();
+    const cached = this.cache.get(hash);
+    if (cached && cached.exp * 1000 > now && cached.iss === this.issuerFor(cached.iss)) return cached;
+
+    const parts = token.split('.');
+    if (parts.length !== 3) throw unauthenticated('The bearer token is not a JWT (expected header.payload.signature)');
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    let claims: JWTPayload;
+    try {
+      header = decodeProtectedHeader(token);
+      claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as JWTPayload;
+    } catch {
+      throw unauthenticated('The bearer token is malformed (its header or payload is not base64url JSON)');
+    }
+    if (header.alg !== ALGORITHM) throw unauthenticated(`The bearer token's algorithm ${String(header.alg)} is not accepted (only ${ALGORITHM})`);
+    const iss = typeof claims.iss === 'string' ? claims.iss : '';
+    const own = iss === this.issuer();
+    const jwks = this.trusted.get(iss);
+    if (!own && !jwks) throw unauthenticated(`The bearer token's issuer ${JSON.stringify(iss)} is not trusted by this server (its issuer is ${this.issuer()})`);
+    if (own && header.kid !== this.key.kid) throw unauthenticated('The bearer token was signed with an unknown key');
+
+    try {
+      const opts = { issuer: iss, audience: AUDIENCE, algorithms: [ALGORITHM], currentDate: new Date(now), requiredClaims: ['sub', 'exp'] };
+      const { payload } = own
+        ? await jwtVerify(token, this.key.publicKey, opts)
+        : await jwtVerify(token, jwks!, opts);
+      const verified = { iss, sub: payload.sub!, exp: payload.exp! };
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hash, verified);
+      return verified;
+    } catch (err) {
+      throw unauthenticated(describeJoseError(err));
+    }
+  }
+
+  private issuerFor(iss: string): string {
+    return iss === this.issuer() || this.trusted.has(iss) ? iss : '';
+  }
+}
+
+function describeJoseError(err: unknown): string {
+  if (err instanceof joseErrors.JWTExpired) return 'The bearer token has expired; get a new one (pctl auth login, or pctl serve token)';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) {
+    if (err.claim === 'aud') return `The bearer token's audience is not ${AUDIENCE}`;
+    if (err.claim === 'nbf' || err.claim === 'iat') return 'The bearer token is not valid yet';
+    return `The bearer token's ${err.claim} claim is not valid (${err.reason})`;
+  }
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'The bearer token signature is not valid';
+  if (err instanceof joseErrors.JWKSNoMatchingKey) return 'The bearer token was signed with an unknown key';
+  return 'The bearer token is not valid';
+}

@@ -1,0 +1,27 @@
+// OIDC discovery for serve's own token issuer: public, unauthenticated routes.
+import type { PublicRoutes } from '../http.js';
+import { ALGORITHM, type SigningKey } from '../auth/tokens.js';
+
+export const JWKS_PATH = '/.well-known/jwks.json';
+
+export function oidcRoutes(issuer: () => string, key: SigningKey): PublicRoutes {
+  return {
+    'GET /.well-known/openid-configuration': () => ({
+      body: {
+        issuer: issuer(),
+        jwks_uri: `${issuer()}${JWKS_PATH}`,
+        id_token_signing_alg_values_supported: [ALGORITHM],
+        subject_types_supported: ['public'],
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['none'],
+      },
+      headers: { 'cache-control': 'public, max-age=300' },
+    }),
+    [`GET ${JWKS_PATH}`]: () => ({
+      body: { keys: [key.publicJwk] },
+      headers: { 'cache-control': 'public, max-age=300' },
+    }),
+  };
+}
