@@ -197,6 +197,14 @@ function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
       const m = await import('./commands/serve/run.js');
       setExit(await m.runExport(ctx, cmd.optsWithGlobals()));
     });
+  serve.command('token').description("print a bearer token for an identity of serve's own issuer")
+    .requiredOption('--identity <uid>', 'identity uid (its claimMatch.issuer must be this serve)')
+    .option('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d', '1h')
+    .option('--data <dir>', 'data directory')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const m = await import('./commands/serve/token.js');
+      setExit(await m.runToken(ctx, cmd.optsWithGlobals()));
+    });
   serve.command('reset').description('delete all data in the data dir')
     .option('--data <dir>', 'data directory')
     .action(async (_opts: unknown, cmd: Command) => {

@@ -1,0 +1,28 @@
+// `pctl serve token --identity UID [--ttl 1h] [--data DIR]`: a token of serve's own issuer
+// for one of its identities. Reads the data dir directly (works whether or not serve runs):
+// access to the data dir is the administrator's credential.
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { resolveDataDir } from './run.js';
+
+export async function runToken(ctx: Context, opts: { identity: string; ttl?: string; data?: string }): Promise<number> {
+  const { parseTtl, loadSigningKey } = await import('../../../server/auth/tokens.js');
+  const ttlSeconds = parseTtl(opts.ttl ?? '1h');
+  if (!ttlSeconds) throw UsageError.invalidField('ttl', 'must be a duration such as 30m, 1h or 7d');
+  const dataDir = await resolveDataDir(ctx, opts.data);
+  const { existsSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  if (!existsSync(join(dataDir, 'pctl.db'))) throw new UsageError(`${dataDir} holds no pctl data; start pctl serve on it first`);
+  const { Store } = await import('../../../server/store/store.js');
+  const { issueIdentityToken } = await import('../../../server/auth/authenticate.js');
+  const store = new Store(dataDir);
+  try {
+    const key = await loadSigningKey(dataDir);
+    const { token, expiresAt } = await issueIdentityToken(store, key, opts.identity, ttlSeconds, () => ctx.clock.now().getTime());
+    ctx.io.stdout.write(`${token}\n`);
+    if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Token for ${opts.identity}, valid until ${expiresAt}. Use: PCTL_TOKEN=$(pctl serve token …) pctl …\n`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}
