@@ -43,7 +43,8 @@ const richSeed: SeedDocument = {
             { name: 'deployer', description: 'CI deploys', claimMatch: { issuer: GH, subject: 'repo:acme/app:ref:refs/heads/main' } },
             { name: 'shadowed', claimMatch: { issuer: GH, subject: 'repo:acme/app:pull_request' } },
           ],
-          roleBindings: [{ identity: 'deployer', role: 'editor' }],
+          roles: [{ name: 'releaser', description: 'Updates repos', capabilities: ['repo.list', 'repo.update'] }],
+          roleBindings: [{ identity: 'deployer', role: 'editor' }, { identity: 'deployer', role: 'releaser' }],
           repos: [
             {
               name: 'nginx', description: 'web server images',
@@ -63,7 +64,10 @@ const richSeed: SeedDocument = {
                 { identity: 'deployer', role: 'viewer' },
                 // …and the path form binds the other one.
                 { identity: 'acme/platform/shadowed', role: 'editor' },
+                { identity: 'shadowed', role: 'acme/platform/releaser' },
+                { identity: 'shadowed', role: 'releaser' },
               ],
+              roles: [{ name: 'releaser', capabilities: ['repo.list'] }],
               groups: [{ name: 'deep', groups: [{ name: 'deeper', repos: [{ name: 'tools/git' }] }] }],
             },
           ],
@@ -162,6 +166,15 @@ test('validation: duplicates under one parent, unresolved references, unknown ro
     'organizations[1]',
   ].sort());
   t.regex(v.find((x) => x.field === 'organizations[0].groups[1]')!.description, /duplicates organizations\[0\]\.groups\[0\]/);
+
+  const roles = violations(() => validateSeed({
+    organizations: [{ name: 'acme', roles: [{ name: 'viewer', capabilities: ['repo.list', 'repo.fly'] }], roleBindings: [{ identity: 'x', role: 'ghost' }] }],
+  }));
+  t.deepEqual(roles.map((x) => x.field), ['organizations[0].roles[0].name', 'organizations[0].roles[0].capabilities[1]']);
+  const refs = violations(() => validateSeed({
+    organizations: [{ name: 'acme', identities: [{ name: 'x', claimMatch: { issuer: GH, subject: 's' } }], roleBindings: [{ identity: 'x', role: 'ghost' }] }],
+  }));
+  t.deepEqual(refs.map((x) => x.field), ['organizations[0].roleBindings[0].role']);
 });
 
 test('startServer: an invalid seed is refused as a whole and writes nothing', async (t) => {
@@ -203,9 +216,17 @@ test('a seed loads at bootstrap: the first organization holds the owner, who own
       'acme:repo:acme/app:ref:refs/heads/main:viewer',
       'ci:repo:acme/app:pull_request:editor',
       'ci:repo:acme/app:ref:refs/heads/main:viewer',
+      'ci:repo:acme/ci:ref:refs/heads/main:releaser',
+      'ci:repo:acme/ci:ref:refs/heads/main:releaser',
       'ci:repo:acme/ci:ref:refs/heads/main:viewer',
       'platform:repo:acme/app:ref:refs/heads/main:editor',
+      'platform:repo:acme/app:ref:refs/heads/main:releaser',
     ]);
+    // The two `releaser` bindings in ci name two different custom roles: ci's own and platform's.
+    const ciReleasers = bindings.filter((b) => b.group.name === 'ci' && b.role.name === 'releaser').map((b) => (b as unknown as { role: { uid: string } }).role.uid);
+    t.is(new Set(ciReleasers).size, 2);
+    const roles = (await srv.call('GET', '/iam/v2/roles?name=releaser')).json.roles as { capabilities: string[] }[];
+    t.deepEqual(roles.map((r) => r.capabilities.join(',')).sort(), ['repo.list', 'repo.list,repo.update']);
 
     const repos = (await srv.call('GET', '/registry/v2/repos?order_by=name')).json.repos as { uid: string; name: string }[];
     t.deepEqual(repos.map((r) => r.name), ['nginx', 'nginx', 'tools/git']);
@@ -238,8 +259,11 @@ test('export → seed into a new dir → export gives the identical document (al
     t.deepEqual(ci.roleBindings, [
       { identity: 'acme/platform/shadowed', role: 'editor' },
       { identity: 'deployer', role: 'viewer' },
+      { identity: 'shadowed', role: 'acme/platform/releaser' },
+      { identity: 'shadowed', role: 'releaser' },
       { identity: 'shadowed', role: 'viewer' },
     ]);
+    t.deepEqual(ci.roles, [{ name: 'releaser', capabilities: ['repo.list'] }]);
 
     writeFileSync(file, first.stdout);
     const b = await startServer({ dataDir: dirB, port: 0, seed: validateSeed(YAML.parse(readFileSync(file, 'utf8'))) });

@@ -127,3 +127,31 @@ test('get: by uid; unknown uid is a structured 404; no writes', async (t) => {
   t.is((await srv.call('DELETE', `${ADV}/${one.uid}`)).status, 405);
   t.is((await request(srv.url, 'GET', ADV)).status, 401);
 });
+
+test('access: advisories.list held on any group reads every advisory; no binding reads none', async (t) => {
+  const org = srv.organizationUid;
+  const make = async (subject: string) => {
+    const res = await srv.call('POST', '/iam/v2/identities', { parent: org, identity: { name: subject, claimMatch: { issuer: srv.url, subject } } });
+    t.is(res.status, 200, res.text);
+    return res.json.uid as string;
+  };
+  const group = await srv.call('POST', '/iam/v2/groups', { parent: org, group: { name: 'team' } });
+  const viewer = (await srv.call('GET', '/iam/v2/roles?name=viewer')).json.roles[0].uid;
+  const reader = await make('reader');
+  t.is((await srv.call('POST', '/iam/v2/roleBindings', { parent: group.json.uid, roleBinding: { identityUid: reader, roleUid: viewer } })).status, 200);
+  const nobody = await make('nobody');
+
+  const readerToken = await srv.issueToken(reader);
+  const asReader = await request(srv.url, 'GET', `${ADV}?artifactNames=nginx`, undefined, { authorization: `Bearer ${readerToken}` });
+  t.is(asReader.json.totalCount, '2');
+
+  const nobodyToken = await srv.issueToken(nobody);
+  const none = await request(srv.url, 'GET', ADV, undefined, { authorization: `Bearer ${nobodyToken}` });
+  t.is(none.status, 200);
+  t.is(none.json.totalCount, '0');
+  const one = (asReader.json.advisories as Advisory[])[0]!;
+  const denied = await request(srv.url, 'GET', `${ADV}/${one.uid}`, undefined, { authorization: `Bearer ${nobodyToken}` });
+  t.is(denied.status, 403);
+  t.is(denied.json.code, 7);
+  t.is((await request(srv.url, 'GET', `${ADV}/${one.uid}`, undefined, { authorization: `Bearer ${readerToken}` })).status, 200);
+});

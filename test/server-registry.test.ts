@@ -286,3 +286,41 @@ test('tags get (an extension of the spec): by uid', async (t) => {
     await srv.dispose();
   }
 });
+
+test('access: repos and tags are visible and writable only where role bindings allow', async (t) => {
+  const { srv, groups, repos } = await setup();
+  try {
+    // An identity of this server's issuer, viewer on platform (and so on platform/ci).
+    const identity = await srv.call('POST', '/iam/v2/identities', {
+      parent: groups.platform, identity: { name: 'bot', claimMatch: { issuer: srv.url, subject: 'bot' } },
+    });
+    t.is(identity.status, 200, identity.text);
+    const viewer = (await srv.call('GET', '/iam/v2/roles?name=viewer')).json.roles[0].uid;
+    const binding = await srv.call('POST', '/iam/v2/roleBindings', { parent: groups.platform, roleBinding: { identityUid: identity.json.uid, roleUid: viewer } });
+    t.is(binding.status, 200, binding.text);
+    const token = await srv.issueToken(identity.json.uid);
+    const as = (method: string, path: string, body?: unknown) => request(srv.url, method, path, body, { authorization: `Bearer ${token}` });
+
+    const list = await as('GET', `${REPOS}?order_by=name`);
+    t.is(list.status, 200);
+    t.deepEqual(names(list.json.repos), ['envoy', 'nginx', 'tools/git']);
+    t.is(list.json.totalCount, '3');
+    t.is((await as('GET', `${REPOS}/${repos.nginx!.uid}`)).status, 200);
+
+    const hidden = await as('GET', `${REPOS}/${repos.cosign!.uid}`);
+    t.is(hidden.status, 403);
+    t.is(hidden.json.code, 7);
+    const patch = await as('PATCH', `${REPOS}/${repos.nginx!.uid}`, { description: 'viewers cannot' });
+    t.is(patch.status, 403);
+    t.is(patch.json.code, 7);
+    t.is((await srv.call('GET', `${REPOS}/${repos.nginx!.uid}`)).json.description, 'web server images');
+
+    t.is((await as('GET', TAGS)).json.totalCount, '4');
+    t.is((await as('GET', `${TAGS}?uidp.children_of=${repos.nginx!.uid}`)).json.totalCount, '3');
+    const otherTags = await as('GET', `${TAGS}?uidp.children_of=${repos.cosign!.uid}`);
+    t.is(otherTags.status, 403);
+    t.is(otherTags.json.code, 7);
+  } finally {
+    await srv.dispose();
+  }
+});

@@ -7,11 +7,13 @@
 // Extensions to the contract's example (all optional, all round-trip through export):
 // - `roleBindings: [{identity, role}]` on any group: `identity` names an identity of this
 //   group or of an ancestor (the nearest wins), or, for any other identity, its path from
-//   the organization (`acme/platform/deployer`); `role` is a built-in role name.
+//   the organization (`acme/platform/deployer`); `role` is a built-in role name, or a
+//   custom role named the same way.
+// - `roles: [{name, description, capabilities}]` on any group: custom roles.
 // - `updateTime` on tags and advisories (RFC 3339), so that a data set keeps its history.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { BUILTIN_ROLES } from '../api/capabilities.js';
+import { BUILTIN_ROLES, CAPABILITIES } from '../api/capabilities.js';
 import { GROUP_NAME_RE, GROUP_NAME_RULE, DIGEST_RE, Timestamp } from '../api/schemas.js';
 import type { FieldViolation } from '../api/errors.js';
 import { claimKey } from './routes/iam.js';
@@ -76,6 +78,13 @@ const SeedIdentity = z.strictObject({
   }),
 });
 
+const KNOWN_CAPABILITIES = new Set<string>(CAPABILITIES);
+const SeedRole = z.strictObject({
+  name: PlainName.refine((s) => !BUILTIN_ROLES.some((r) => r.name === s), 'must not be the name of a built-in role'),
+  description: Description.optional(),
+  capabilities: z.array(z.string().refine((c) => KNOWN_CAPABILITIES.has(c), 'is not a known capability')),
+});
+
 const SeedRoleBinding = z.strictObject({
   identity: z.string().min(1, 'must not be empty'),
   role: z.string().min(1, 'must not be empty'),
@@ -85,6 +94,7 @@ export interface SeedGroup {
   name: string;
   description?: string | undefined;
   identities?: z.infer<typeof SeedIdentity>[] | undefined;
+  roles?: z.infer<typeof SeedRole>[] | undefined;
   roleBindings?: z.infer<typeof SeedRoleBinding>[] | undefined;
   repos?: z.infer<typeof SeedRepo>[] | undefined;
   groups?: SeedGroup[] | undefined;
@@ -94,6 +104,7 @@ const SeedGroupSchema: z.ZodType<SeedGroup> = z.strictObject({
   name: z.string().regex(GROUP_NAME_RE, GROUP_NAME_RULE),
   description: Description.optional(),
   identities: z.array(SeedIdentity).optional(),
+  roles: z.array(SeedRole).optional(),
   roleBindings: z.array(SeedRoleBinding).optional(),
   repos: z.array(SeedRepo).optional(),
   get groups() {
@@ -115,6 +126,7 @@ export const SeedDocumentSchema = z.strictObject({
 export type SeedTag = z.infer<typeof SeedTag>;
 export type SeedRepo = z.infer<typeof SeedRepo>;
 export type SeedIdentity = z.infer<typeof SeedIdentity>;
+export type SeedRole = z.infer<typeof SeedRole>;
 export type SeedRoleBinding = z.infer<typeof SeedRoleBinding>;
 export type SeedAdvisory = z.infer<typeof SeedAdvisory>;
 export type SeedDocument = z.infer<typeof SeedDocumentSchema>;
@@ -199,11 +211,16 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
   checkUnique(orgs, (g) => g.name, 'organizations', `same name`, out);
   // Every group by its name path (`acme/platform`), with its identities, for path references.
   const identitiesByGroupPath = new Map<string, Set<string>>();
+  const rolesByGroupPath = new Map<string, Set<string>>();
   const claims = new Map<string, string>();
   const walk = (g: SeedGroup, path: string, namePath: string) => {
     checkUnique(g.groups, (c) => c.name, `${path}.groups`, 'same name under one parent', out);
     checkUnique(g.identities, (i) => i.name, `${path}.identities`, 'same name in one group', out);
     checkUnique(g.repos, (r) => r.name, `${path}.repos`, 'same name in one group', out);
+    checkUnique(g.roles, (r) => r.name, `${path}.roles`, 'same name in one group', out);
+    const roleNames = rolesByGroupPath.get(namePath) ?? new Set<string>();
+    for (const r of g.roles ?? []) roleNames.add(r.name);
+    rolesByGroupPath.set(namePath, roleNames);
     // (A duplicate group name is reported above; its identities still count for references.)
     const names = identitiesByGroupPath.get(namePath) ?? new Set<string>();
     for (const i of g.identities ?? []) names.add(i.name);
@@ -223,8 +240,10 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
     const groupPaths = [...chain].reverse(); // nearest first
     (g.roleBindings ?? []).forEach((b, i) => {
       const at = `${path}.roleBindings[${i}]`;
-      if (!ROLE_NAMES.has(b.role)) out.push({ field: `${at}.role`, description: `must be a built-in role: ${[...ROLE_NAMES].join(', ')}` });
-      if (resolveIdentityRef(b.identity, groupPaths, (gp, name) => identitiesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
+      if (!ROLE_NAMES.has(b.role) && resolveRef(b.role, groupPaths, (gp, name) => rolesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
+        out.push({ field: `${at}.role`, description: `must be a built-in role (${[...ROLE_NAMES].join(', ')}) or a role of this group, an ancestor, or a path (org/group/…/role): ${b.role}` });
+      }
+      if (resolveRef(b.identity, groupPaths, (gp, name) => identitiesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
         out.push({ field: `${at}.identity`, description: `names no identity of this group or its ancestors, nor an identity path (org/group/…/identity): ${b.identity}` });
       }
     });
@@ -237,11 +256,11 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
 }
 
 /**
- * Resolves a binding's identity reference: a plain name found in the nearest group of
- * `groupPaths` (self first, then ancestors), else a path `org/group/…/identity`.
- * Returns [group name path, identity name].
+ * Resolves a binding's identity (or custom role) reference: a plain name found in the
+ * nearest group of `groupPaths` (self first, then ancestors), else a path
+ * `org/group/…/name`. Returns [group name path, name].
  */
-function resolveIdentityRef(ref: string, groupPaths: string[], has: (groupPath: string, name: string) => boolean): [string, string] | undefined {
+function resolveRef(ref: string, groupPaths: string[], has: (groupPath: string, name: string) => boolean): [string, string] | undefined {
   for (const gp of groupPaths) if (has(gp, ref)) return [gp, ref];
   const slash = ref.lastIndexOf('/');
   if (slash > 0) {
@@ -274,6 +293,7 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
   const organizationUids: string[] = [];
   // group name path → identity name → uid
   const identityUids = new Map<string, Map<string, string>>();
+  const roleUids = new Map<string, Map<string, string>>();
   const pending: { groupUid: string; chain: string[]; bindings: SeedRoleBinding[]; path: string }[] = [];
 
   const insertGroup = (g: SeedGroup, parent: string | null, uid: string, chain: string[], path: string) => {
@@ -297,6 +317,16 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
       store.insert(rec);
       ids.set(identity.name, rec.uid);
     });
+    const roles = new Map<string, string>();
+    roleUids.set(namePath, roles);
+    for (const role of g.roles ?? []) {
+      const roleUid = newChildUid(uid);
+      store.insert({
+        uid: roleUid, kind: 'role', parent: uid, name: role.name, altKey: null, createTime: t, updateTime: t,
+        data: { description: role.description ?? '', capabilities: [...new Set(role.capabilities)] },
+      });
+      roles.set(role.name, roleUid);
+    }
     for (const repo of g.repos ?? []) {
       const repoUid = newChildUid(uid);
       store.insert({
@@ -326,9 +356,17 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
   // Bindings last: a path reference may name an identity of a group seeded after this one.
   for (const { groupUid, chain, bindings, path } of pending) {
     bindings.forEach((b, i) => {
-      const found = resolveIdentityRef(b.identity, [...chain].reverse(), (gp, name) => identityUids.get(gp)?.has(name) ?? false);
+      const nearestFirst = [...chain].reverse();
+      const found = resolveRef(b.identity, nearestFirst, (gp, name) => identityUids.get(gp)?.has(name) ?? false);
       if (!found) throw new SeedValidationError([{ field: `${path}.roleBindings[${i}].identity`, description: `names no identity: ${b.identity}` }]);
-      bindRole(store, groupUid, identityUids.get(found[0])!.get(found[1])!, b.role, t);
+      const identityUid = identityUids.get(found[0])!.get(found[1])!;
+      if (ROLE_NAMES.has(b.role)) {
+        bindRole(store, groupUid, identityUid, b.role, t);
+        return;
+      }
+      const role = resolveRef(b.role, nearestFirst, (gp, name) => roleUids.get(gp)?.has(name) ?? false);
+      if (!role) throw new SeedValidationError([{ field: `${path}.roleBindings[${i}].role`, description: `names no role: ${b.role}` }]);
+      bindRoleUid(store, groupUid, identityUid, roleUids.get(role[0])!.get(role[1])!, b.role, t);
     });
   }
 
@@ -344,7 +382,10 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
 
 /** Inserts a role binding of a built-in role, as POST /iam/v2/roleBindings would store it. */
 export function bindRole(store: Store, groupUid: string, identityUid: string, roleName: string, t: string): void {
-  const roleUid = builtinRoleUid(roleName);
+  bindRoleUid(store, groupUid, identityUid, builtinRoleUid(roleName), roleName, t);
+}
+
+function bindRoleUid(store: Store, groupUid: string, identityUid: string, roleUid: string, roleName: string, t: string): void {
   store.insert({
     uid: newChildUid(groupUid), kind: 'roleBinding', parent: groupUid, name: roleName, altKey: `${identityUid}\n${roleUid}`,
     createTime: t, updateTime: t, data: { identityUid, roleUid },
@@ -384,7 +425,17 @@ export function exportSeed(store: Store): SeedDocument {
     for (let cur = get(uid); cur; cur = cur.parent ? get(cur.parent) : undefined) names.unshift(cur.name);
     return names.join('/');
   };
-  const roleNames = new Map((db.prepare("SELECT uid, name FROM resources WHERE kind = 'role'").all() as { uid: string; name: string }[]).map((r) => [r.uid, r.name]));
+  /** How a binding in the group chain names a thing (identity or custom role): its name when that resolves to it, else its path. */
+  const reference = (target: Row, kind: 'identity' | 'role', chain: string[]): string => {
+    for (const groupUid of [...chain].reverse()) {
+      const match = kids(groupUid, kind).find((i) => i.name === target.name && i.uid !== ownerUid);
+      if (match) {
+        if (match.uid === target.uid) return target.name;
+        break;
+      }
+    }
+    return `${groupPath(target.parent!)}/${target.name}`;
+  };
 
   const exportGroup = (g: Row, chain: string[]): SeedGroup => {
     const out: SeedGroup = { name: g.name };
@@ -400,23 +451,22 @@ export function exportSeed(store: Store): SeedDocument {
         return e;
       });
     }
+    const roles = kids(g.uid, 'role');
+    if (roles.length) {
+      out.roles = roles.map((r) => {
+        const d = data(r);
+        const role: SeedRole = { name: r.name, capabilities: Array.isArray(d.capabilities) ? (d.capabilities as string[]) : [] };
+        return str(d.description) ? { name: role.name, description: str(d.description), capabilities: role.capabilities } : role;
+      });
+    }
     const bindings: SeedRoleBinding[] = [];
     for (const b of kids(g.uid, 'roleBinding')) {
       const d = data(b);
       const identityUid = str(d.identityUid);
-      const role = roleNames.get(str(d.roleUid));
+      const role = get(str(d.roleUid));
       const identity = get(identityUid);
       if (identityUid === ownerUid || !role || !identity?.parent) continue;
-      // The nearest identity of that name, looking from this group up, must be this one.
-      let ref = `${groupPath(identity.parent)}/${identity.name}`;
-      for (const groupUid of [...chain].reverse()) {
-        const match = kids(groupUid, 'identity').find((i) => i.name === identity.name && i.uid !== ownerUid);
-        if (match) {
-          if (match.uid === identityUid) ref = identity.name;
-          break;
-        }
-      }
-      bindings.push({ identity: ref, role });
+      bindings.push({ identity: reference(identity, 'identity', chain), role: role.parent ? reference(role, 'role', chain) : role.name });
     }
     bindings.sort((a, b) => (a.identity === b.identity ? cmp(a.role, b.role) : cmp(a.identity, b.identity)));
     if (bindings.length) out.roleBindings = bindings;

@@ -1,9 +1,9 @@
 // /registry/v2/: repos (list, get, update) and tags (list, and get as an extension).
 // Repos nest under a group (`<group uid>/<16 hex>`), tags under their repo
 // (`<repo uid>/<16 hex>`). Neither is created through the API: they come from seeds.
-import { alreadyExists, invalidArgument, notFound } from '../../api/errors.js';
+import { alreadyExists, invalidArgument } from '../../api/errors.js';
 import * as R from '../../api/resources.js';
-import { listResponse, mustGet, now, type ServerContext } from '../context.js';
+import { authorize, listResponse, mustGet, now, type ServerContext } from '../context.js';
 import type { ResourceRoutes } from '../http.js';
 import { repoToWire, tagToWire } from '../models.js';
 import { repoNameProblem } from '../seed.js';
@@ -12,13 +12,14 @@ import { resolveChanges, stringChange } from '../update.js';
 const DESCRIPTION_MAX = 4096;
 
 export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
-  const { store } = ctx;
+  const { store, authz } = ctx;
 
   const repos: ResourceRoutes = {
     path: R.repos.path,
-    list: (req) => listResponse(ctx, 'repos', req.query, { kind: 'repo' }, repoToWire),
-    get: (req) => ({ body: repoToWire(mustGet(ctx, 'repo', 'Repo', req.uid)) }),
+    list: (req) => listResponse(ctx, 'repos', req.query, { kind: 'repo', scope: authz.scope(req.principal, 'repo.list') }, repoToWire),
+    get: (req) => ({ body: repoToWire(authorize(ctx, req.principal, 'repo.list', 'repo', 'Repo', req.uid)) }),
     update: async (req) => {
+      authorize(ctx, req.principal, 'repo.update', 'repo', 'Repo', req.uid);
       const changes = resolveChanges(await req.json(), req.query.get('updateMask') ?? req.query.get('update_mask'), R.repos);
       const name = stringChange(changes, 'name');
       const description = stringChange(changes, 'description');
@@ -63,11 +64,11 @@ export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
     list: (req) => {
       // The spec scopes tags by their repo; a repo that does not exist is a 404, not an empty list.
       const repo = req.query.get('uidp.children_of') ?? req.query.get('uidp.childrenOf');
-      if (repo && !store.get(repo, 'repo')) throw notFound('Repo', repo, 'uidp.children_of');
-      return listResponse(ctx, 'tags', req.query, { kind: 'tag' }, tagToWire);
+      if (repo) authorize(ctx, req.principal, 'tag.list', 'repo', 'Repo', repo, 'uidp.children_of');
+      return listResponse(ctx, 'tags', req.query, { kind: 'tag', scope: authz.scope(req.principal, 'tag.list') }, tagToWire);
     },
     // Not in the spec ("Get of a single tag is also not shown"); offered by serve for convenience.
-    get: (req) => ({ body: tagToWire(mustGet(ctx, 'tag', 'Tag', req.uid)) }),
+    get: (req) => ({ body: tagToWire(authorize(ctx, req.principal, 'tag.list', 'tag', 'Tag', req.uid)) }),
   };
 
   return [repos, tags];
