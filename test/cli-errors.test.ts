@@ -83,6 +83,23 @@ test('exit 4: a bad token', async (t) => {
   t.is(none.code, 4, 'no token at all');
 });
 
+test('exit 4: permission denied for a viewer that tries to write', async (t) => {
+  const org = srv.organizationUid;
+  const identity = (
+    await pctl(['identities', 'create', 'read-only', '--parent', org, '--issuer', srv.url, '--subject', 'read-only-bot', '-o', 'id'])
+  ).stdout.trim();
+  t.is((await pctl(['role-bindings', 'create', '--parent', org, '--identity', identity, '--role', 'viewer'])).code, 0);
+  const minted = await pctl(['serve', 'token', '--identity', identity, '--data', srv.dataDir]);
+  t.is(minted.code, 0, minted.stderr);
+  const asViewer = { env: { PCTL_TOKEN: minted.stdout.trim() } };
+
+  t.is((await pctl(['groups', 'list', '-o', 'id'], asViewer)).code, 0, 'a viewer may read');
+  const denied = await pctl(['groups', 'create', 'nope', '--parent', org], asViewer);
+  t.is(denied.code, 4);
+  t.is(denied.stdout, '');
+  t.regex(denied.stderr, /^error: /);
+});
+
 test('exit 1: a failed request (failed precondition) with its violations', async (t) => {
   const org = srv.organizationUid;
   const r = await pctl(['groups', 'delete', org, '--yes']);

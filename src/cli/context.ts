@@ -92,6 +92,13 @@ export function colorEnabled(ctx: Pick<Context, 'io' | 'globals'>): boolean {
 }
 
 export function processIO(): IO {
+  // `pctl groups list | head -1`: once the reader is gone, stop quietly instead of crashing on EPIPE.
+  if (process.stdout.listenerCount('error') === 0) {
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(0);
+      throw err;
+    });
+  }
   return {
     stdout: process.stdout,
     stderr: process.stderr,
