@@ -142,9 +142,10 @@ export function streamPrompter(io: IO): Prompter {
       return answer === 'y' || answer === 'yes';
     },
     async readSecret(question) {
-      if (io.stdinIsTTY) io.stderr.write(`${question}: `);
-      const text = io.stdinIsTTY ? await readLine(io.stdin) : await readAll(io.stdin);
-      if (io.stdinIsTTY) io.stderr.write('\n');
+      if (!io.stdinIsTTY) return (await readAll(io.stdin)).trim();
+      io.stderr.write(`${question}: `);
+      const text = await readHidden(io.stdin);
+      io.stderr.write('\n');
       return text.trim();
     },
   };
@@ -168,6 +169,33 @@ function readLine(stdin: NodeJS.ReadableStream): Promise<string> {
     stdin.on('data', onData);
     stdin.on('end', onEnd);
     stdin.resume();
+  });
+}
+
+/** A line typed at a terminal, not echoed (a token must not end up in the scrollback). */
+function readHidden(stdin: NodeJS.ReadableStream): Promise<string> {
+  const tty = stdin as NodeJS.ReadStream;
+  if (typeof tty.setRawMode !== 'function') return readLine(stdin);
+  return new Promise((resolve, reject) => {
+    let typed = '';
+    const done = (err?: Error) => {
+      tty.removeListener('data', onData);
+      tty.setRawMode(false);
+      tty.pause();
+      if (err) reject(err);
+      else resolve(typed);
+    };
+    const onData = (chunk: Buffer | string) => {
+      for (const ch of chunk.toString()) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return done();
+        if (ch === '\u0003') return done(new Error('interrupted'));
+        if (ch === '\u007f' || ch === '\b') typed = typed.slice(0, -1);
+        else typed += ch;
+      }
+    };
+    tty.setRawMode(true);
+    tty.on('data', onData);
+    tty.resume();
   });
 }
 
