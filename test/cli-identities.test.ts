@@ -70,6 +70,11 @@ test('identities create needs --parent, --issuer and --subject (exit 2 before an
   t.is(r.code, 2);
   t.is(r.stdout, '');
   t.regex(r.stderr, /^error: required option '--subject <subject>' not specified/);
+
+  const bad = await pctl(['identities', 'create', 'x', '--parent', org, '--issuer', 'not a url', '--subject', 's', '--debug']);
+  t.is(bad.code, 2);
+  t.is(bad.stderr, 'error: Invalid argument: claimMatch.issuer: must be an absolute URL (the token issuer)\n  claimMatch.issuer: must be an absolute URL (the token issuer)\n');
+  t.notRegex(bad.stderr, /> POST/);
 });
 
 test('roles: list shows the built-in roles; get takes a uid or a name', async (t) => {

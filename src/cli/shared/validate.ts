@@ -15,3 +15,9 @@ export function checkNotEmpty(field: string, value: string | undefined): void {
 export function checkSomethingToUpdate(mask: readonly string[], flags: readonly string[]): void {
   if (!mask.length) throw new UsageError(`nothing to update: pass at least one of ${flags.join(', ')}`);
 }
+
+/** The issuer is the URL of the token issuer (spec: Identity.claimMatch); same wording as the server. */
+export function checkIssuer(issuer: string | undefined): void {
+  if (issuer === undefined) return;
+  if (!URL.canParse(issuer)) throw UsageError.invalidField('claimMatch.issuer', 'must be an absolute URL (the token issuer)');
+}

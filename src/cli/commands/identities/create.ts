@@ -4,7 +4,7 @@ import type { CreateIdentityBody } from '../../../api/schemas.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
-import { checkNotEmpty } from '../../shared/validate.js';
+import { checkIssuer, checkNotEmpty } from '../../shared/validate.js';
 
 export interface CreateIdentityFlags {
   parent: string;
@@ -16,6 +16,7 @@ export interface CreateIdentityFlags {
 export async function run(ctx: Context, [name]: string[], opts: CreateIdentityFlags): Promise<number> {
   checkNotEmpty('name', name);
   checkNotEmpty('claimMatch.issuer', opts.issuer);
+  checkIssuer(opts.issuer);
   checkNotEmpty('claimMatch.subject', opts.subject);
   const body: CreateIdentityBody = {
     parent: opts.parent,

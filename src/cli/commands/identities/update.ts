@@ -4,7 +4,7 @@ import { identities } from '../../../api/resources.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
-import { checkNotEmpty, checkSomethingToUpdate } from '../../shared/validate.js';
+import { checkIssuer, checkNotEmpty, checkSomethingToUpdate } from '../../shared/validate.js';
 
 export interface UpdateIdentityFlags {
   name?: string;
@@ -28,6 +28,7 @@ export async function run(ctx: Context, [uid]: string[], opts: UpdateIdentityFla
   }
   if (opts.issuer !== undefined) {
     checkNotEmpty('claimMatch.issuer', opts.issuer);
+    checkIssuer(opts.issuer);
     claimMatch.issuer = opts.issuer;
     mask.push('claimMatch.issuer');
   }
