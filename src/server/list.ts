@@ -110,12 +110,13 @@ export class ListEngine {
     const single = new Map<string, string>();
     const multi = new Map<string, string[]>();
     for (const [rawKey, value] of query) {
-      if (rawKey in filterColumns) {
+      if (Object.hasOwn(filterColumns, rawKey)) {
         const values = value.split(',').map((v) => v.trim()).filter(Boolean);
         multi.set(rawKey, [...(multi.get(rawKey) ?? []), ...values]);
         continue;
       }
-      const key = PARAM_ALIASES[rawKey];
+      // hasOwn: `constructor`, `__proto__` and friends are not parameters (they reached SQL as column names).
+      const key = Object.hasOwn(PARAM_ALIASES, rawKey) ? PARAM_ALIASES[rawKey] : undefined;
       if (!key) throw invalidField(rawKey, 'is not a known query parameter');
       single.set(key, value);
     }
@@ -176,8 +177,10 @@ export class ListEngine {
   /** The cursor a token carries; undefined when it has expired (the query restarts, spec rule 5). */
   private readToken(token: string, fingerprint: string): [string, string] | undefined {
     const [body, sig, extra] = token.split('.');
-    const expected = body ? this.mac(body) : '';
-    if (!body || !sig || extra !== undefined || sig.length !== expected.length || !timingSafeEqual(Buffer.from(sig), Buffer.from(expected))) {
+    // Compared as bytes: a signature of the right length in characters but not in bytes (é) made timingSafeEqual throw.
+    const got = Buffer.from(sig ?? '');
+    const expected = Buffer.from(body ? this.mac(body) : '');
+    if (!body || !sig || extra !== undefined || got.length !== expected.length || !timingSafeEqual(got, expected)) {
       throw invalidField('page_token', 'is not a valid page token');
     }
     const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as TokenPayload;
@@ -211,7 +214,7 @@ function parseNonNegativeInt(raw: string | undefined, field: string): number {
 function parseOrderBy(raw: string | undefined): { sortField: keyof typeof SORT_COLUMNS; desc: boolean } {
   if (raw === undefined || raw.trim() === '') return { sortField: 'uid', desc: false };
   const parts = raw.trim().split(/\s+/);
-  const field = ORDER_FIELDS[parts[0]!];
+  const field = Object.hasOwn(ORDER_FIELDS, parts[0]!) ? ORDER_FIELDS[parts[0]!] : undefined;
   const direction = (parts[1] ?? 'asc').toLowerCase();
   if (!field || parts.length > 2 || (direction !== 'asc' && direction !== 'desc')) {
     const known = 'uid, name, createTime (created_at), updateTime (updated_at)';
