@@ -54,7 +54,9 @@ export interface HttpOptions {
 
 export function createHttpServer(opts: HttpOptions): http.Server {
   const byPath = new Map(opts.routes.map((r) => [r.path, r]));
-  const server = http.createServer((req, res) => {
+  // requireHostHeader off: an HTTP/1.1 request without Host is served like any other, instead of
+  // node answering a bare 400 before the handler (and its AIP-193 errors) ever sees it.
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     const started = performance.now();
     handle(req, opts, byPath)
       .catch((err: unknown) => toErrorResponse(err, opts.log))
@@ -70,6 +72,20 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         res.end(payload);
         opts.log?.(`${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
       });
+  });
+  // Requests node's HTTP parser rejects (unknown method, bad request line or header, headers
+  // too large) never reach the handler; without this node answers a bare 400 with no body.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
+    const inProgress = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (err.code === 'ECONNRESET' || !socket.writable || inProgress) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const message = status === 431 ? 'Request headers are too large' : status === 408 ? 'Request timed out' : `Malformed HTTP request (${err.code ?? 'parse error'})`;
+    const apiError = new ApiError(status === 408 ? Code.DEADLINE_EXCEEDED : Code.INVALID_ARGUMENT, message, { reason: 'MALFORMED_REQUEST', httpStatus: status });
+    const payload = JSON.stringify(apiError.toStatus());
+    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nconnection: close\r\n\r\n${payload}`);
   });
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
@@ -157,7 +173,8 @@ function readJson(req: http.IncomingMessage): Promise<unknown> {
       }
       chunks.push(chunk);
     });
-    req.on('error', (err) => reject(err));
+    // The client went away mid-body (`aborted`): its fault, not an internal error to log.
+    req.on('error', () => reject(new ApiError(Code.CANCELLED, 'The client closed the connection before the request body was complete', { reason: 'CLIENT_CLOSED_REQUEST' })));
     req.on('end', () => {
       if (failed) return;
       const text = Buffer.concat(chunks).toString('utf8');
@@ -165,13 +182,43 @@ function readJson(req: http.IncomingMessage): Promise<unknown> {
         reject(invalidField('body', 'is required (a JSON object)'));
         return;
       }
+      let value: unknown;
       try {
-        resolve(JSON.parse(text));
+        value = JSON.parse(text);
       } catch (err) {
         reject(invalidField('body', `is not valid JSON (${(err as Error).message})`));
+        return;
       }
+      // "\ud800" parses to a lone surrogate, which SQLite cannot store as UTF-8: it came back as
+      // U+FFFD, so a 200 reported a value other than the one stored. Refused instead.
+      if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
+        reject(invalidField('body', 'must hold well-formed Unicode text (a \\uD800-\\uDFFF escape must be part of a surrogate pair)'));
+        return;
+      }
+      resolve(value);
     });
   });
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether any string (key or value) of a parsed JSON value holds an unpaired surrogate; iterative, as bodies nest deep. */
+function hasLoneSurrogate(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (LONE_SURROGATE.test(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+    } else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (LONE_SURROGATE.test(k)) return true;
+        stack.push(x);
+      }
+    }
+  }
+  return false;
 }
 
 function tooLarge(): ApiError {
