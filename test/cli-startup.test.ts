@@ -1,0 +1,50 @@
+// Startup stays light: everything main.ts loads eagerly (its static import graph) may use
+// commander and node builtins only; undici, zod, conf, yaml, chalk and cli-table3 must come
+// in through dynamic import() when a command needs them.
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Static, value (not `import type`) imports of a TS module. */
+function staticImports(file: string): string[] {
+  const src = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  const re = /^\s*(import|export)\s+(?!type\b)([^'";]*?\bfrom\s+)?['"]([^'"]+)['"]/gm;
+  for (const m of src.matchAll(re)) {
+    // `import { type A, type B } from` is type-only as well.
+    const named = /^\{([^}]*)\}\s*from\s*$/.exec((m[2] ?? '').trim());
+    if (named && named[1]!.split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '))) continue;
+    out.push(m[3]!);
+  }
+  return out;
+}
+
+function eagerGraph(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    for (const spec of staticImports(file)) {
+      if (spec.startsWith('.')) visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+      else packages.add(spec);
+    }
+  };
+  visit(entry);
+  return { files, packages };
+}
+
+test('main.ts eagerly loads only commander and node builtins', (t) => {
+  const { files, packages } = eagerGraph(resolve(root, 'src/cli/main.ts'));
+  const heavy = [...packages].filter((p) => p !== 'commander' && !p.startsWith('node:'));
+  t.deepEqual(heavy, [], `eagerly imported: ${heavy.join(', ')}`);
+  t.true(files.size <= 4, `main.ts pulls in ${files.size} modules eagerly: ${[...files].map((f) => f.slice(root.length + 1)).join(', ')}`);
+});
+
+test('the graph walker sees through to packages (so the test above can fail)', (t) => {
+  const { packages } = eagerGraph(resolve(root, 'src/client/index.ts'));
+  t.true(packages.has('undici'));
+});
