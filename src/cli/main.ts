@@ -161,6 +161,19 @@ function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
   bindings.command('delete').alias('rm').argument('<uid>', 'role binding uid').description('delete a role binding')
     .action(lazy(() => import('./commands/role-bindings/delete.js')));
 
+  // ---- auth ----
+  const auth = resource('auth', 'sign in to the API and manage the saved token');
+  auth.command('login').description('sign in with a browser (authorization code + PKCE) and save the token in the profile')
+    .option('--no-browser', 'only print the sign-in URL, do not open a browser')
+    .option('--with-token', 'read a token from stdin instead (CI), check it against the API and save it')
+    .action(lazy(() => import('./commands/auth/login.js')));
+  auth.command('status').description('show the profile, API URL, issuer, subject, identity and expiry of the token (never the token)')
+    .action(lazy(() => import('./commands/auth/status.js')));
+  auth.command('token').description('print the token, for $(pctl auth token)')
+    .action(lazy(() => import('./commands/auth/token.js')));
+  auth.command('logout').description("remove the token from the profile")
+    .action(lazy(() => import('./commands/auth/logout.js')));
+
   // ---- config (profiles) ----
   const config = resource('config', 'manage profiles (API URL and token) in PCTL_CONFIG_DIR');
   config.command('list').alias('ls').description('list profiles; * marks the current one')

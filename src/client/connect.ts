@@ -5,6 +5,7 @@
 import type { Context } from '../cli/context.js';
 import { NotFoundError, UsageError } from '../cli/errors.js';
 import { ApiClient } from './index.js';
+import { checkNotExpired, mapExpired, tokenSourceLabel } from './token.js';
 
 export interface Connection {
   apiUrl: string;
@@ -58,11 +59,16 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   const conn = await resolveConnection(ctx);
   const trace = ctx.globals.debug ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined;
   if (trace) trace(`* api: ${conn.apiUrl}${conn.profileName ? ` (profile ${conn.profileName})` : ''}, token: ${conn.token ? 'set' : 'none'}`);
+  // An expired token fails here, before any request, with a hint to sign in again.
+  const fromEnv = Boolean(ctx.env.PCTL_TOKEN);
+  const source = tokenSourceLabel(fromEnv, conn.profileName);
+  if (conn.token) checkNotExpired(conn.token, ctx.clock.now().getTime(), source, fromEnv);
   return new ApiClient({
     baseUrl: conn.apiUrl,
     token: conn.token,
     timeoutMs: ctx.globals.timeoutMs,
     trace,
     userAgent: 'pctl',
+    mapError: (err) => mapExpired(err, source, fromEnv, conn.token, ctx.clock.now().getTime()),
   });
 }

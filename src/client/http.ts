@@ -17,6 +17,8 @@ export interface ClientOptions {
   /** Retries of idempotent requests on 429/502/503/504 and dropped keep-alive sockets. */
   retries?: number;
   userAgent?: string;
+  /** Rewrites an API error before it is thrown (connect() turns "token expired" into a sign-in hint). */
+  mapError?: ((err: ApiError) => ApiError) | undefined;
 }
 
 export interface RequestOptions {
@@ -36,11 +38,11 @@ export function agent(): Agent {
   }));
 }
 
-/** Closes the shared agent (tests, and long-lived embedders); the next request makes a new one. */
+/** Drops the shared agent and its idle sockets (end of a command, tests); the next request makes a new one. */
 export async function closeAgent(): Promise<void> {
   const a = sharedAgent;
   sharedAgent = undefined;
-  if (a) await a.close();
+  if (a) await a.destroy();
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -95,7 +97,8 @@ export class HttpClient {
           continue;
         }
       }
-      throw toApiError(outcome, method, url);
+      const apiError = toApiError(outcome, method, url);
+      throw this.#opts.mapError ? this.#opts.mapError(apiError) : apiError;
     }
   }
 

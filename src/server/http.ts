@@ -21,12 +21,16 @@ export interface Request {
   headers: http.IncomingHttpHeaders;
   /** The parsed JSON body; a code-3 error when it is missing, too large or not JSON. */
   json(): Promise<unknown>;
+  /** The body as `application/x-www-form-urlencoded` fields (HTML forms, OAuth token requests); bounded like json(). */
+  form(): Promise<URLSearchParams>;
 }
 
 export interface Response {
   status?: number;
   /** JSON-serialized; undefined sends an empty body (DELETE). */
   body?: unknown;
+  /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
+  raw?: string;
   headers?: Record<string, string>;
 }
 
@@ -62,12 +66,12 @@ export function createHttpServer(opts: HttpOptions): http.Server {
       .catch((err: unknown) => toErrorResponse(err, opts.log))
       .then((out) => {
         const status = out.status ?? 200;
-        const payload = out.body === undefined ? '' : JSON.stringify(out.body);
+        const payload = out.raw ?? (out.body === undefined ? '' : JSON.stringify(out.body));
         const headers: Record<string, string | number> = {
           'content-length': Buffer.byteLength(payload),
           ...out.headers,
         };
-        if (payload) headers['content-type'] = 'application/json';
+        if (payload && out.raw === undefined) headers['content-type'] = 'application/json';
         res.writeHead(status, headers);
         res.end(payload);
         opts.log?.(`${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
@@ -145,14 +149,33 @@ function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes
 function makeRequest(
   req: http.IncomingMessage, method: string, path: string, query: URLSearchParams, uid: string, principal: Principal,
 ): Request {
-  let body: Promise<unknown> | undefined;
+  let text: Promise<string> | undefined;
+  const body = () => (text ??= readText(req));
   return {
     method, path, query, uid, principal, headers: req.headers,
-    json: () => (body ??= readJson(req)),
+    json: () => body().then(parseJson),
+    form: () => body().then((t) => new URLSearchParams(t)),
   };
 }
 
-function readJson(req: http.IncomingMessage): Promise<unknown> {
+function parseJson(text: string): unknown {
+  if (!text.trim()) throw invalidField('body', 'is required (a JSON object)');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw invalidField('body', `is not valid JSON (${(err as Error).message})`);
+  }
+  // "\ud800" parses to a lone surrogate, which SQLite cannot store as UTF-8: it came back as
+  // U+FFFD, so a 200 reported a value other than the one stored. Refused instead.
+  if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
+    throw invalidField('body', 'must hold well-formed Unicode text (a \\uD800-\\uDFFF escape must be part of a surrogate pair)');
+  }
+  return value;
+}
+
+/** The request body as text, at most MAX_BODY_BYTES. */
+function readText(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) {
@@ -176,26 +199,7 @@ function readJson(req: http.IncomingMessage): Promise<unknown> {
     // The client went away mid-body (`aborted`): its fault, not an internal error to log.
     req.on('error', () => reject(new ApiError(Code.CANCELLED, 'The client closed the connection before the request body was complete', { reason: 'CLIENT_CLOSED_REQUEST' })));
     req.on('end', () => {
-      if (failed) return;
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (!text.trim()) {
-        reject(invalidField('body', 'is required (a JSON object)'));
-        return;
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        reject(invalidField('body', `is not valid JSON (${(err as Error).message})`));
-        return;
-      }
-      // "\ud800" parses to a lone surrogate, which SQLite cannot store as UTF-8: it came back as
-      // U+FFFD, so a 200 reported a value other than the one stored. Refused instead.
-      if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
-        reject(invalidField('body', 'must hold well-formed Unicode text (a \\uD800-\\uDFFF escape must be part of a surrogate pair)'));
-        return;
-      }
-      resolve(value);
+      if (!failed) resolve(Buffer.concat(chunks).toString('utf8'));
     });
   });
 }

@@ -7,6 +7,7 @@ import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './aut
 import { Authorizer } from './auth/authorize.js';
 import { loadSigningKey, TokenVerifier } from './auth/tokens.js';
 import { oidcRoutes } from './routes/oidc.js';
+import { oauthRoutes } from './routes/oauth.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import type { ServerContext } from './context.js';
 import { createHttpServer, type Principal, type ResourceRoutes } from './http.js';
@@ -78,7 +79,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     };
     const server = createHttpServer({
       routes,
-      publicRoutes: oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
+      publicRoutes: {
+        ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
+        ...oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock, authenticate: (h) => authenticate(h) }),
+      },
       authenticate: (h) => authenticate(h),
       ...(opts.log ? { log: opts.log } : {}),
     });

@@ -1,6 +1,7 @@
 // OIDC discovery for serve's own token issuer: public, unauthenticated routes.
 import type { PublicRoutes } from '../http.js';
 import { ALGORITHM, type SigningKey } from '../auth/tokens.js';
+import { AUTHORIZE_PATH, TOKEN_PATH, USERINFO_PATH } from './oauth.js';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
 
@@ -10,6 +11,9 @@ export function oidcRoutes(issuer: () => string, key: SigningKey): PublicRoutes 
       body: {
         issuer: issuer(),
         jwks_uri: `${issuer()}${JWKS_PATH}`,
+        authorization_endpoint: `${issuer()}${AUTHORIZE_PATH}`,
+        token_endpoint: `${issuer()}${TOKEN_PATH}`,
+        userinfo_endpoint: `${issuer()}${USERINFO_PATH}`,
         id_token_signing_alg_values_supported: [ALGORITHM],
         subject_types_supported: ['public'],
         response_types_supported: ['code'],

@@ -1,0 +1,199 @@
+// pctl auth login [--no-browser] [--with-token]
+// Browser sign-in: OIDC discovery at the API URL, then authorization code + PKCE (S256)
+// with a one-shot loopback server on 127.0.0.1 receiving the answer (RFC 8252). The URL
+// is always printed on stderr; the browser is opened unless --no-browser.
+// --with-token reads a token from stdin instead (CI), checks it against the API, saves it.
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiError, Code } from '../../../api/errors.js';
+import { decodeClaims, expiresAt } from '../../../client/token.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import {
+  clientFor, describeIdentity, discover, exchangeCode, isoSeconds, loginTarget, notLoggedIn, saveLogin, whoAmI,
+} from '../../shared/auth.js';
+
+/** How long to wait for the browser before giving up. */
+export const LOGIN_TIMEOUT_MS = 5 * 60_000;
+const CLIENT_ID = 'pctl';
+const CALLBACK_PATH = '/callback';
+
+interface LoginFlags {
+  browser?: boolean;
+  withToken?: boolean;
+}
+
+export async function run(ctx: Context, _args: string[], opts: LoginFlags): Promise<number> {
+  const store = await ctx.config();
+  const target = loginTarget(ctx, store);
+  const now = ctx.clock.now().getTime();
+
+  let token: string;
+  if (opts.withToken) {
+    token = await ctx.prompter.readSecret('Token');
+    if (!token) throw UsageError.invalidField('token', 'is empty: pass the token on stdin (pctl auth login --with-token < token-file)');
+    if (/\s/.test(token)) throw UsageError.invalidField('token', 'must be a single line without spaces');
+    const exp = expiresAt(token);
+    if (exp !== undefined && exp <= now) throw notLoggedIn(`the token read from stdin expired at ${isoSeconds(exp)}; get a new one`);
+  } else {
+    token = await browserLogin(ctx, target.apiUrl, opts.browser !== false);
+  }
+
+  // Prove the token works before saving it: a refused token throws (exit 4) and nothing is saved.
+  const who = await whoAmI(ctx, clientFor(ctx, target.apiUrl, token), token);
+  saveLogin(ctx, store, target, token);
+  const exp = expiresAt(token);
+  ctx.io.stderr.write(
+    `Logged in to ${target.apiUrl} as ${describeIdentity(who)}; token saved in profile "${target.profileName}"` +
+      `${exp !== undefined ? `, valid until ${isoSeconds(exp)}` : ''}\n`,
+  );
+  return 0;
+}
+
+async function browserLogin(ctx: Context, apiUrl: string, openBrowser: boolean): Promise<string> {
+  const disc = await discover(ctx, apiUrl);
+  const verifier = randomBytes(48).toString('base64url'); // 64 characters
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const state = randomBytes(24).toString('base64url');
+  const loopback = await startLoopback(state);
+  try {
+    const url = new URL(disc.authorization_endpoint);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', CLIENT_ID);
+    url.searchParams.set('redirect_uri', loopback.redirectUri);
+    url.searchParams.set('scope', 'openid');
+    url.searchParams.set('state', state);
+    url.searchParams.set('code_challenge', challenge);
+    url.searchParams.set('code_challenge_method', 'S256');
+    const authorizeUrl = url.toString();
+
+    ctx.io.stderr.write(`${openBrowser ? 'Opening your browser to sign in. If it does not open, visit' : 'To sign in, open this URL in a browser'}:\n\n  ${authorizeUrl}\n\n`);
+    if (openBrowser) await openInBrowser(ctx, authorizeUrl);
+    ctx.io.stderr.write(`Waiting for the sign-in to finish (up to ${LOGIN_TIMEOUT_MS / 60_000} minutes; Ctrl-C to give up)…\n`);
+
+    const code = await loopback.code;
+    const tokens = await exchangeCode(ctx, disc.token_endpoint, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: loopback.redirectUri,
+      client_id: CLIENT_ID,
+      code_verifier: verifier,
+    });
+    const claims = decodeClaims(tokens.access_token);
+    if (disc.issuer && claims?.iss && claims.iss !== disc.issuer) {
+      throw notLoggedIn(`the token's issuer ${claims.iss} is not the one discovered at ${apiUrl} (${disc.issuer}); nothing was saved`);
+    }
+    return tokens.access_token;
+  } finally {
+    await loopback.close();
+  }
+}
+
+async function openInBrowser(ctx: Context, url: string): Promise<void> {
+  try {
+    const { default: open } = await import('open');
+    const child = await open(url);
+    child.on('error', () => void ctx.io.stderr.write('Could not open a browser: open the URL above yourself.\n'));
+  } catch {
+    ctx.io.stderr.write('Could not open a browser: open the URL above yourself.\n');
+  }
+}
+
+interface Loopback {
+  redirectUri: string;
+  /** Resolves with the authorization code once the browser comes back with the right state. */
+  code: Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A one-shot HTTP server on 127.0.0.1:0 that waits for the authorization answer. */
+async function startLoopback(expectedState: string): Promise<Loopback> {
+  let settle!: { resolve: (code: string) => void; reject: (err: Error) => void };
+  let done = false;
+  const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+  const finish = (outcome: { code: string } | { error: Error }) => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    if ('code' in outcome) settle.resolve(outcome.code);
+    else settle.reject(outcome.error);
+  };
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.method !== 'GET' || url.pathname !== CALLBACK_PATH) {
+      page(res, 404, 'Not found', 'This is pctl waiting for a sign-in answer.');
+      return;
+    }
+    if (done) {
+      page(res, 410, 'Sign-in finished', 'This sign-in is already over. You can close this tab.');
+      return;
+    }
+    const q = url.searchParams;
+    const state = q.get('state') ?? '';
+    if (state !== expectedState) {
+      page(res, 400, 'Sign-in refused', 'The answer does not belong to this sign-in (state mismatch). Run pctl auth login again.');
+      finish({ error: notLoggedIn('the sign-in answer does not match this login (state mismatch: a stale or forged callback); nothing was saved, run pctl auth login again') });
+      return;
+    }
+    const error = q.get('error');
+    if (error) {
+      const description = q.get('error_description');
+      page(res, 400, 'Sign-in failed', `${error}${description ? `: ${description}` : ''}. You can close this tab.`);
+      finish({ error: notLoggedIn(`sign-in failed (${error}${description ? `: ${description}` : ''}); nothing was saved`) });
+      return;
+    }
+    const got = q.get('code');
+    if (!got) {
+      page(res, 400, 'Sign-in failed', 'The answer holds no authorization code. Run pctl auth login again.');
+      finish({ error: notLoggedIn('the sign-in answer held no authorization code; run pctl auth login again') });
+      return;
+    }
+    page(res, 200, 'Signed in', 'pctl has what it needs. You can close this tab and return to the terminal.');
+    finish({ code: got });
+  });
+  server.keepAliveTimeout = 1000;
+
+  const timer = setTimeout(
+    () => finish({ error: new ApiError(Code.UNAUTHENTICATED, `no sign-in within ${LOGIN_TIMEOUT_MS / 60_000} minutes; run pctl auth login again`, { reason: 'LOGIN_TIMEOUT', httpStatus: 401 }) }),
+    LOGIN_TIMEOUT_MS,
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    redirectUri: `http://127.0.0.1:${port}${CALLBACK_PATH}`,
+    code,
+    close: () =>
+      new Promise<void>((resolve) => {
+        finish({ error: notLoggedIn('the sign-in was abandoned') });
+        code.catch(() => undefined);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function page(res: http.ServerResponse, status: number, title: string, message: string): void {
+  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>pctl: ${esc(title)}</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}</style></head>
+<body><h1>${esc(title)}</h1><p>${esc(message)}</p></body></html>\n`;
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    connection: 'close',
+  });
+  res.end(body);
+}
+
+function esc(text: string): string {
+  return text.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
+}

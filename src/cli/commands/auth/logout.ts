@@ -1,0 +1,22 @@
+// pctl auth logout: forgets the token of the profile (--profile, PCTL_PROFILE or the current
+// one); the profile and its API URL stay, so `pctl auth login` signs in there again.
+import type { Context } from '../../context.js';
+import { NotFoundError } from '../../errors.js';
+
+export async function run(ctx: Context): Promise<number> {
+  const store = await ctx.config();
+  const explicit = ctx.globals.profile || ctx.env.PCTL_PROFILE || undefined;
+  const name = explicit ?? store.currentProfileName();
+  const profile = name ? store.profile(name) : undefined;
+  if (!name || !profile) {
+    if (explicit) throw new NotFoundError(`profile "${explicit}" not found (see: pctl config list)`);
+    ctx.io.stderr.write('Not logged in: there is no current profile\n');
+  } else if (!profile.token) {
+    ctx.io.stderr.write(`Profile "${name}" holds no token: already logged out\n`);
+  } else {
+    store.setProfile(name, { apiUrl: profile.apiUrl });
+    ctx.io.stderr.write(`Logged out: removed the token of profile "${name}" (its API URL ${profile.apiUrl} is kept)\n`);
+  }
+  if (ctx.env.PCTL_TOKEN) ctx.io.stderr.write('Note: PCTL_TOKEN is still set in this environment and is used as the token\n');
+  return 0;
+}

@@ -1,0 +1,357 @@
+// Signing in with a browser: OAuth 2.0 authorization code + PKCE (S256) for the public
+// client `pctl`, redirecting only to loopback addresses (RFC 8252). The sign-in page asks
+// once for the owner token (whoever holds it is the administrator), then lets the operator
+// pick which identity of this issuer to sign in as. Pending sign-ins, codes and browser
+// sessions live in memory: a restart forgets them, and the operator starts again.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { unauthenticated } from '../../api/errors.js';
+import type { Principal, PublicRoutes, Request, Response } from '../http.js';
+import { mintToken, type SigningKey } from '../auth/tokens.js';
+import type { Store, Record_ } from '../store/store.js';
+
+export const CLIENT_ID = 'pctl';
+export const AUTHORIZE_PATH = '/oauth/authorize';
+export const TOKEN_PATH = '/oauth/token';
+export const USERINFO_PATH = '/oauth/userinfo';
+
+/** An authorization code is good for this long, once. */
+export const CODE_TTL_MS = 60_000;
+/** The sign-in page must be completed within this time. */
+const PENDING_TTL_MS = 10 * 60_000;
+/** After proving the owner token, a browser may sign in again without it for this long. */
+const SESSION_TTL_MS = 8 * 3600_000;
+export const DEFAULT_TOKEN_TTL_S = 8 * 3600;
+/** Bounds on what unauthenticated callers can make us remember. */
+const MAX_PENDING = 1000;
+const MAX_CODES = 1000;
+const MAX_SESSIONS = 100;
+const MAX_IDENTITIES_LISTED = 500;
+const SESSION_COOKIE = 'pctl_signin';
+
+export interface OAuthOptions {
+  issuer: () => string;
+  key: SigningKey;
+  store: Store;
+  clock: () => number;
+  /** The server's bearer check (verifies the token, finds its identity). */
+  authenticate: (authorization: string | undefined) => Promise<Principal>;
+  /** Lifetime of the tokens handed out (default 8h). */
+  tokenTtlSeconds?: number;
+}
+
+interface AuthorizeParams {
+  redirectUri: string;
+  state: string;
+  codeChallenge: string;
+}
+
+interface Pending extends AuthorizeParams {
+  expiresAt: number;
+  /** The owner token was shown for this sign-in (or the browser's session already proved it). */
+  proven: boolean;
+}
+
+interface Grant {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  identityUid: string;
+  expiresAt: number;
+}
+
+export function oauthRoutes(opts: OAuthOptions): PublicRoutes {
+  const pending = new Map<string, Pending>();
+  const codes = new Map<string, Grant>();
+  const sessions = new Map<string, number>();
+  const ttl = opts.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_S;
+
+  const prune = () => {
+    const now = opts.clock();
+    for (const [k, v] of pending) if (v.expiresAt <= now) pending.delete(k);
+    for (const [k, v] of codes) if (v.expiresAt <= now) codes.delete(k);
+    for (const [k, v] of sessions) if (v <= now) sessions.delete(k);
+  };
+
+  const hasSession = (req: Request) => {
+    const id = cookie(req, SESSION_COOKIE);
+    const until = id ? sessions.get(id) : undefined;
+    return until !== undefined && until > opts.clock();
+  };
+
+  const ownIdentities = (): Record_[] => {
+    const issuer = opts.issuer();
+    return (opts.store.db
+      .prepare("SELECT uid FROM resources WHERE kind = 'identity' AND alt_key > ? AND alt_key < ? ORDER BY name, uid LIMIT ?")
+      .all(`${issuer}\n`, `${issuer}\u000b`, MAX_IDENTITIES_LISTED) as { uid: string }[])
+      .map(({ uid }) => opts.store.get(uid, 'identity'))
+      .filter((r): r is Record_ => Boolean(r));
+  };
+
+  const pickPage = (csrf: string, p: Pending, notice = '', status = 200): Response => {
+    const identities = ownIdentities();
+    const owner = opts.store.getMeta('owner_identity');
+    const items = identities.map((r) => {
+      const checked = identities.length === 1 || (r.uid === owner) ? ' checked' : '';
+      return `<label class="pick"><input type="radio" name="identity" value="${esc(r.uid)}" required${checked}> <b>${esc(r.name)}</b> <code>${esc(r.uid)}</code></label>`;
+    });
+    const body = `
+<h1>Sign in to pctl</h1>
+<p>Choose the identity that <code>pctl</code> on ${esc(hostOf(p.redirectUri))} will act as.</p>
+${notice ? `<p class="err">${esc(notice)}</p>` : ''}
+<form method="post" action="${AUTHORIZE_PATH}">
+<input type="hidden" name="csrf" value="${esc(csrf)}">
+<input type="hidden" name="step" value="pick">
+${items.length ? items.join('\n') : '<p class="err">No identity names this server as its issuer.</p>'}
+<p><button type="submit" name="action" value="allow"${items.length ? '' : ' disabled'}>Sign in</button>
+<button type="submit" name="action" value="deny" formnovalidate class="secondary">Cancel</button></p>
+</form>`;
+    return html(status, body);
+  };
+
+  const ownerPage = (csrf: string, notice = '', status = 200): Response => html(status, `
+<h1>Sign in to pctl</h1>
+<p>Paste the owner token of this server to continue. It is in <code>owner.token</code> in the server's data directory.</p>
+${notice ? `<p class="err">${esc(notice)}</p>` : ''}
+<form method="post" action="${AUTHORIZE_PATH}" autocomplete="off">
+<input type="hidden" name="csrf" value="${esc(csrf)}">
+<input type="hidden" name="step" value="owner">
+<p><textarea name="owner_token" rows="5" required spellcheck="false" placeholder="eyJ…"></textarea></p>
+<p><button type="submit" name="action" value="allow">Continue</button>
+<button type="submit" name="action" value="deny" formnovalidate class="secondary">Cancel</button></p>
+</form>`);
+
+  const authorizeGet = (req: Request): Response => {
+    const q = req.query;
+    const clientId = q.get('client_id') ?? '';
+    const redirectUri = q.get('redirect_uri') ?? '';
+    if (clientId !== CLIENT_ID) return errorPage(`Unknown client_id ${JSON.stringify(clientId)}: only "${CLIENT_ID}" may sign in here.`);
+    const problem = loopbackProblem(redirectUri);
+    if (problem) return errorPage(`The redirect_uri is refused: ${problem}. Sign-in answers go only to http://127.0.0.1:PORT/… or http://localhost:PORT/….`);
+    // The redirect URI is trusted from here on: protocol errors go back to the client.
+    const state = q.get('state') ?? '';
+    if (q.get('response_type') !== 'code') return redirectError(redirectUri, state, 'unsupported_response_type', 'response_type must be code');
+    const codeChallenge = q.get('code_challenge') ?? '';
+    if ((q.get('code_challenge_method') ?? '') !== 'S256') {
+      return redirectError(redirectUri, state, 'invalid_request', 'PKCE is required, with code_challenge_method=S256');
+    }
+    if (!/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) {
+      return redirectError(redirectUri, state, 'invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier');
+    }
+    prune();
+    if (pending.size >= MAX_PENDING) return errorPage('Too many sign-ins are in progress; try again in a few minutes.', 503);
+    const csrf = randomToken();
+    const p: Pending = { redirectUri, state, codeChallenge, expiresAt: opts.clock() + PENDING_TTL_MS, proven: hasSession(req) };
+    pending.set(csrf, p);
+    return p.proven ? pickPage(csrf, p) : ownerPage(csrf);
+  };
+
+  const authorizePost = async (req: Request): Promise<Response> => {
+    const form = await req.form();
+    const csrf = form.get('csrf') ?? '';
+    const p = pending.get(csrf);
+    if (!p || p.expiresAt <= opts.clock()) {
+      pending.delete(csrf);
+      return errorPage('This sign-in page has expired or was already used. Run pctl auth login again.');
+    }
+    if (form.get('action') === 'deny') {
+      pending.delete(csrf);
+      return redirectError(p.redirectUri, p.state, 'access_denied', 'the sign-in was cancelled');
+    }
+    const step = form.get('step');
+    if (step === 'owner') {
+      const supplied = (form.get('owner_token') ?? '').trim();
+      let ok = false;
+      try {
+        const principal = supplied ? await opts.authenticate(`Bearer ${supplied}`) : undefined;
+        ok = principal !== undefined && principal.identityUid === opts.store.getMeta('owner_identity');
+      } catch {
+        ok = false;
+      }
+      if (!ok) return ownerPage(csrf, 'That is not the owner token of this server.', 401);
+      p.proven = true;
+      prune();
+      const headers: Record<string, string> = {};
+      if (sessions.size < MAX_SESSIONS) {
+        const session = randomToken();
+        sessions.set(session, opts.clock() + SESSION_TTL_MS);
+        headers['set-cookie'] = `${SESSION_COOKIE}=${session}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}`;
+      }
+      const page = pickPage(csrf, p);
+      return { ...page, headers: { ...page.headers, ...headers } };
+    }
+    if (step === 'pick') {
+      if (!p.proven) return ownerPage(csrf, 'Paste the owner token first.', 401);
+      const uid = form.get('identity') ?? '';
+      const identity = ownIdentities().find((r) => r.uid === uid);
+      if (!identity) return pickPage(csrf, p, 'Choose one of the identities listed.', 400);
+      pending.delete(csrf);
+      prune();
+      if (codes.size >= MAX_CODES) return errorPage('Too many sign-ins are in progress; try again in a minute.', 503);
+      const code = randomToken();
+      codes.set(code, {
+        clientId: CLIENT_ID, redirectUri: p.redirectUri, codeChallenge: p.codeChallenge, identityUid: identity.uid,
+        expiresAt: opts.clock() + CODE_TTL_MS,
+      });
+      return redirect(withParams(p.redirectUri, { code, state: p.state }));
+    }
+    return errorPage('The form was not understood. Run pctl auth login again.');
+  };
+
+  const token = async (req: Request): Promise<Response> => {
+    const form = await req.form();
+    const grantType = form.get('grant_type');
+    if (grantType !== 'authorization_code') {
+      return oauthError('unsupported_grant_type', 'grant_type must be authorization_code');
+    }
+    const code = form.get('code') ?? '';
+    const grant = codes.get(code);
+    // Single use: whatever happens next, this code is spent.
+    codes.delete(code);
+    if (!code || !grant) return oauthError('invalid_grant', 'the authorization code is unknown or was already used');
+    if (grant.expiresAt <= opts.clock()) return oauthError('invalid_grant', 'the authorization code has expired; sign in again');
+    if ((form.get('client_id') ?? '') !== grant.clientId) return oauthError('invalid_grant', 'the authorization code was issued to another client_id');
+    if ((form.get('redirect_uri') ?? '') !== grant.redirectUri) return oauthError('invalid_grant', 'redirect_uri does not match the one the code was issued for');
+    const verifier = form.get('code_verifier') ?? '';
+    if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) {
+      return oauthError('invalid_grant', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+    }
+    const expected = Buffer.from(grant.codeChallenge);
+    const actual = Buffer.from(createHash('sha256').update(verifier).digest('base64url'));
+    if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
+      return oauthError('invalid_grant', 'code_verifier does not match the code_challenge (PKCE)');
+    }
+    const identity = opts.store.get(grant.identityUid, 'identity');
+    const issuer = opts.issuer();
+    const claim = identity?.data.claimMatch as { issuer?: string; subject?: string } | undefined;
+    if (!identity || claim?.issuer !== issuer || !claim.subject) {
+      return oauthError('invalid_grant', 'the identity signed in as no longer exists or no longer names this issuer');
+    }
+    const now = opts.clock();
+    const [accessToken, idToken] = await Promise.all([
+      mintToken(opts.key, { issuer, subject: claim.subject, ttlSeconds: ttl, now }),
+      mintToken(opts.key, { issuer, subject: claim.subject, ttlSeconds: ttl, now, extraClaims: { name: identity.name, identity_uid: identity.uid } }),
+    ]);
+    return {
+      body: { access_token: accessToken, id_token: idToken, token_type: 'Bearer', expires_in: ttl },
+      headers: NO_STORE,
+    };
+  };
+
+  const userinfo = async (req: Request): Promise<Response> => {
+    const principal = await opts.authenticate(req.headers.authorization);
+    const identity = opts.store.get(principal.identityUid, 'identity');
+    if (!identity) throw unauthenticated('The identity of this token no longer exists');
+    const claim = identity.data.claimMatch as { issuer: string; subject: string };
+    return {
+      body: { sub: claim.subject, iss: claim.issuer, identity: { uid: identity.uid, name: identity.name } },
+      headers: NO_STORE,
+    };
+  };
+
+  return {
+    [`GET ${AUTHORIZE_PATH}`]: authorizeGet,
+    [`POST ${AUTHORIZE_PATH}`]: authorizePost,
+    [`POST ${TOKEN_PATH}`]: token,
+    [`GET ${USERINFO_PATH}`]: userinfo,
+  };
+}
+
+/** Why a redirect URI is not an acceptable loopback one, or undefined when it is. */
+export function loopbackProblem(raw: string): string | undefined {
+  if (!raw) return 'it is missing';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'it is not a URL';
+  }
+  if (url.protocol !== 'http:') return 'it must use http: on a loopback address';
+  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') return 'its host must be 127.0.0.1 or localhost';
+  if (!url.port) return 'it must name a port';
+  if (url.username || url.password) return 'it must not hold credentials';
+  if (url.hash || raw.includes('#')) return 'it must not have a fragment';
+  return undefined;
+}
+
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+function randomToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function withParams(base: string, params: Record<string, string>): string {
+  const url = new URL(base);
+  for (const [k, v] of Object.entries(params)) if (v !== '' || k !== 'state') url.searchParams.set(k, v);
+  return url.toString();
+}
+
+function redirect(location: string): Response {
+  return {
+    status: 303,
+    raw: `<!doctype html><title>Redirecting</title><p>Redirecting to <a href="${esc(location)}">pctl</a>…</p>`,
+    headers: { location, ...HTML_HEADERS },
+  };
+}
+
+function redirectError(redirectUri: string, state: string, error: string, description: string): Response {
+  return redirect(withParams(redirectUri, { error, error_description: description, state }));
+}
+
+function oauthError(error: string, description: string): Response {
+  return { status: 400, body: { error, error_description: description }, headers: NO_STORE };
+}
+
+function hostOf(uri: string): string {
+  try {
+    return new URL(uri).host;
+  } catch {
+    return uri;
+  }
+}
+
+function cookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie ?? '';
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function esc(text: string): string {
+  return text.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const HTML_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  // Forms post here; the answer redirects to the loopback client (form-action covers redirects).
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http://127.0.0.1:* http://localhost:*; frame-ancestors 'none'; base-uri 'none'",
+};
+
+function errorPage(message: string, status = 400): Response {
+  return html(status, `<h1>Sign-in refused</h1>\n<p class="err">${esc(message)}</p>`);
+}
+
+function html(status: number, content: string): Response {
+  return {
+    status,
+    raw: `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>pctl sign-in</title>
+<style>
+body{font:15px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}
+h1{font-size:1.4rem} code{font-size:.85em;background:#f3f3f3;padding:0 .25em;border-radius:3px}
+textarea{width:100%;font:12px monospace} .err{color:#b00020}
+.pick{display:block;padding:.4rem .5rem;border:1px solid #ddd;border-radius:4px;margin:.3rem 0;cursor:pointer}
+button{font:inherit;padding:.4rem 1rem} .secondary{background:none;border:1px solid #ccc}
+</style></head><body>${content}
+</body></html>
+`,
+    headers: { ...HTML_HEADERS },
+  };
+}
