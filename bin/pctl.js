@@ -9,5 +9,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${pkg.version}\n`);
 } else {
   const { main } = await import('../dist/cli/main.js');
-  process.exitCode = await main(args);
+  const code = await main(args);
+  // Exit as soon as the output is flushed: idle keep-alive sockets and V8's background
+  // compilation of undici's parser would otherwise hold a finished command ~100 ms.
+  process.stdout.write('', () => process.exit(code));
 }
