@@ -330,3 +330,18 @@ test('data persists across restarts, and a second serve on the same data dir is 
   t.is(got.status, 200);
   t.is(got.json.name, 'durable');
 });
+
+test('descriptions are held to 4096 characters on update as on create', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  const g = await createGroup(srv, srv.organizationUid, 'wordy');
+  const long = 'x'.repeat(4097);
+  const created = await srv.call('POST', G, { parent: srv.organizationUid, group: { name: 'w2', description: long } });
+  t.is(created.json.code, 3);
+  for (const path of [`${G}/${g.uid}`, `${I}/${srv.ownerIdentityUid}`]) {
+    const res = await srv.call('PATCH', path, { description: long });
+    t.is(res.status, 400, path);
+    t.deepEqual(violationFields(res.json), ['description']);
+  }
+  t.is((await srv.call('PATCH', `${G}/${g.uid}`, { description: 'x'.repeat(4096) })).status, 200);
+});

@@ -107,7 +107,8 @@ export function listEnvelope<K extends string, T extends z.ZodType>(plural: K, i
 
 // ---- request bodies ----
 
-const Description = z.string().max(4096, 'must be at most 4096 characters');
+export const DESCRIPTION_MAX = 4096;
+const Description = z.string().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`);
 
 export const CreateGroupBody = z.strictObject({
   parent: z.string().min(1, 'is required'),

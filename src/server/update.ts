@@ -6,6 +6,7 @@
 // 4. the same for every resource.
 import { invalidArgument, invalidField, type FieldViolation } from '../api/errors.js';
 import type { ResourceDescriptor } from '../api/resources.js';
+import { DESCRIPTION_MAX } from '../api/schemas.js';
 
 /** Changed fields by dotted path (`claimMatch.subject`); a value of undefined clears the field. */
 export type Changes = Map<string, unknown>;
@@ -77,4 +78,13 @@ export function stringChange(changes: Changes, field: string): string | undefine
   if (v === undefined || v === null) return '';
   if (typeof v !== 'string') throw invalidField(field, 'must be a string');
   return v;
+}
+
+/** A description's new value, held to the same limit as on create. */
+export function descriptionChange(changes: Changes): string | undefined {
+  const description = stringChange(changes, 'description');
+  if (description !== undefined && description.length > DESCRIPTION_MAX) {
+    throw invalidField('description', `must be at most ${DESCRIPTION_MAX} characters`);
+  }
+  return description;
 }

@@ -8,7 +8,7 @@ import { permissionDenied, within } from '../auth/authorize.js';
 import type { Principal, ResourceRoutes } from '../http.js';
 import { groupToWire, identityToWire, newChildUid, roleBindingToWire, roleToWire } from '../models.js';
 import type { Kind, Record_ } from '../store/store.js';
-import { resolveChanges, stringChange } from '../update.js';
+import { descriptionChange, resolveChanges, stringChange } from '../update.js';
 
 export function groupNameViolation(name: unknown): FieldViolation | undefined {
   return typeof name === 'string' && S.GROUP_NAME_RE.test(name) ? undefined : { field: 'name', description: S.GROUP_NAME_RULE };
@@ -102,7 +102,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       authorize(ctx, req.principal, 'groups.update', 'group', 'Group', req.uid);
       const changes = resolveChanges(await req.json(), updateMask(req.query), R.groups);
       const name = stringChange(changes, 'name');
-      const description = stringChange(changes, 'description');
+      const description = descriptionChange(changes);
       if (name !== undefined) {
         const problem = groupNameViolation(name);
         if (problem) throw invalidArgument([problem]);
@@ -159,7 +159,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       authorize(ctx, req.principal, 'identity.update', 'identity', 'Identity', req.uid);
       const changes = resolveChanges(await req.json(), updateMask(req.query), R.identities);
       const name = stringChange(changes, 'name');
-      const description = stringChange(changes, 'description');
+      const description = descriptionChange(changes);
       const issuer = stringChange(changes, 'claimMatch.issuer');
       const subject = stringChange(changes, 'claimMatch.subject');
       if (name === '') throw invalidField('name', 'must not be empty');
@@ -244,7 +244,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       const role = builtinGuard(req.uid, 'roles.update', req.principal);
       const changes = resolveChanges(await req.json(), updateMask(req.query), R.roles);
       const name = stringChange(changes, 'name');
-      const description = stringChange(changes, 'description');
+      const description = descriptionChange(changes);
       let capabilities: string[] | undefined;
       if (changes.has('capabilities')) {
         const raw = changes.get('capabilities') ?? [];

@@ -3,13 +3,13 @@
 // (`<repo uid>/<16 hex>`). Neither is created through the API: they come from seeds.
 import { alreadyExists, invalidArgument } from '../../api/errors.js';
 import * as R from '../../api/resources.js';
+import { DESCRIPTION_MAX } from '../../api/schemas.js';
 import { authorize, listResponse, mustGet, now, type ServerContext } from '../context.js';
 import type { ResourceRoutes } from '../http.js';
 import { repoToWire, tagToWire } from '../models.js';
 import { repoNameProblem } from '../seed.js';
 import { resolveChanges, stringChange } from '../update.js';
 
-const DESCRIPTION_MAX = 4096;
 
 export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
   const { store, authz } = ctx;
