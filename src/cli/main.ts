@@ -161,6 +161,59 @@ function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
   bindings.command('delete').alias('rm').argument('<uid>', 'role binding uid').description('delete a role binding')
     .action(lazy(() => import('./commands/role-bindings/delete.js')));
 
+  // ---- registry ----
+  const repos = resource('repos', 'image repositories (they live in groups)');
+  paging(repos.command('list').alias('ls').description('list repos'))
+    .option('--descendants-of <uid>', 'only repos anywhere below this group or organization')
+    .option('--children-of <uid>', 'only repos directly in this group')
+    .option('--name <name>', 'only repos with exactly this name')
+    .action(lazy(() => import('./commands/repos/list.js')));
+  repos.command('get').alias('describe').argument('<uid>', 'repo uid').description('show a repo')
+    .action(lazy(() => import('./commands/repos/get.js')));
+  repos.command('update').argument('<uid>', 'repo uid').description('change a repo: only the fields given are sent')
+    .option('--name <name>', 'new name')
+    .option('--description <text>', 'new description ("" clears it)')
+    .action(lazy(() => import('./commands/repos/update.js')));
+
+  const tags = resource('tags', 'image tags of a repo');
+  paging(tags.command('list').alias('ls').description('list the tags of a repo'))
+    .requiredOption('--repo <uid>', 'uid of the repo (required)')
+    .option('--deprecated', 'only end-of-life tags (filtered here: the API has no such filter; every page is still read)')
+    .action(lazy(() => import('./commands/tags/list.js')));
+
+  // ---- vulnerabilities ----
+  const advisories = resource('advisories', 'vulnerability advisories');
+  paging(advisories.command('list').alias('ls').description('list advisories'))
+    .option('--artifact <name>', 'only advisories for this artifact (repeatable: any of them)', collect, [])
+    .option('--advisory-id <id>', 'only this advisory id, e.g. CGA-2026-0001 (repeatable: any of them)', collect, [])
+    .action(lazy(() => import('./commands/advisories/list.js')));
+  advisories.command('get').alias('describe').argument('<uid>', 'advisory uid').description('show an advisory')
+    .action(lazy(() => import('./commands/advisories/get.js')));
+
+  // ---- api ----
+  program.command('api')
+    .description('send a request to any endpoint (like gh api): pctl api METHOD PATH, or pctl api PATH for GET')
+    .argument('<method>', 'HTTP method (GET, POST, PATCH, DELETE …), or the PATH for a GET')
+    .argument('[path]', 'path below the API URL, e.g. /iam/v2/groups (a ?query is kept)')
+    .option('-f, --raw-field <key=value>', 'add a string field to the JSON body (repeatable; group[name]=x nests, tags[]=a appends)', collect, [])
+    .option('-F, --field <key=value>', 'add a typed field: true, false, null and numbers are JSON, @file reads a file, @- stdin (repeatable)', collect, [])
+    .option('--input <file>', 'send this file as the request body (- for stdin)')
+    .option('-q, --query <key=value>', 'add a query parameter (repeatable)', collect, [])
+    .option('-H, --header <header>', "add a request header, 'Name: value' (repeatable)", collect, [])
+    .option('--paginate', 'follow nextPageToken and print one document with every item')
+    .option('-i, --include', 'print the status line and response headers before the body')
+    .addHelpText(
+      'after',
+      '\nWithout METHOD a request is a GET, or a POST when it has fields or --input. On a GET, fields become' +
+        '\nquery parameters (as in gh). The body is printed pretty on a terminal and as received in a pipe.' +
+        '\nAn error status prints the error on stderr and exits 1, 3 or 4 like any command (with -i the' +
+        '\nresponse is printed on stdout as well).' +
+        "\n\nExamples:\n  pctl api /iam/v2/groups --paginate -q page_size=50\n  pctl api POST /iam/v2/groups -f parent=$ORG -f 'group[name]=tools'" +
+        "\n  pctl api PATCH /registry/v2/repos/$REPO -q updateMask=description -f description='web images'" +
+        '\n  pctl api /vulnerabilities/v2/advisories -q artifactNames=nginx -q artifactNames=envoy',
+    )
+    .action(lazy(() => import('./commands/api/run.js')));
+
   // ---- auth ----
   const auth = resource('auth', 'sign in to the API and manage the saved token');
   auth.command('login').description('sign in with a browser (authorization code + PKCE) and save the token in the profile')
@@ -236,6 +289,11 @@ function paging(cmd: Command): Command {
     .option('--order-by <order>', 'sort order, e.g. name, "name desc", "created_at desc"')
     .option('--skip <n>', 'skip the first N matches', nonNegativeInt)
     .option('--page-token <token>', 'start from this page token');
+}
+
+/** Repeatable flags: `--artifact a --artifact b` → ['a', 'b']. */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 function positiveInt(value: string): number {

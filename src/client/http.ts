@@ -26,6 +26,25 @@ export interface RequestOptions {
   body?: unknown;
 }
 
+export interface RawRequestOptions {
+  query?: readonly (readonly [string, string])[];
+  /** Sent as is (JSON unless a Content-Type header says otherwise). */
+  body?: string | Uint8Array | undefined;
+  /** Extra headers; they override ours (names are case-insensitive). */
+  headers?: Record<string, string>;
+}
+
+export interface RawResponse {
+  status: number;
+  /** As received, names lower-case. */
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The parsed body, when it is JSON. */
+  json: unknown;
+  /** For an error status: the decoded AIP-193 error, as request() would throw it. */
+  error?: ApiError;
+}
+
 let sharedAgent: Agent | undefined;
 
 /** The process-wide keep-alive agent: list pages after the first reuse the connection. */
@@ -76,18 +95,41 @@ export class HttpClient {
   /** Sends a request; resolves to the parsed JSON body (undefined when empty), throws ApiError on an error status. */
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<unknown> {
     const url = this.url(path, opts.query);
+    const outcome = await this.#exchange(method, url, opts.body === undefined ? undefined : JSON.stringify(opts.body), {});
+    if (outcome.status >= 400) throw this.#error(outcome, method, url);
+    if (outcome.text && outcome.json === undefined) {
+      throw new ResponseError(`unexpected response from ${method} ${new URL(url).pathname}: body is not JSON`);
+    }
+    return outcome.json;
+  }
+
+  /**
+   * A raw exchange, for `pctl api`: the body is sent as given, extra headers override ours,
+   * and the response comes back whatever its status (with the ApiError the other methods
+   * would throw in `error`). Same auth, timeout, retries and tracing as every request.
+   */
+  async send(method: string, path: string, opts: RawRequestOptions = {}): Promise<RawResponse> {
+    const url = this.url(path, opts.query);
+    const outcome = await this.#exchange(method, url, opts.body, opts.headers ?? {});
+    const res: RawResponse = { status: outcome.status, headers: outcome.headers, text: outcome.text, json: outcome.json };
+    if (outcome.status >= 400) res.error = this.#error(outcome, method, url);
+    return res;
+  }
+
+  /** One request with bounded retries of idempotent methods; resolves to the last response. */
+  async #exchange(method: string, url: string, payload: string | Uint8Array | undefined, extraHeaders: Record<string, string>): Promise<Outcome> {
     const retries = IDEMPOTENT.has(method) ? (this.#opts.retries ?? 2) : 0;
     const deadline = Date.now() + this.#opts.timeoutMs;
     for (let attempt = 0; ; attempt++) {
       let outcome: Outcome;
       try {
-        outcome = await this.#once(method, url, opts.body, deadline);
+        outcome = await this.#once(method, url, payload, extraHeaders, deadline);
       } catch (err) {
         const remaining = deadline - Date.now();
         if (attempt < retries && isDroppedSocket(err) && remaining > 0) continue;
         throw err;
       }
-      if (outcome.status < 400) return outcome.json;
+      if (outcome.status < 400) return outcome;
       const remaining = deadline - Date.now();
       if (attempt < retries && RETRY_STATUSES.has(outcome.status)) {
         const wait = retryDelay(outcome.retryAfter, attempt);
@@ -97,9 +139,13 @@ export class HttpClient {
           continue;
         }
       }
-      const apiError = toApiError(outcome, method, url);
-      throw this.#opts.mapError ? this.#opts.mapError(apiError) : apiError;
+      return outcome;
     }
+  }
+
+  #error(outcome: Outcome, method: string, url: string): ApiError {
+    const apiError = toApiError(outcome, method, url);
+    return this.#opts.mapError ? this.#opts.mapError(apiError) : apiError;
   }
 
   /** Sends a request and validates the JSON response against a schema, naming the offending field. */
@@ -113,17 +159,19 @@ export class HttpClient {
     throw new ResponseError(`unexpected response from ${method} ${path}: ${where ? `${where}: ` : ''}${what}`);
   }
 
-  async #once(method: string, url: string, body: unknown, deadline: number): Promise<Outcome> {
+  async #once(
+    method: string, url: string, payload: string | Uint8Array | undefined, extraHeaders: Record<string, string>, deadline: number,
+  ): Promise<Outcome> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.#opts.token) headers.authorization = `Bearer ${this.#opts.token}`;
     if (this.#opts.userAgent) headers['user-agent'] = this.#opts.userAgent;
-    const payload = body === undefined ? undefined : JSON.stringify(body);
     if (payload !== undefined) headers['content-type'] = 'application/json';
+    for (const [k, v] of Object.entries(extraHeaders)) headers[k.toLowerCase()] = v;
 
     if (this.#opts.trace) {
       this.#trace(`> ${method} ${url}`);
-      for (const [k, v] of Object.entries(headers)) this.#trace(`> ${k}: ${k === 'authorization' ? 'Bearer ***' : v}`);
-      if (payload !== undefined) this.#trace(`> ${truncate(payload)}`);
+      for (const [k, v] of Object.entries(headers)) this.#trace(`> ${k}: ${k === 'authorization' ? maskAuthorization(v) : v}`);
+      if (payload !== undefined) this.#trace(`> ${truncate(typeof payload === 'string' ? payload : Buffer.from(payload).toString('utf8'))}`);
     }
 
     const timeoutMs = Math.max(1, deadline - Date.now());
@@ -153,11 +201,11 @@ export class HttpClient {
       try {
         json = JSON.parse(text);
       } catch {
-        if (res.statusCode < 400) throw new ResponseError(`unexpected response from ${method} ${new URL(url).pathname}: body is not JSON`);
+        json = undefined; // request() refuses a success that is not JSON; send() hands the text back
       }
     }
     const retryAfter = res.headers['retry-after'];
-    return { status: res.statusCode, json, text, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+    return { status: res.statusCode, headers: res.headers, json, text, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
   }
 
   #trace(line: string): void {
@@ -167,6 +215,7 @@ export class HttpClient {
 
 interface Outcome {
   status: number;
+  headers: RawResponse['headers'];
   json: unknown;
   text: string;
   retryAfter: string | undefined;
@@ -232,6 +281,12 @@ export function formatDuration(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   if (ms % 1000 === 0) return `${ms / 1000}s`;
   return `${ms}ms`;
+}
+
+/** `Bearer ***`: the scheme stays readable, the credential never appears. */
+function maskAuthorization(value: string): string {
+  const scheme = /^\S+/.exec(value)?.[0];
+  return scheme && scheme !== value ? `${scheme} ***` : '***';
 }
 
 function truncate(text: string): string {

@@ -3,15 +3,15 @@
 // which of them only `-o wide` shows, and how to get the uid for `-o id`.
 //
 // Type-only imports: this module must not load zod.
-import type { Group, Identity, Role, RoleBinding } from '../api/schemas.js';
+import type { Advisory, Group, Identity, Repo, Role, RoleBinding, Tag } from '../api/schemas.js';
 import type { ResourceName } from '../api/resources.js';
 
-export type CellKind = 'text' | 'time' | 'bool';
+export type CellKind = 'text' | 'time' | 'bool' | 'digest';
 
 export interface Column<T> {
   header: string;
   value: (item: T) => string | number | boolean | undefined | null;
-  /** `time` cells are relative on a TTY and RFC 3339 elsewhere. */
+  /** `time` cells are relative on a TTY and RFC 3339 elsewhere; `digest` cells are short on a TTY, full elsewhere. */
   kind?: CellKind;
   /** Shown only with `-o wide`. */
   wide?: boolean;
@@ -97,6 +97,41 @@ export const views = {
       timeCol<RoleBinding>('CREATED', (b) => b.createTime, { wide: true }),
     ],
   } satisfies View<RoleBinding>,
+
+  repos: {
+    noun: 'repos',
+    id: byUid,
+    columns: [
+      uidCol<Repo>(),
+      col<Repo>('NAME', (r) => r.name),
+      col<Repo>('DESCRIPTION', (r) => r.description, { shrink: true }),
+      timeCol<Repo>('CREATED', (r) => r.createTime, { wide: true }),
+      timeCol<Repo>('UPDATED', (r) => r.updateTime, { wide: true }),
+    ],
+  } satisfies View<Repo>,
+
+  tags: {
+    noun: 'tags',
+    id: byUid,
+    columns: [
+      col<Tag>('NAME', (t) => t.name),
+      col<Tag>('DIGEST', (t) => t.digest, { kind: 'digest', keep: true }),
+      col<Tag>('DEPRECATED', (t) => t.deprecated, { kind: 'bool' }),
+      timeCol<Tag>('UPDATED', (t) => t.updateTime),
+      col<Tag>('UID', (t) => t.uid, { wide: true, keep: true }),
+    ],
+  } satisfies View<Tag>,
+
+  advisories: {
+    noun: 'advisories',
+    id: byUid,
+    columns: [
+      col<Advisory>('ADVISORY ID', (a) => a.advisoryId),
+      col<Advisory>('ARTIFACT', (a) => a.artifactName),
+      timeCol<Advisory>('UPDATED', (a) => a.updateTime),
+      col<Advisory>('UID', (a) => a.uid, { wide: true, keep: true }),
+    ],
+  } satisfies View<Advisory>,
 } satisfies Partial<Record<ResourceName, View<never>>>;
 
 export type ViewName = keyof typeof views;

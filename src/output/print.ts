@@ -118,6 +118,7 @@ function cell<T>(column: Column<T>, item: T, human: boolean, now: Date): string 
   let text: string;
   if (column.kind === 'time' && typeof raw === 'string') text = human ? relativeTime(raw, now) : raw;
   else if (column.kind === 'bool') text = raw ? 'yes' : 'no';
+  else if (column.kind === 'digest') text = human ? shortDigest(String(raw)) : String(raw);
   else text = String(raw);
   // Tabs and newlines would break both the aligned table and `cut -f`.
   return text.replace(/[\t\r\n]+/g, ' ');
@@ -143,6 +144,12 @@ async function renderTable<T>(ctx: Pick<Context, 'globals' | 'io' | 'clock'>, vi
       .join(GAP)
       .trimEnd() + '\n';
   return line(headers, true) + body.map((r) => line(r)).join('');
+}
+
+/** `sha256:1a2b3c4d5e6f…` → `sha256:1a2b3c4d5e6f` (12 hex digits, like `docker images`); other text unchanged. */
+export function shortDigest(digest: string): string {
+  const m = /^([a-z0-9]+:)([0-9a-f]{12})[0-9a-f]+$/.exec(digest);
+  return m ? m[1]! + m[2]! : digest;
 }
 
 const GAP = '   ';

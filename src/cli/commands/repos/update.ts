@@ -1,0 +1,29 @@
+// pctl repos update UID [--name N] [--description D]: the updateMask names exactly the flags given.
+// The repo-name rule is the server's (it answers with code 3 and the field violation).
+import { repos } from '../../../api/resources.js';
+import { views } from '../../../output/columns.js';
+import type { Context } from '../../context.js';
+import { printResource } from '../../shared/get.js';
+import { checkNotEmpty, checkSomethingToUpdate } from '../../shared/validate.js';
+
+export interface UpdateRepoFlags {
+  name?: string;
+  description?: string;
+}
+
+export async function run(ctx: Context, [uid]: string[], opts: UpdateRepoFlags): Promise<number> {
+  const fields: Record<string, unknown> = {};
+  const mask: string[] = [];
+  if (opts.name !== undefined) {
+    checkNotEmpty('name', opts.name);
+    fields.name = opts.name;
+    mask.push('name');
+  }
+  if (opts.description !== undefined) {
+    fields.description = opts.description;
+    mask.push('description');
+  }
+  checkSomethingToUpdate(mask, ['--name', '--description']);
+  const client = await ctx.client();
+  return printResource(ctx, views.repos, await client.update(repos, uid!, fields, mask));
+}
