@@ -184,8 +184,8 @@ function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
   // ---- vulnerabilities ----
   const advisories = resource('advisories', 'vulnerability advisories');
   paging(advisories.command('list').alias('ls').description('list advisories'))
-    .option('--artifact <name>', 'only advisories for this artifact (repeatable: any of them)', collect, [])
-    .option('--advisory-id <id>', 'only this advisory id, e.g. CGA-2026-0001 (repeatable: any of them)', collect, [])
+    .option('--artifact <name>', 'only advisories for this artifact (repeatable: any of them)', collect)
+    .option('--advisory-id <id>', 'only this advisory id, e.g. CGA-2026-0001 (repeatable: any of them)', collect)
     .action(lazy(() => import('./commands/advisories/list.js')));
   advisories.command('get').alias('describe').argument('<uid>', 'advisory uid').description('show an advisory')
     .action(lazy(() => import('./commands/advisories/get.js')));
@@ -195,11 +195,11 @@ function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
     .description('send a request to any endpoint (like gh api): pctl api METHOD PATH, or pctl api PATH for GET')
     .argument('<method>', 'HTTP method (GET, POST, PATCH, DELETE …), or the PATH for a GET')
     .argument('[path]', 'path below the API URL, e.g. /iam/v2/groups (a ?query is kept)')
-    .option('-f, --raw-field <key=value>', 'add a string field to the JSON body (repeatable; group[name]=x nests, tags[]=a appends)', collect, [])
-    .option('-F, --field <key=value>', 'add a typed field: true, false, null and numbers are JSON, @file reads a file, @- stdin (repeatable)', collect, [])
+    .option('-f, --raw-field <key=value>', 'add a string field to the JSON body (repeatable; group[name]=x nests, tags[]=a appends)', collect)
+    .option('-F, --field <key=value>', 'add a typed field: true, false, null and numbers are JSON, @file reads a file, @- stdin (repeatable)', collect)
     .option('--input <file>', 'send this file as the request body (- for stdin)')
-    .option('-q, --query <key=value>', 'add a query parameter (repeatable)', collect, [])
-    .option('-H, --header <header>', "add a request header, 'Name: value' (repeatable)", collect, [])
+    .option('-q, --query <key=value>', 'add a query parameter (repeatable)', collect)
+    .option('-H, --header <header>', "add a request header, 'Name: value' (repeatable)", collect)
     .option('--paginate', 'follow nextPageToken and print one document with every item')
     .option('-i, --include', 'print the status line and response headers before the body')
     .addHelpText(
