@@ -6,7 +6,7 @@ import { newChildUid, timestamp } from '../dist/server/models.js';
 
 export async function populate(dataDir, n) {
   const srv = await startServer({ dataDir, port: 0 });
-  const { organizationUid: org, ownerToken } = srv;
+  const { organizationUid: org } = srv;
   await srv.close();
   const store = new Store(dataDir);
   const t0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -27,5 +27,5 @@ export async function populate(dataDir, n) {
   });
   store.db.pragma('wal_checkpoint(TRUNCATE)');
   store.close();
-  return { org, ownerToken };
+  return { org };
 }

@@ -1,9 +1,9 @@
-// npm run bench [-- --json] [-- --quick]
+// npm run bench [-- --json] [-- --quick] [-- --large]
 // One report of ratios measured in the same run, each with the command behind it.
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
 // child processes. Needs a build (npm ci / npm run build has made dist/).
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { populate } from './populate.js';
 import { fmt, median, pctl, reqPerSec, startChild, startServe, tempDir, wallMs } from './lib.js';
@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 const asJson = process.argv.includes('--json');
 const quick = process.argv.includes('--quick');
 const duration = quick ? 2 : 5;
-const LARGE = quick ? 20_000 : 100_000;
+// --large adds the 1M run (minutes to populate); --quick is a smoke run.
+const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
 const results = [];
 const cleanup = [];
 
@@ -31,7 +32,7 @@ async function getByUid() {
   const serve = await startServe(dataDir);
   const bare = await startChild([fileURLToPath(new URL('./bare-server.js', import.meta.url))]);
   try {
-    const token = (await import('node:fs')).readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
+    const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const headers = { authorization: `Bearer ${token}` };
     const created = await request(`${serve.url}/iam/v2/groups`, {
       method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
@@ -61,36 +62,40 @@ async function orgUid(baseUrl, headers) {
   return res.groups[0].uid;
 }
 
-async function largeLists() {
+/** The same read figures at each data size, to show how cost grows with data. */
+async function atScale(n) {
   const dataDir = tempDir();
   cleanup.push(dataDir);
   const t0 = performance.now();
-  const { ownerToken } = await populate(dataDir, LARGE);
+  await populate(dataDir, n);
   const populateMs = performance.now() - t0;
   const startT0 = performance.now();
   const serve = await startServe(dataDir);
   const startMs = performance.now() - startT0;
+  const at = `at ${fmt(n)}`;
+  // Serve re-mints the owner token for its new URL at start.
+  const ownerToken = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
   try {
     const headers = { authorization: `Bearer ${ownerToken}` };
-    report(`populate ${fmt(LARGE)} groups (one transaction)`, populateMs, 'ms');
-    report(`serve start on ${fmt(LARGE)} groups (spawn → listening)`, startMs, 'ms', { command: `pctl serve --port 0 --data DIR` });
+    report(`[${fmt(n)} groups] populate (one transaction)`, populateMs, 'ms');
+    report(`[${fmt(n)} groups] serve start (spawn → listening)`, startMs, 'ms', { target: n === 100_000 ? '<= 300' : undefined, command: 'pctl serve --port 0 --data DIR' });
+    const someUid = (await request(`${serve.url}/iam/v2/groups?name=team-3`, { headers }).then((r) => r.body.json())).groups[0].uid;
+    report(`[${fmt(n)} groups] GET /iam/v2/groups/{uid}`, await reqPerSec(`${serve.url}/iam/v2/groups/${someUid}`, { headers, duration }), 'req/s');
     const base = `${serve.url}/iam/v2/groups?order_by=name&page_size=50`;
-    const near = Math.floor(LARGE * 0.9);
+    const near = Math.floor(n * 0.9);
     const skipRes = await request(`${base}&skip=${near - 50}`, { headers }).then((r) => r.body.json());
     const deepUrl = `${base}&page_token=${encodeURIComponent(skipRes.nextPageToken)}`;
     const first = await reqPerSec(base, { headers, duration });
     const deep = await reqPerSec(deepUrl, { headers, duration });
-    report(`sorted page of 50 at ${fmt(LARGE)}: first page`, first, 'req/s', { command: `autocannon '${base}'` });
-    report(`sorted page of 50 at ${fmt(LARGE)}: near item ${fmt(near)}`, deep, 'req/s', {
-      ratio: first / deep, target: 'cost <= 1.3 x first page', command: `autocannon '${base}&page_token=<token at ${near}>'`,
+    report(`[${fmt(n)} groups] sorted page of 50: first page`, first, 'req/s', { command: `autocannon '${base}'` });
+    report(`[${fmt(n)} groups] sorted page of 50: near item ${fmt(near)}`, deep, 'req/s', {
+      ratio: first / deep, target: 'cost <= 1.3 x first page', command: `autocannon '${base}&page_token=<token ${at}>'`,
     });
     // A depth-3 scope: one subgroup of one team.
-    const teams = await request(`${serve.url}/iam/v2/groups?name=team-3`, { headers }).then((r) => r.body.json());
-    const subs = await request(`${serve.url}/iam/v2/groups?page_size=1&uidp.children_of=${encodeURIComponent(teams.groups[0].uid)}`, { headers }).then((r) => r.body.json());
+    const subs = await request(`${serve.url}/iam/v2/groups?page_size=1&uidp.children_of=${encodeURIComponent(someUid)}`, { headers }).then((r) => r.body.json());
     const scoped = `${serve.url}/iam/v2/groups?order_by=name&uidp.descendants_of=${encodeURIComponent(subs.groups[0].uid)}`;
-    const scopedRps = await reqPerSec(scoped, { headers, duration });
-    report(`descendants_of a depth-3 group at ${fmt(LARGE)}, by name`, scopedRps, 'req/s', { command: `autocannon '${scoped}'` });
-    if (!quick) await ndjsonStream(serve.url, ownerToken, LARGE);
+    report(`[${fmt(n)} groups] descendants_of a depth-3 group, by name`, await reqPerSec(scoped, { headers, duration }), 'req/s', { command: `autocannon '${scoped}'` });
+    if (!quick && n >= 10_000 && n <= 100_000) await ndjsonStream(serve.url, ownerToken, n);
   } finally {
     await serve.stop();
   }
@@ -115,8 +120,8 @@ async function ndjsonStream(url, token, n) {
     return;
   }
   const rss = Number(/maxrss_kb=(\d+)/.exec(stderr)?.[1] ?? 0) / 1024;
-  report(`pctl groups list -o ndjson over ${fmt(n)} groups`, (lines / ms) * 1000, 'items/s', { command: 'pctl groups list -o ndjson --page-size 200' });
-  report('  peak RSS', rss, 'MiB', { target: '<= 120' });
+  report(`[${fmt(n)} groups] pctl groups list -o ndjson`, (lines / ms) * 1000, 'items/s', { command: 'pctl groups list -o ndjson --page-size 200' });
+  report(`[${fmt(n)} groups]   peak RSS of that listing`, rss, 'MiB', { target: '<= 120, flat from 10k to 100k' });
 }
 
 async function creates() {
@@ -124,7 +129,7 @@ async function creates() {
   cleanup.push(dataDir);
   const serve = await startServe(dataDir);
   try {
-    const token = (await import('node:fs')).readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
+    const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const parent = await orgUid(serve.url, headers);
     const agent = new Agent({ connections: 10, pipelining: 1 });
@@ -160,7 +165,7 @@ async function cliStart() {
   cleanup.push(dataDir);
   const serve = await startServe(dataDir);
   try {
-    const token = (await import('node:fs')).readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
+    const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const uid = await orgUid(serve.url, { authorization: `Bearer ${token}` });
     const env = { PCTL_API_URL: serve.url, PCTL_TOKEN: token, PCTL_CONFIG_DIR: tempDir('pctl-bench-config-') };
     try {
@@ -179,7 +184,7 @@ try {
   await cliStart();
   await getByUid();
   await creates();
-  await largeLists();
+  for (const n of SCALES) await atScale(n);
   if (asJson) console.log(JSON.stringify({ node: process.version, quick, results }, null, 2));
 } finally {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { invalidField, notFound, unauthenticated } from '../../api/errors.js';
 import type { Principal } from '../http.js';
 import { claimKey } from '../routes/iam.js';
 import { timestamp } from '../models.js';
-import type { Store } from '../store/store.js';
+import type { Record_, Store } from '../store/store.js';
 import { mintToken, type SigningKey, type TokenVerifier } from './tokens.js';
 
 const OWNER_TOKEN_TTL_S = 365 * 24 * 3600;
@@ -52,12 +52,22 @@ function ownerSubject(store: Store): string {
 
 export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock: () => number) {
   const lastSeenWritten = new Map<string, number>();
+  // Every request looks its caller up; the answer only changes when something is written.
+  const lookups = new Map<string, { version: number; matches: Record_[] }>();
+  const identitiesMatching = (key: string): Record_[] => {
+    const hit = lookups.get(key);
+    if (hit && hit.version === store.writeVersion) return hit.matches;
+    const matches = store.findByAltKey('identity', key);
+    if (lookups.size > 10_000) lookups.clear();
+    lookups.set(key, { version: store.writeVersion, matches });
+    return matches;
+  };
   return async (authorization: string | undefined): Promise<Principal> => {
     if (!authorization) throw unauthenticated('Missing Authorization header: send "Authorization: Bearer <token>"');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"');
     const { iss, sub } = await verifier.verify(m[1]!);
-    const matches = store.findByAltKey('identity', claimKey(iss, sub));
+    const matches = identitiesMatching(claimKey(iss, sub));
     if (matches.length !== 1) {
       throw unauthenticated(`No identity matches this token (issuer ${JSON.stringify(iss)}, subject ${JSON.stringify(sub)}); create one whose claimMatch equals them exactly`);
     }

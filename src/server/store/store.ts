@@ -112,12 +112,17 @@ export class Store {
     return out;
   }
 
+  /** Meta values are read on hot paths (the issuer, on every request) and change rarely: cached. */
+  private readonly metaCache = new Map<string, string | undefined>();
+
   getMeta(key: string): string | undefined {
-    return (this.stmts.metaGet.get(key) as { value: string } | undefined)?.value;
+    if (!this.metaCache.has(key)) this.metaCache.set(key, (this.stmts.metaGet.get(key) as { value: string } | undefined)?.value);
+    return this.metaCache.get(key);
   }
 
   setMeta(key: string, value: string): void {
     this.stmts.metaSet.run(key, value);
+    this.metaCache.set(key, value);
   }
 
   isEmpty(): boolean {
