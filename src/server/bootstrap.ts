@@ -64,11 +64,7 @@ export function followIssuer(store: Store, url: string): void {
   const previous = store.getMeta('issuer');
   if (!previous || previous === url) return;
   store.transaction(() => {
-    const rows = store.db
-      .prepare("SELECT uid FROM resources WHERE kind = 'identity' AND alt_key > ? AND alt_key < ?")
-      .all(`${previous}\n`, `${previous}\u000b`) as { uid: string }[];
-    for (const { uid } of rows) {
-      const rec = store.get(uid)!;
+    for (const rec of store.findByAltKeyFirstPart('identity', previous)) {
       const claim = rec.data.claimMatch as { issuer: string; subject: string };
       claim.issuer = url;
       rec.altKey = claimKey(url, claim.subject);

@@ -85,7 +85,7 @@ export class ListEngine {
       }
     }
     const sql = `SELECT * FROM resources WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
-    const rows = this.store.db.prepare(sql).all(...params, q.pageSize + 1, q.skip) as Parameters<typeof rowToRecord>[0][];
+    const rows = this.store.prepare(sql).all(...params, q.pageSize + 1, q.skip) as Parameters<typeof rowToRecord>[0][];
     const items = rows.slice(0, q.pageSize).map(rowToRecord);
     let nextPageToken = '';
     if (rows.length > q.pageSize) {
@@ -99,7 +99,7 @@ export class ListEngine {
     const cached = this.countCache.get(q.fingerprint);
     if (cached && cached.version === this.store.writeVersion) return cached.count;
     const sql = `SELECT count(*) AS n FROM resources WHERE ${q.where.join(' AND ')}`;
-    const { n } = this.store.db.prepare(sql).get(...q.params) as { n: number };
+    const { n } = this.store.prepare(sql).get(...q.params) as { n: number };
     if (this.countCache.size > 1000) this.countCache.clear();
     this.countCache.set(q.fingerprint, { version: this.store.writeVersion, count: n });
     return n;

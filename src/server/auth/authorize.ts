@@ -32,15 +32,11 @@ export class Authorizer {
     const hit = this.cache.get(identityUid);
     if (hit && hit.version === this.store.writeVersion) return hit.grants;
     const grants: Grants = new Map();
-    const rows = this.store.db
-      .prepare("SELECT parent, data FROM resources WHERE kind = 'roleBinding' AND alt_key > ? AND alt_key < ?")
-      .all(`${identityUid}\n`, `${identityUid}\u000b`) as { parent: string; data: string }[];
-    for (const row of rows) {
-      const roleUid = (JSON.parse(row.data) as { roleUid: string }).roleUid;
-      const role = this.store.get(roleUid, 'role');
-      const caps = grants.get(row.parent) ?? new Set<string>();
+    for (const binding of this.store.findByAltKeyFirstPart('roleBinding', identityUid)) {
+      const role = this.store.get(binding.data.roleUid as string, 'role');
+      const caps = grants.get(binding.parent!) ?? new Set<string>();
       for (const c of (role?.data.capabilities as string[] | undefined) ?? []) caps.add(c);
-      grants.set(row.parent, caps);
+      grants.set(binding.parent!, caps);
     }
     if (this.cache.size > 1000) this.cache.clear();
     this.cache.set(identityUid, { version: this.store.writeVersion, grants });

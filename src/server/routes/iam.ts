@@ -189,20 +189,13 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       store.transaction(() => {
         const rec = mustGet(ctx, 'identity', 'Identity', req.uid);
         // A binding of a deleted identity grants nothing; it goes with the identity.
-        for (const binding of bindingsOfIdentity(rec.uid)) store.remove(binding.uid);
+        for (const binding of store.findByAltKeyFirstPart('roleBinding', rec.uid)) store.remove(binding.uid);
         store.remove(rec.uid);
       });
       return {};
     },
   };
 
-  function bindingsOfIdentity(identityUid: string): Record_[] {
-    return store.db
-      .prepare("SELECT uid FROM resources WHERE kind = 'roleBinding' AND alt_key > ? AND alt_key < ?")
-      .all(`${identityUid}\n`, `${identityUid}\u000b`)
-      .map((row) => store.get((row as { uid: string }).uid)!)
-      .filter(Boolean);
-  }
 
   /** Built-in roles are outside the hierarchy: anyone holding roles.list somewhere sees them. */
   function requireRoleVisible(principal: Principal, uid: string): void {
@@ -272,7 +265,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       builtinGuard(req.uid, 'roles.delete', req.principal);
       store.transaction(() => {
         const rec = mustGet(ctx, 'role', 'Role', req.uid);
-        const inUse = store.db.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'roleBinding' AND alt_key LIKE ? ESCAPE '!'")
+        const inUse = store.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'roleBinding' AND alt_key LIKE ? ESCAPE '!'")
           .get(`%\n${rec.uid.replace(/[!%_]/g, '!$&')}`) as { n: number };
         if (inUse.n > 0) {
           throw failedPrecondition(`Role ${rec.name} is still bound by ${inUse.n} role binding${inUse.n === 1 ? '' : 's'}; delete them first`, [

@@ -78,14 +78,7 @@ export function oauthRoutes(opts: OAuthOptions): PublicRoutes {
     return until !== undefined && until > opts.clock();
   };
 
-  const ownIdentities = (): Record_[] => {
-    const issuer = opts.issuer();
-    return (opts.store.db
-      .prepare("SELECT uid FROM resources WHERE kind = 'identity' AND alt_key > ? AND alt_key < ? ORDER BY name, uid LIMIT ?")
-      .all(`${issuer}\n`, `${issuer}\u000b`, MAX_IDENTITIES_LISTED) as { uid: string }[])
-      .map(({ uid }) => opts.store.get(uid, 'identity'))
-      .filter((r): r is Record_ => Boolean(r));
-  };
+  const ownIdentities = (): Record_[] => opts.store.findByAltKeyFirstPart('identity', opts.issuer(), MAX_IDENTITIES_LISTED);
 
   const pickPage = (csrf: string, p: Pending, notice = '', status = 200): Response => {
     const identities = ownIdentities();

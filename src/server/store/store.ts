@@ -44,6 +44,7 @@ export class Store {
   readonly db: DB;
   /** Bumped on every committed write; caches derived from the data (counts) compare against it. */
   writeVersion = 0;
+  private readonly prepared = new Map<string, Statement>();
   private readonly stmts: {
     get: Statement<[string]>;
     insert: Statement<[string, string, string | null, string, string | null, string, string, string]>;
@@ -51,6 +52,7 @@ export class Store {
     remove: Statement<[string]>;
     childKinds: Statement<[string]>;
     byAltKey: Statement<[string, string]>;
+    byAltKeyFirstPart: Statement<[string, string, string, number]>;
     metaGet: Statement<[string]>;
     metaSet: Statement<[string, string]>;
   };
@@ -65,6 +67,8 @@ export class Store {
       remove: db.prepare('DELETE FROM resources WHERE uid = ?'),
       childKinds: db.prepare('SELECT kind, count(*) AS n FROM resources WHERE parent = ? GROUP BY kind'),
       byAltKey: db.prepare('SELECT * FROM resources WHERE kind = ? AND alt_key = ?'),
+      // '\v' is the character after '\n': the range holds exactly the keys starting "<first>\n".
+      byAltKeyFirstPart: db.prepare('SELECT * FROM resources WHERE kind = ? AND alt_key > ? AND alt_key < ? ORDER BY name, uid LIMIT ?'),
       metaGet: db.prepare('SELECT value FROM meta WHERE key = ?'),
       metaSet: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     };
@@ -87,6 +91,25 @@ export class Store {
 
   findByAltKey(kind: Kind, altKey: string): Record_[] {
     return (this.stmts.byAltKey.all(kind, altKey) as Row[]).map(rowToRecord);
+  }
+
+  /**
+   * Records whose alt_key is `<first>\n…`: the identities of an issuer, the role bindings of
+   * an identity. Ordered by name, then uid.
+   */
+  findByAltKeyFirstPart(kind: Kind, first: string, limit = -1): Record_[] {
+    return (this.stmts.byAltKeyFirstPart.all(kind, `${first}\n`, `${first}\u000b`, limit) as Row[]).map(rowToRecord);
+  }
+
+  /** A prepared statement, compiled once per SQL text (the list engine builds a few shapes). */
+  prepare(sql: string): Statement {
+    let stmt = this.prepared.get(sql);
+    if (!stmt) {
+      if (this.prepared.size > 500) this.prepared.clear();
+      stmt = this.db.prepare(sql);
+      this.prepared.set(sql, stmt);
+    }
+    return stmt;
   }
 
   insert(rec: Record_): void {
