@@ -6,7 +6,7 @@ import type { Capability } from '../api/capabilities.js';
 import type { Authorizer } from './auth/authorize.js';
 import type { Principal } from './http.js';
 import type { ListEngine, ListOptions } from './list.js';
-import { timestamp } from './models.js';
+import { newChildUid, timestamp } from './models.js';
 import type { Kind, Record_, Store } from './store/store.js';
 
 export interface ServerContext {
@@ -59,4 +59,32 @@ export function listResponse(
       skipped: page.skipped,
     },
   };
+}
+
+/**
+ * A partial update in one transaction: the record is read again, `apply` changes it, and it
+ * is written with a new updateTime. An empty change set writes nothing (and keeps updateTime).
+ */
+export function updateRecord(
+  ctx: ServerContext, kind: Kind, label: string, uid: string, changes: { size: number }, apply: (rec: Record_) => void,
+): Record_ {
+  return ctx.store.transaction(() => {
+    const rec = mustGet(ctx, kind, label, uid);
+    if (changes.size === 0) return rec;
+    apply(rec);
+    rec.updateTime = now(ctx);
+    ctx.store.update(rec);
+    return rec;
+  });
+}
+
+/** A new child of an existing group: the parent is checked and the uid made in the insert's transaction. */
+export function insertChild(ctx: ServerContext, rec: Record_, check: () => void = () => {}): Record_ {
+  ctx.store.transaction(() => {
+    mustGet(ctx, 'group', 'Group', rec.parent!, 'parent');
+    check();
+    rec.uid = newChildUid(rec.parent!);
+    ctx.store.insert(rec);
+  });
+  return rec;
 }

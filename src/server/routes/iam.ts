@@ -3,10 +3,10 @@ import { BUILTIN_ROLES, CAPABILITIES, type Capability } from '../../api/capabili
 import { alreadyExists, ApiError, Code, failedPrecondition, invalidArgument, invalidField, notFound, type FieldViolation } from '../../api/errors.js';
 import * as R from '../../api/resources.js';
 import * as S from '../../api/schemas.js';
-import { authorize, listResponse, mustGet, now, parseBody, type ServerContext } from '../context.js';
+import { authorize, insertChild, listResponse, mustGet, now, parseBody, updateRecord, type ServerContext } from '../context.js';
 import { permissionDenied, within } from '../auth/authorize.js';
 import type { Principal, ResourceRoutes } from '../http.js';
-import { groupToWire, identityToWire, newChildUid, roleBindingToWire, roleToWire } from '../models.js';
+import { groupToWire, identityToWire, roleBindingToWire, roleToWire } from '../models.js';
 import type { Kind, Record_ } from '../store/store.js';
 import { descriptionChange, resolveChanges, stringChange } from '../update.js';
 
@@ -91,12 +91,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         uid: '', kind: 'group', parent: body.parent, name: body.group.name, altKey: null, createTime: t, updateTime: t,
         data: { description: body.group.description ?? '', verified: false },
       };
-      store.transaction(() => {
-        mustGet(ctx, 'group', 'Group', body.parent, 'parent');
-        rec.uid = newChildUid(body.parent);
-        store.insert(rec);
-      });
-      return { body: groupToWire(rec) };
+      return { body: groupToWire(insertChild(ctx, rec)) };
     },
     update: async (req) => {
       authorize(ctx, req.principal, 'groups.update', 'group', 'Group', req.uid);
@@ -108,14 +103,9 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         if (problem) throw invalidArgument([problem]);
       }
       return {
-        body: groupToWire(store.transaction(() => {
-          const rec = mustGet(ctx, 'group', 'Group', req.uid);
-          if (changes.size === 0) return rec;
+        body: groupToWire(updateRecord(ctx, 'group', 'Group', req.uid, changes, (rec) => {
           if (name !== undefined) rec.name = name;
           if (description !== undefined) rec.data.description = description;
-          rec.updateTime = now(ctx);
-          store.update(rec);
-          return rec;
         })),
       };
     },
@@ -147,13 +137,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         createTime: t, updateTime: t,
         data: { description: body.identity.description ?? '', claimMatch: { issuer, subject }, lastSeenTime: t },
       };
-      store.transaction(() => {
-        mustGet(ctx, 'group', 'Group', body.parent, 'parent');
-        ensureClaimUnique(ctx, issuer, subject);
-        rec.uid = newChildUid(body.parent);
-        store.insert(rec);
-      });
-      return { body: identityToWire(rec) };
+      return { body: identityToWire(insertChild(ctx, rec, () => ensureClaimUnique(ctx, issuer, subject))) };
     },
     update: async (req) => {
       authorize(ctx, req.principal, 'identity.update', 'identity', 'Identity', req.uid);
@@ -166,9 +150,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       if (subject === '') throw invalidField('claimMatch.subject', 'must not be empty');
       if (issuer !== undefined) checkIssuer(issuer);
       return {
-        body: identityToWire(store.transaction(() => {
-          const rec = mustGet(ctx, 'identity', 'Identity', req.uid);
-          if (changes.size === 0) return rec;
+        body: identityToWire(updateRecord(ctx, 'identity', 'Identity', req.uid, changes, (rec) => {
           const claim = rec.data.claimMatch as { issuer: string; subject: string };
           if (issuer !== undefined || subject !== undefined) {
             claim.issuer = issuer ?? claim.issuer;
@@ -178,9 +160,6 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
           }
           if (name !== undefined) rec.name = name;
           if (description !== undefined) rec.data.description = description;
-          rec.updateTime = now(ctx);
-          store.update(rec);
-          return rec;
         })),
       };
     },
@@ -226,12 +205,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         uid: '', kind: 'role', parent: body.parent, name, altKey: null, createTime: t, updateTime: t,
         data: { description: description ?? '', capabilities: [...new Set(capabilities)] },
       };
-      store.transaction(() => {
-        mustGet(ctx, 'group', 'Group', body.parent, 'parent');
-        rec.uid = newChildUid(body.parent);
-        store.insert(rec);
-      });
-      return { body: roleToWire(rec) };
+      return { body: roleToWire(insertChild(ctx, rec)) };
     },
     update: async (req) => {
       const role = builtinGuard(req.uid, 'roles.update', req.principal);
@@ -249,15 +223,10 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       if (name === '') throw invalidField('name', 'must not be empty');
       if (name && BUILTIN_ROLES.some((r) => r.name === name)) throw alreadyExists(`${name} is the name of a built-in role`);
       return {
-        body: roleToWire(store.transaction(() => {
-          const rec = mustGet(ctx, 'role', 'Role', req.uid);
-          if (changes.size === 0) return rec;
+        body: roleToWire(updateRecord(ctx, 'role', 'Role', req.uid, changes, (rec) => {
           if (name !== undefined) rec.name = name;
           if (description !== undefined) rec.data.description = description;
           if (capabilities !== undefined) rec.data.capabilities = capabilities;
-          rec.updateTime = now(ctx);
-          store.update(rec);
-          return rec;
         })),
       };
     },
@@ -308,8 +277,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         uid: '', kind: 'roleBinding', parent: body.parent, name: '', altKey: `${identityUid}\n${roleUid}`,
         createTime: t, updateTime: t, data: { identityUid, roleUid },
       };
-      store.transaction(() => {
-        mustGet(ctx, 'group', 'Group', body.parent, 'parent');
+      insertChild(ctx, rec, () => {
         if (!store.get(identityUid, 'identity')) throw notFound('Identity', identityUid, 'identityUid');
         const role = store.get(roleUid, 'role');
         if (!role) throw notFound('Role', roleUid, 'roleUid');
@@ -320,10 +288,8 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         ensureHolds(req.principal, body.parent, roleCapabilities(role), 'bind this role');
         const duplicate = store.findByAltKey('roleBinding', rec.altKey!).find((b) => b.parent === body.parent);
         if (duplicate) throw alreadyExists(`This identity already has this role on this group: ${duplicate.uid}`);
-        rec.uid = newChildUid(body.parent);
         // Role bindings sort by role name, the closest thing they have to a name.
         rec.name = role.name;
-        store.insert(rec);
       });
       return { body: roleBindingToWire(rec, store) };
     },
