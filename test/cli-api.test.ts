@@ -123,7 +123,7 @@ test('-q adds query parameters (repeatable) to those in the path; fields on a GE
 });
 
 test('POST with -f/-F builds the JSON body; PATCH with updateMask; DELETE prints nothing', async (t) => {
-  const created = await pctl(['api', 'POST', '/iam/v2/groups', '-f', `parent=${org}`, '-f', 'group[name]=api-made', '-f', 'group[description]=via pctl api', '--debug']);
+  const created = await pctl(['api', 'POST', '/iam/v2/groups', '-f', `parent=${org}`, '-f', 'group[name]=api-made', '-f', 'group[description]=via pctl api', '--debug'], { env: { PCTL_DEBUG: 'api' } });
   t.is(created.code, 0, created.stderr);
   t.deepEqual(sentBody(created.stderr), { parent: org, group: { name: 'api-made', description: 'via pctl api' } });
   t.regex(created.stderr, /^> content-type: application\/json$/m);
@@ -156,7 +156,7 @@ test('-F: numbers, booleans, null, @file and @- (stdin)', async (t) => {
   const r = await pctl(
     ['api', 'POST', '/iam/v2/groups', '-F', `parent=${org}`, '-F', 'group[name]=@-', '-F', `group[description]=@${file}`,
       '-F', 'extra[n]=7', '-F', 'extra[ok]=true', '-F', 'extra[none]=null', '--debug'],
-    { stdin: 'typed-fields' },
+    { stdin: 'typed-fields', env: { PCTL_DEBUG: 'api' } },
   );
   t.deepEqual(sentBody(r.stderr), {
     parent: org, group: { name: 'typed-fields', description: 'from a file' }, extra: { n: 7, ok: true, none: null },

@@ -116,7 +116,8 @@ test('exit 1: an unreachable server, with one clear line, fast', async (t) => {
   const port = (probe.address() as AddressInfo).port;
   await new Promise<void>((r) => probe.close(() => r()));
 
-  const r = await pctl(['groups', 'list', '--api-url', `http://127.0.0.1:${port}`]);
+  // --retries 0: a refused connection is otherwise retried (test/client-retry.test.ts).
+  const r = await pctl(['groups', 'list', '--api-url', `http://127.0.0.1:${port}`, '--retries', '0']);
   t.is(r.code, 1);
   t.is(r.stdout, '');
   t.is(r.stderr, `error: cannot connect to http://127.0.0.1:${port}: connection refused (is the server running?)\n`);
@@ -143,10 +144,10 @@ test('exit 1: a server that does not answer, within --timeout', async (t) => {
 });
 
 test('no stack trace unless --debug', async (t) => {
-  const quiet = await pctl(['groups', 'list', '--api-url', 'http://127.0.0.1:1']);
+  const quiet = await pctl(['groups', 'list', '--api-url', 'http://127.0.0.1:1', '--retries', '0']);
   t.is(lines(quiet.stderr).length, 1);
   t.notRegex(quiet.stderr, /\n\s+at /);
-  const loud = await pctl(['groups', 'list', '--api-url', 'http://127.0.0.1:1', '--debug']);
+  const loud = await pctl(['groups', 'list', '--api-url', 'http://127.0.0.1:1', '--debug', '--retries', '0']);
   t.regex(loud.stderr, /\n\s+at /);
 });
 

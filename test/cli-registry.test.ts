@@ -146,7 +146,7 @@ test('repos get: by nested uid, every format', async (t) => {
 
 test('repos update: the updateMask names exactly the flags given', async (t) => {
   const uid = repos.scratch!;
-  const desc = await pctl(['repos', 'update', uid, '--description', 'edge proxy', '-o', 'json', '--debug']);
+  const desc = await pctl(['repos', 'update', uid, '--description', 'edge proxy', '-o', 'json', '--debug'], { env: { PCTL_DEBUG: 'api' } });
   t.is(desc.code, 0, desc.stderr);
   t.regex(desc.stderr, /> PATCH \S+\?updateMask=description\n/);
   t.regex(desc.stderr, /> \{"description":"edge proxy"\}\n/);

@@ -33,6 +33,8 @@ export type Env = Record<string, string | undefined>;
 
 export interface Clock {
   now(): Date;
+  /** Waits between retries; tests inject one that returns at once (default: setTimeout). */
+  sleep?(ms: number): Promise<void>;
 }
 
 export interface Prompter {
@@ -51,6 +53,12 @@ export interface GlobalOptions {
   profile?: string;
   apiUrl?: string;
   debug: boolean;
+  /** PCTL_DEBUG=api: the trace shows request and response bodies too (tokens masked). */
+  debugBodies: boolean;
+  /** --jq EXPR: the JSON output filtered through jq. */
+  jq?: string;
+  /** Retries of a failed idempotent request (--retries; 0 disables): at most retries + 1 attempts. */
+  retries: number;
   /** False with --no-color or NO_COLOR. */
   color: boolean;
   yes: boolean;
@@ -59,6 +67,8 @@ export interface GlobalOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** 3 retries: at most 4 attempts. */
+export const DEFAULT_RETRIES = 3;
 
 export interface Context {
   io: IO;
@@ -76,10 +86,17 @@ export interface Context {
 export function defaultGlobals(env: Env): GlobalOptions {
   return {
     debug: isTruthy(env.PCTL_DEBUG),
+    debugBodies: isDebugApi(env.PCTL_DEBUG),
+    retries: DEFAULT_RETRIES,
     color: !('NO_COLOR' in env && env.NO_COLOR !== undefined && env.NO_COLOR !== ''),
     yes: false,
     timeoutMs: DEFAULT_TIMEOUT_MS,
   };
+}
+
+/** PCTL_DEBUG=api (bodies too); any other true value traces lines and headers only. */
+export function isDebugApi(value: string | undefined): boolean {
+  return value?.trim().toLowerCase() === 'api';
 }
 
 export function isTruthy(value: string | undefined): boolean {

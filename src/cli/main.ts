@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import {
   createContext,
+  DEFAULT_RETRIES,
   DEFAULT_TIMEOUT_MS,
+  isDebugApi,
   isTruthy,
   OUTPUT_FORMATS,
   type Context,
@@ -59,12 +61,15 @@ function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
     .option('--profile <name>', 'saved profile to use (env PCTL_PROFILE)')
     .option('--api-url <url>', 'API base URL, overrides the profile (env PCTL_API_URL)')
     .option('--timeout <duration>', `connect and request timeout, e.g. 10s, 500ms, 2m (default ${DEFAULT_TIMEOUT_MS / 1000}s)`, parseDuration)
-    .option('--debug', 'trace HTTP requests to stderr, token masked (env PCTL_DEBUG=1)')
+    .option('--retries <n>', `retries of a failed GET, DELETE or masked PATCH on connection errors, 429, 502, 503, 504 (default ${DEFAULT_RETRIES}; 0 disables)`, nonNegativeInt)
+    .option('--jq <expression>', "filter the JSON output through jq (implies -o json; strings print raw, e.g. --jq '.[].name')")
+    .option('--debug', 'trace HTTP requests to stderr, tokens masked (env PCTL_DEBUG=1; PCTL_DEBUG=api adds bodies)')
     .option('--no-color', 'no ANSI color (env NO_COLOR)')
     .option('-y, --yes', 'do not ask for confirmation on destructive commands')
     .addHelpText(
       'after',
-      '\nEnvironment: PCTL_API_URL, PCTL_TOKEN, PCTL_PROFILE, PCTL_CONFIG_DIR, PCTL_DEBUG, NO_COLOR' +
+      '\nReferences: wherever a group or repo uid is expected, its name or a unique uid suffix works too.' +
+        '\nEnvironment: PCTL_API_URL, PCTL_TOKEN, PCTL_PROFILE, PCTL_CONFIG_DIR, PCTL_DEBUG (1, or api for bodies), NO_COLOR' +
         '\nExit codes: 0 ok, 1 request failed, 2 usage error, 3 not found, 4 authentication or permission',
     );
 
@@ -76,6 +81,9 @@ function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
       profile: o.profile as string | undefined,
       apiUrl: o.apiUrl as string | undefined,
       debug: Boolean(o.debug) || isTruthy(ctx.env.PCTL_DEBUG),
+      debugBodies: isDebugApi(ctx.env.PCTL_DEBUG),
+      jq: o.jq as string | undefined,
+      retries: (o.retries as number | undefined) ?? DEFAULT_RETRIES,
       color: o.color !== false && !noColorEnv,
       yes: Boolean(o.yes),
       timeoutMs: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
@@ -87,8 +95,11 @@ function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
     async (...actionArgs: unknown[]): Promise<void> => {
       const cmd = actionArgs[actionArgs.length - 1] as Command;
       const positionals = actionArgs.slice(0, cmd.registeredArguments.length) as string[];
-      const mod = await load();
-      setExit((await mod.run(ctx, positionals, cmd.optsWithGlobals())) ?? 0);
+      const run = async () => (await (await load()).run(ctx, positionals, cmd.optsWithGlobals())) ?? 0;
+      if (ctx.globals.jq === undefined) return setExit(await run());
+      // jq (WebAssembly) is loaded only here: the expression is compiled before the command runs.
+      const { withJq } = await import('../output/jq.js');
+      setExit(await withJq(ctx, ctx.globals.jq, run));
     };
 
   const resource = (name: string, description: string) => program.command(name).description(description);

@@ -5,6 +5,7 @@
 import type { Context } from '../cli/context.js';
 import { NotFoundError, UsageError } from '../cli/errors.js';
 import { ApiClient } from './index.js';
+import type { PageProgress } from './paginate.js';
 import { checkNotExpired, mapExpired, tokenSourceLabel } from './token.js';
 
 export interface Connection {
@@ -63,12 +64,41 @@ export async function connect(ctx: Context): Promise<ApiClient> {
   const fromEnv = Boolean(ctx.env.PCTL_TOKEN);
   const source = tokenSourceLabel(fromEnv, conn.profileName);
   if (conn.token) checkNotExpired(conn.token, ctx.clock.now().getTime(), source, fromEnv);
+  const io = ctx.io;
+  // Progress and retry notices share stderr with nothing else on a terminal: a notice first
+  // erases a progress line, and progress is off while the trace is on (and off in pipes).
+  const erase = io.stderrIsTTY ? '\r\x1b[K' : '';
+  const showProgress = io.stderrIsTTY && io.stdoutIsTTY && !ctx.globals.debug;
+  const sleep = ctx.clock.sleep?.bind(ctx.clock);
   return new ApiClient({
     baseUrl: conn.apiUrl,
     token: conn.token,
     timeoutMs: ctx.globals.timeoutMs,
+    retries: ctx.globals.retries,
+    notice: (line) => void io.stderr.write(`${erase}${line}\n`),
+    ...(sleep ? { sleep } : {}),
+    progress: showProgress ? (noun) => terminalProgress(io, noun) : undefined,
     trace,
+    traceBodies: ctx.globals.debugBodies,
     userAgent: 'pctl',
     mapError: (err) => mapExpired(err, source, fromEnv, conn.token, ctx.clock.now().getTime()),
   });
+}
+
+/** `fetched 400 of 1,234 groups…` on one line of a terminal's stderr, redrawn in place, erased when done. */
+export function terminalProgress(io: Context['io'], noun: string): PageProgress {
+  let shown = false;
+  const n = (x: number) => x.toLocaleString('en-US');
+  return {
+    update(fetched, expected) {
+      const of = expected !== undefined && Number.isFinite(expected) ? ` of ${n(expected)}` : '';
+      io.stderr.write(`\r\x1b[Kfetched ${n(fetched)}${of} ${noun}…`);
+      shown = true;
+    },
+    clear() {
+      if (!shown) return;
+      io.stderr.write('\r\x1b[K');
+      shown = false;
+    },
+  };
 }

@@ -1,21 +1,32 @@
 // The HTTP core: one keep-alive undici Agent per process, bearer auth, a timeout that
-// bounds connect + request + body, bounded retries of idempotent requests, debug tracing
-// with the token masked, AIP-193 error decoding and zod validation of responses.
+// bounds connect + request + body of each attempt, retries with backoff (retry.ts), debug
+// tracing with credentials masked (redact.ts), AIP-193 error decoding and zod validation.
+import { STATUS_CODES } from 'node:http';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ApiError, codeForHttpStatus } from '../api/errors.js';
 import { NetworkError, ResponseError } from '../cli/errors.js';
+import { redactHeader, redactText } from './redact.js';
+import { defaultSleep, formatWait, isIdempotent, RETRY_STATUSES, retryableFailure, retryDelay } from './retry.js';
 
 export interface ClientOptions {
   /** Base URL, e.g. http://127.0.0.1:8700 (a path prefix is kept). */
   baseUrl: string;
   token?: string | undefined;
-  /** Bounds each request, connect included. */
+  /** Bounds each attempt, connect included. */
   timeoutMs: number;
   /** Receives debug trace lines (already masked); absent unless --debug. */
   trace?: ((line: string) => void) | undefined;
-  /** Retries of idempotent requests on 429/502/503/504 and dropped keep-alive sockets. */
+  /** The trace shows request and response bodies too (PCTL_DEBUG=api), tokens masked. */
+  traceBodies?: boolean;
+  /** Retries of a failed request (see retry.ts for which); default 3, 0 disables. */
   retries?: number;
+  /** Receives the one-line notice printed while waiting to retry (default: the trace). */
+  notice?: ((line: string) => void) | undefined;
+  /** Waits between attempts (tests inject a fake). */
+  sleep?: (ms: number) => Promise<void>;
+  /** [0, 1) for the backoff jitter (tests inject a fixed one). */
+  random?: () => number;
   userAgent?: string;
   /** Rewrites an API error before it is thrown (connect() turns "token expired" into a sign-in hint). */
   mapError?: ((err: ApiError) => ApiError) | undefined;
@@ -64,9 +75,8 @@ export async function closeAgent(): Promise<void> {
   if (a) await a.destroy();
 }
 
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS']);
-const RETRY_STATUSES = new Set([429, 502, 503, 504]);
-const TRACE_BODY_MAX = 2000;
+export const DEFAULT_RETRIES = 3;
+const TRACE_BODY_MAX = 4000;
 
 /** Percent-encodes each `/`-separated segment of a uid, keeping the separators (the server accepts both). */
 export function encodeUidPath(uid: string): string {
@@ -116,30 +126,31 @@ export class HttpClient {
     return res;
   }
 
-  /** One request with bounded retries of idempotent methods; resolves to the last response. */
+  /**
+   * One request, with retries (retry.ts says which): resolves to the last response, throws
+   * the last connection error. Each attempt has the whole timeout; between attempts a notice.
+   */
   async #exchange(method: string, url: string, payload: string | Uint8Array | undefined, extraHeaders: Record<string, string>): Promise<Outcome> {
-    const retries = IDEMPOTENT.has(method) ? (this.#opts.retries ?? 2) : 0;
-    const deadline = Date.now() + this.#opts.timeoutMs;
-    for (let attempt = 0; ; attempt++) {
+    const idempotent = isIdempotent(method, url);
+    const attempts = Math.max(0, this.#opts.retries ?? DEFAULT_RETRIES) + 1;
+    for (let attempt = 1; ; attempt++) {
       let outcome: Outcome;
+      let reason: string | undefined;
+      let retryAfter: string | undefined;
       try {
-        outcome = await this.#once(method, url, payload, extraHeaders, deadline);
+        outcome = await this.#once(method, url, payload, extraHeaders);
+        if (!(idempotent && RETRY_STATUSES.has(outcome.status)) || attempt >= attempts) return outcome;
+        reason = `${outcome.status} ${STATUS_TEXT[outcome.status] ?? ''}`.trim();
+        retryAfter = outcome.retryAfter;
       } catch (err) {
-        const remaining = deadline - Date.now();
-        if (attempt < retries && isDroppedSocket(err) && remaining > 0) continue;
-        throw err;
+        reason = retryableFailure(err, idempotent);
+        if (!reason || attempt >= attempts) throw err;
       }
-      if (outcome.status < 400) return outcome;
-      const remaining = deadline - Date.now();
-      if (attempt < retries && RETRY_STATUSES.has(outcome.status)) {
-        const wait = retryDelay(outcome.retryAfter, attempt);
-        if (wait < remaining) {
-          this.#trace(`* retrying in ${wait} ms`);
-          await new Promise((r) => setTimeout(r, wait));
-          continue;
-        }
-      }
-      return outcome;
+      const wait = retryDelay(attempt, retryAfter, Date.now(), this.#opts.random ?? Math.random);
+      const line = `retrying ${method} ${new URL(url).pathname} in ${formatWait(wait)} (${reason}, attempt ${attempt + 1} of ${attempts})`;
+      (this.#opts.notice ?? this.#opts.trace)?.(line);
+      if (this.#opts.notice && this.#opts.trace) this.#trace(`* ${line}`);
+      await (this.#opts.sleep ?? defaultSleep)(wait);
     }
   }
 
@@ -159,22 +170,22 @@ export class HttpClient {
     throw new ResponseError(`unexpected response from ${method} ${path}: ${where ? `${where}: ` : ''}${what}`);
   }
 
-  async #once(
-    method: string, url: string, payload: string | Uint8Array | undefined, extraHeaders: Record<string, string>, deadline: number,
-  ): Promise<Outcome> {
+  async #once(method: string, url: string, payload: string | Uint8Array | undefined, extraHeaders: Record<string, string>): Promise<Outcome> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.#opts.token) headers.authorization = `Bearer ${this.#opts.token}`;
     if (this.#opts.userAgent) headers['user-agent'] = this.#opts.userAgent;
     if (payload !== undefined) headers['content-type'] = 'application/json';
     for (const [k, v] of Object.entries(extraHeaders)) headers[k.toLowerCase()] = v;
 
-    if (this.#opts.trace) {
-      this.#trace(`> ${method} ${url}`);
-      for (const [k, v] of Object.entries(headers)) this.#trace(`> ${k}: ${k === 'authorization' ? maskAuthorization(v) : v}`);
-      if (payload !== undefined) this.#trace(`> ${truncate(typeof payload === 'string' ? payload : Buffer.from(payload).toString('utf8'))}`);
+    const tracing = Boolean(this.#opts.trace);
+    const bodies = tracing && this.#opts.traceBodies;
+    if (tracing) {
+      this.#trace(`> ${method} ${redactText(url)}`);
+      for (const [k, v] of Object.entries(headers)) this.#trace(`> ${k}: ${redactHeader(k, v)}`);
+      if (bodies && payload !== undefined) this.#traceBody('>', typeof payload === 'string' ? payload : Buffer.from(payload).toString('utf8'));
     }
 
-    const timeoutMs = Math.max(1, deadline - Date.now());
+    const timeoutMs = this.#opts.timeoutMs;
     const started = performance.now();
     let res: Dispatcher.ResponseData;
     let text: string;
@@ -190,11 +201,19 @@ export class HttpClient {
       });
       text = await res.body.text();
     } catch (err) {
-      throw toNetworkError(err, url, this.#opts.timeoutMs);
+      const failure = toNetworkError(err, url, timeoutMs);
+      if (tracing) this.#trace(`< ${failure.message} (${Math.round(performance.now() - started)} ms)`);
+      throw failure;
     }
     const ms = Math.round(performance.now() - started);
-    this.#trace(`< ${res.statusCode} (${ms} ms, ${text.length} bytes)`);
-    if (text) this.#trace(`< ${truncate(text)}`);
+    if (tracing) {
+      const reason = STATUS_TEXT[res.statusCode];
+      this.#trace(`< ${res.statusCode}${reason ? ` ${reason}` : ''} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
+      for (const [k, v] of Object.entries(res.headers)) {
+        for (const one of Array.isArray(v) ? v : [v ?? '']) this.#trace(`< ${k}: ${redactHeader(k, one)}`);
+      }
+      if (bodies && text) this.#traceBody('<', text);
+    }
 
     let json: unknown;
     if (text) {
@@ -206,6 +225,10 @@ export class HttpClient {
     }
     const retryAfter = res.headers['retry-after'];
     return { status: res.statusCode, headers: res.headers, json, text, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+  }
+
+  #traceBody(arrow: string, text: string): void {
+    for (const line of truncate(redactText(text)).split('\n')) this.#trace(`${arrow} ${line}`);
   }
 
   #trace(line: string): void {
@@ -232,20 +255,6 @@ function toApiError(outcome: Outcome, method: string, url: string): ApiError {
   });
 }
 
-function retryDelay(retryAfter: string | undefined, attempt: number): number {
-  const seconds = retryAfter !== undefined ? Number(retryAfter) : NaN;
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 30_000);
-  const base = 200 * 2 ** attempt;
-  return base + Math.floor(Math.random() * base); // jitter, so that clients do not retry in lockstep
-}
-
-/** A keep-alive socket the server closed between requests: safe to retry an idempotent request. */
-function isDroppedSocket(err: unknown): boolean {
-  const cause = err instanceof NetworkError ? err.cause : err;
-  const code = (cause as { code?: string } | undefined)?.code;
-  return code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
-}
-
 function toNetworkError(err: unknown, url: string, timeoutMs: number): Error {
   if (err instanceof ResponseError) return err;
   const origin = safeOrigin(url);
@@ -269,6 +278,8 @@ function toNetworkError(err: unknown, url: string, timeoutMs: number): Error {
   return new NetworkError(message, { cause: err });
 }
 
+const STATUS_TEXT: Record<number, string> = STATUS_CODES as Record<number, string>;
+
 function safeOrigin(url: string): string {
   try {
     return new URL(url).origin;
@@ -281,12 +292,6 @@ export function formatDuration(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   if (ms % 1000 === 0) return `${ms / 1000}s`;
   return `${ms}ms`;
-}
-
-/** `Bearer ***`: the scheme stays readable, the credential never appears. */
-function maskAuthorization(value: string): string {
-  const scheme = /^\S+/.exec(value)?.[0];
-  return scheme && scheme !== value ? `${scheme} ***` : '***';
 }
 
 function truncate(text: string): string {

@@ -4,10 +4,15 @@ import type { z } from 'zod';
 import { listQueryParams, type ListQuery, type ResourceDescriptor } from '../api/resources.js';
 import { listEnvelope } from '../api/schemas.js';
 import { HttpClient, encodeUidPath, type ClientOptions, type RequestOptions } from './http.js';
-import { Paginator, type Page, type PaginateOptions } from './paginate.js';
+import { Paginator, type Page, type PageProgress, type PaginateOptions } from './paginate.js';
 
 export { HttpClient, closeAgent, encodeQuery, encodeUidPath, formatDuration, type ClientOptions } from './http.js';
-export { Paginator, CLIENT_DEFAULT_PAGE_SIZE, type Page, type PaginateOptions } from './paginate.js';
+export { Paginator, CLIENT_DEFAULT_PAGE_SIZE, type Page, type PageProgress, type PaginateOptions } from './paginate.js';
+
+export interface ApiClientOptions extends ClientOptions {
+  /** A progress display for a listing of several pages of `noun` (`groups`, `role bindings`); none when undefined. */
+  progress?: ((noun: string) => PageProgress | undefined) | undefined;
+}
 
 type Item<D extends ResourceDescriptor> = z.output<D['schema']>;
 
@@ -21,9 +26,11 @@ function envelopeOf(d: ResourceDescriptor): z.ZodType {
 
 export class ApiClient {
   readonly http: HttpClient;
+  readonly #progress: ApiClientOptions['progress'];
 
-  constructor(opts: ClientOptions) {
+  constructor(opts: ApiClientOptions) {
     this.http = new HttpClient(opts);
+    this.#progress = opts.progress;
   }
 
   get baseUrl(): string {
@@ -71,6 +78,7 @@ export class ApiClient {
 
   /** Every matching item, page by page, bounded by opts.limit. */
   list<D extends ResourceDescriptor>(d: D, opts: PaginateOptions = {}): Paginator<Item<D>> {
-    return new Paginator((query) => this.listPage(d, query), opts);
+    const progress = opts.progress ?? this.#progress?.(d.plural.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase());
+    return new Paginator((query) => this.listPage(d, query), { ...opts, progress });
   }
 }

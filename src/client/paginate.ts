@@ -14,6 +14,14 @@ export interface Page<T> {
 export interface PaginateOptions extends ListQuery {
   /** Stop after this many items in total. */
   limit?: number | undefined;
+  /** Told how far a listing of several pages has got (never for a single page). */
+  progress?: PageProgress | undefined;
+}
+
+/** A progress display: update() while the next page is being fetched, clear() before items are handed on and at the end. */
+export interface PageProgress {
+  update(fetched: number, expected: number | undefined): void;
+  clear(): void;
 }
 
 /** When the user gives no --page-size we ask for the largest page: fewer round trips. */
@@ -35,29 +43,45 @@ export class Paginator<T> implements AsyncIterable<T> {
 
   /** Pages as they arrive (never an empty one), trimmed to the limit. */
   async *pages(): AsyncGenerator<T[], void, undefined> {
-    const { limit, skip, pageToken, pageSize, ...filters } = this.#opts;
+    const { limit, skip, pageToken, pageSize, progress, ...filters } = this.#opts;
     let remaining = limit ?? Infinity;
     let token = pageToken || undefined;
     let first = true;
+    let fetched = 0;
     const seen = new Set<string>();
-    while (remaining > 0) {
-      const query: ListQuery = { ...filters, pageSize: pageSize ?? Math.min(CLIENT_DEFAULT_PAGE_SIZE, remaining) };
-      if (token) query.pageToken = token;
-      if (first && skip) query.skip = skip;
-      first = false;
-      const page = await this.#fetchPage(query);
-      this.pagesFetched++;
-      if (page.totalCount !== undefined) this.totalCount = page.totalCount;
-      const items = page.items.length > remaining ? page.items.slice(0, remaining) : page.items;
-      remaining -= items.length;
-      if (items.length) yield items;
-      const next = page.nextPageToken || undefined;
-      if (!next) return;
-      // A server that hands back a token it already gave would loop forever.
-      if (seen.has(next)) throw new ResponseError('the server returned the same page token twice; stopping');
-      seen.add(next);
-      token = next;
+    try {
+      while (remaining > 0) {
+        if (!first && progress) progress.update(fetched, this.#expected(limit, skip));
+        const query: ListQuery = { ...filters, pageSize: pageSize ?? Math.min(CLIENT_DEFAULT_PAGE_SIZE, remaining) };
+        if (token) query.pageToken = token;
+        if (first && skip) query.skip = skip;
+        first = false;
+        const page = await this.#fetchPage(query);
+        this.pagesFetched++;
+        if (page.totalCount !== undefined) this.totalCount = page.totalCount;
+        const items = page.items.length > remaining ? page.items.slice(0, remaining) : page.items;
+        remaining -= items.length;
+        fetched += items.length;
+        if (items.length) {
+          progress?.clear(); // the consumer may write to the same terminal
+          yield items;
+        }
+        const next = page.nextPageToken || undefined;
+        if (!next) return;
+        // A server that hands back a token it already gave would loop forever.
+        if (seen.has(next)) throw new ResponseError('the server returned the same page token twice; stopping');
+        seen.add(next);
+        token = next;
+      }
+    } finally {
+      progress?.clear();
     }
+  }
+
+  /** How many items this listing will yield, as far as the server's totalCount tells. */
+  #expected(limit: number | undefined, skip: number | undefined): number | undefined {
+    if (this.totalCount === undefined) return limit;
+    return Math.min(limit ?? Infinity, Math.max(0, this.totalCount - (skip ?? 0)));
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {

@@ -3,6 +3,7 @@
 import type { ResourceDescriptor } from '../../api/resources.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { resolver } from './resolve.js';
 
 /** Resolves true when the user agreed (or --yes); throws a UsageError when it cannot ask. */
 export async function confirmDestructive(ctx: Context, question: string, what: string): Promise<boolean> {
@@ -13,9 +14,15 @@ export async function confirmDestructive(ctx: Context, question: string, what: s
   return ctx.prompter.confirm(question);
 }
 
-export async function runDelete(ctx: Context, descriptor: ResourceDescriptor, uid: string): Promise<number> {
+export async function runDelete(ctx: Context, descriptor: ResourceDescriptor, ref: string): Promise<number> {
   const noun = humanKind(descriptor.kind);
-  if (!(await confirmDestructive(ctx, `Delete ${noun} ${uid}?`, `delete ${noun} ${uid}`))) {
+  // Refuse before any lookup when we cannot ask; then resolve a name or uid suffix first, so
+  // that the question names the uid that will go.
+  if (!ctx.globals.yes && !ctx.io.stdinIsTTY) await confirmDestructive(ctx, '', `delete ${noun} ${ref}`);
+  const resolved = await resolver(ctx).resolve(descriptor, ref);
+  const uid = resolved.uid;
+  const label = uid === ref ? uid : `${uid} (${ref})`;
+  if (!(await confirmDestructive(ctx, `Delete ${noun} ${label}?`, `delete ${noun} ${label}`))) {
     ctx.io.stderr.write('Aborted; nothing was deleted.\n');
     return 2;
   }

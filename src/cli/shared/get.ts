@@ -1,12 +1,15 @@
-// What every `<resource> get` does: fetch by uid (uids with `/` are path elements) and print.
+// What every `<resource> get` does: resolve the reference, fetch by uid (uids with `/` are path elements) and print.
 import type { ResourceDescriptor } from '../../api/resources.js';
 import type { View } from '../../output/columns.js';
 import { createPrinter } from '../../output/print.js';
 import type { Context } from '../context.js';
+import { resolver } from './resolve.js';
 
-export async function runGet(ctx: Context, descriptor: ResourceDescriptor, view: View<never>, uid: string): Promise<number> {
+/** `ref` is a uid, or for groups and repos also a name or uid suffix; a resource a name lookup listed is not fetched again. */
+export async function runGet(ctx: Context, descriptor: ResourceDescriptor, view: View<never>, ref: string): Promise<number> {
+  const resolved = await resolver(ctx).resolve(descriptor, ref);
   const client = await ctx.client();
-  const item = await client.get(descriptor, uid);
+  const item = resolved.item ?? (await client.get(descriptor, resolved.uid));
   await createPrinter(ctx).item(view as View<unknown>, item);
   return 0;
 }

@@ -5,6 +5,7 @@ import type { PaginateOptions } from '../../client/paginate.js';
 import type { View } from '../../output/columns.js';
 import { createPrinter } from '../../output/print.js';
 import type { Context } from '../context.js';
+import { groupUid } from './resolve.js';
 
 export interface PagingFlags {
   limit?: number;
@@ -37,6 +38,15 @@ export function paginateOptions(flags: PagingFlags & ScopeFlags): PaginateOption
   return { ...q, ...scope };
 }
 
+/** The scope flags with group references (names, uid suffixes) resolved to uids. */
+export async function resolveScope<F extends ScopeFlags>(ctx: Context, flags: F): Promise<F> {
+  const out = { ...flags };
+  if (flags.descendantsOf !== undefined) out.descendantsOf = await groupUid(ctx, flags.descendantsOf, '--descendants-of');
+  if (flags.childrenOf !== undefined) out.childrenOf = await groupUid(ctx, flags.childrenOf, '--children-of');
+  if (flags.group !== undefined) out.group = await groupUid(ctx, flags.group, '--group');
+  return out;
+}
+
 export async function runList<D extends ResourceDescriptor>(
   ctx: Context,
   descriptor: D,
@@ -44,7 +54,7 @@ export async function runList<D extends ResourceDescriptor>(
   flags: PagingFlags & ScopeFlags,
 ): Promise<number> {
   const client = await ctx.client();
-  const pages = client.list(descriptor, paginateOptions(flags));
+  const pages = client.list(descriptor, paginateOptions(await resolveScope(ctx, flags)));
   await createPrinter(ctx).list(view as View<unknown>, pages.pages());
   return 0;
 }

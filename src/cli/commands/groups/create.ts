@@ -1,9 +1,10 @@
-// pctl groups create NAME --parent UID [--description D]
+// pctl groups create NAME --parent GROUP (uid, name or uid suffix) [--description D]
 import { groups } from '../../../api/resources.js';
 import type { CreateGroupBody } from '../../../api/schemas.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
+import { groupUid } from '../../shared/resolve.js';
 import { checkGroupName } from '../../shared/validate.js';
 
 export interface CreateGroupFlags {
@@ -13,7 +14,7 @@ export interface CreateGroupFlags {
 
 export async function run(ctx: Context, [name]: string[], opts: CreateGroupFlags): Promise<number> {
   checkGroupName(name!);
-  const body: CreateGroupBody = { parent: opts.parent, group: { name: name! } };
+  const body: CreateGroupBody = { parent: (await groupUid(ctx, opts.parent, '--parent'))!, group: { name: name! } };
   if (opts.description !== undefined) body.group.description = opts.description;
   const client = await ctx.client();
   return printResource(ctx, views.groups, await client.create(groups, body));

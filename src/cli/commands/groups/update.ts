@@ -1,8 +1,9 @@
-// pctl groups update UID [--name N] [--description D]: the updateMask names exactly the flags given.
+// pctl groups update GROUP [--name N] [--description D]: the updateMask names exactly the flags given.
 import { groups } from '../../../api/resources.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
+import { groupUid } from '../../shared/resolve.js';
 import { checkGroupName, checkSomethingToUpdate } from '../../shared/validate.js';
 
 export interface UpdateGroupFlags {
@@ -23,6 +24,7 @@ export async function run(ctx: Context, [uid]: string[], opts: UpdateGroupFlags)
     mask.push('description');
   }
   checkSomethingToUpdate(mask, ['--name', '--description']);
+  const target = (await groupUid(ctx, uid!))!;
   const client = await ctx.client();
-  return printResource(ctx, views.groups, await client.update(groups, uid!, fields, mask));
+  return printResource(ctx, views.groups, await client.update(groups, target, fields, mask));
 }

@@ -4,6 +4,7 @@ import type { CreateIdentityBody } from '../../../api/schemas.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
+import { groupUid } from '../../shared/resolve.js';
 import { checkIssuer, checkNotEmpty } from '../../shared/validate.js';
 
 export interface CreateIdentityFlags {
@@ -19,7 +20,7 @@ export async function run(ctx: Context, [name]: string[], opts: CreateIdentityFl
   checkIssuer(opts.issuer);
   checkNotEmpty('claimMatch.subject', opts.subject);
   const body: CreateIdentityBody = {
-    parent: opts.parent,
+    parent: (await groupUid(ctx, opts.parent, '--parent'))!,
     identity: { name: name!, claimMatch: { issuer: opts.issuer, subject: opts.subject } },
   };
   if (opts.description !== undefined) body.identity.description = opts.description;

@@ -1,9 +1,10 @@
-// pctl repos update UID [--name N] [--description D]: the updateMask names exactly the flags given.
+// pctl repos update REPO (uid, name or uid suffix) [--name N] [--description D]: the updateMask names exactly the flags given.
 // The repo-name rule is the server's (it answers with code 3 and the field violation).
 import { repos } from '../../../api/resources.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
+import { repoUid } from '../../shared/resolve.js';
 import { checkNotEmpty, checkSomethingToUpdate } from '../../shared/validate.js';
 
 export interface UpdateRepoFlags {
@@ -24,6 +25,7 @@ export async function run(ctx: Context, [uid]: string[], opts: UpdateRepoFlags):
     mask.push('description');
   }
   checkSomethingToUpdate(mask, ['--name', '--description']);
+  const target = await repoUid(ctx, uid!);
   const client = await ctx.client();
-  return printResource(ctx, views.repos, await client.update(repos, uid!, fields, mask));
+  return printResource(ctx, views.repos, await client.update(repos, target, fields, mask));
 }

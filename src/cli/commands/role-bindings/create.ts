@@ -4,6 +4,7 @@ import type { CreateRoleBindingBody } from '../../../api/schemas.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
+import { groupUid } from '../../shared/resolve.js';
 import { resolveRole } from '../../shared/roles.js';
 import { checkNotEmpty } from '../../shared/validate.js';
 
@@ -18,7 +19,8 @@ export async function run(ctx: Context, _args: string[], opts: CreateRoleBinding
   checkNotEmpty('identityUid', opts.identity);
   checkNotEmpty('roleUid', opts.role);
   const client = await ctx.client();
+  const parent = (await groupUid(ctx, opts.parent, '--parent'))!;
   const role = await resolveRole(client, opts.role);
-  const body: CreateRoleBindingBody = { parent: opts.parent, roleBinding: { identityUid: opts.identity, roleUid: role.uid } };
+  const body: CreateRoleBindingBody = { parent, roleBinding: { identityUid: opts.identity, roleUid: role.uid } };
   return printResource(ctx, views.roleBindings, await client.create(roleBindings, body));
 }

@@ -1,4 +1,4 @@
-// pctl tags list --repo UID [--deprecated] [paging flags]
+// pctl tags list --repo REPO (uid, name or uid suffix) [--deprecated] [paging flags]
 // The spec has no server-side filter for end-of-life tags, so --deprecated filters here,
 // page by page, while the paginator still follows every page; --limit counts the tags
 // printed (the filtered ones), not the tags fetched.
@@ -7,6 +7,7 @@ import { views } from '../../../output/columns.js';
 import { createPrinter } from '../../../output/print.js';
 import type { Context } from '../../context.js';
 import { paginateOptions, type PagingFlags } from '../../shared/list.js';
+import { repoUid } from '../../shared/resolve.js';
 
 export interface TagListFlags extends PagingFlags {
   repo: string;
@@ -15,7 +16,7 @@ export interface TagListFlags extends PagingFlags {
 
 export async function run(ctx: Context, _args: string[], opts: TagListFlags): Promise<number> {
   const { limit, deprecated, repo, ...paging } = opts;
-  const query = paginateOptions({ ...paging, childrenOf: repo });
+  const query = paginateOptions({ ...paging, childrenOf: await repoUid(ctx, repo, '--repo') });
   const client = await ctx.client();
   // Without the filter the paginator applies --limit itself (and sizes its requests to it).
   if (!deprecated && limit !== undefined) query.limit = limit;
