@@ -52,6 +52,9 @@ test('--jq works on get, create and with -o json; no output when the filter yiel
   const created = await pctl(['groups', 'create', 'jq-gamma', '--parent', org, '-o', 'json', '--jq', '.name | ascii_upcase']);
   t.is(created.code, 0, created.stderr);
   t.is(created.stdout, 'JQ-GAMMA\n');
+  const api = await pctl(['api', '/iam/v2/groups', '-q', 'name=jq-alpha', '--jq', '.groups[0].description']);
+  t.is(api.code, 0, api.stderr);
+  t.is(api.stdout, 'the jq-alpha team\n', 'pctl api takes --jq too');
   const none = await pctl(['groups', 'list', '--name', 'no-such-group', '--jq', '.[]']);
   t.is(none.code, 0);
   t.is(none.stdout, '');

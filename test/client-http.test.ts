@@ -175,7 +175,8 @@ test('connection refused is a NetworkError naming the server', async (t) => {
   const s = await stub(() => {});
   const url = s.url;
   await s.close();
-  const err = await t.throwsAsync(new ApiClient({ baseUrl: url, timeoutMs: 5000 }).get(groups, 'g'), { instanceOf: NetworkError });
+  // retries: 0 — a refused connection is otherwise retried with backoff (client-retry.test.ts).
+  const err = await t.throwsAsync(new ApiClient({ baseUrl: url, timeoutMs: 5000, retries: 0 }).get(groups, 'g'), { instanceOf: NetworkError });
   t.is(err.message, `cannot connect to ${url}: connection refused (is the server running?)`);
 });
 

@@ -1,0 +1,165 @@
+// Name and uid-suffix references, end to end against a real serve that logs each request
+// (so that the tests can count lookups). Serial: the request log is shared.
+import test from 'ava';
+import { closeAgent } from '../src/client/http.js';
+import type { SeedDocument } from '../src/server/seed.js';
+import { cli, lines } from './helpers/cli.js';
+import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+
+const seed: SeedDocument = {
+  organizations: [{
+    name: 'acme',
+    groups: [
+      {
+        name: 'platform',
+        repos: [{ name: 'nginx', tags: [{ name: '1.27', digest: `sha256:${'a'.repeat(64)}` }] }, { name: 'shared-name' }],
+        groups: [{ name: 'web' }, { name: 'ci' }],
+      },
+      { name: 'security', groups: [{ name: 'web' }], repos: [{ name: 'shared-name' }] },
+    ],
+  }],
+};
+
+let srv: TestServer;
+let pctl: ReturnType<typeof cli>;
+const requests: string[] = [];
+const uids: Record<string, string> = {};
+
+test.before(async () => {
+  srv = await startTestServer({ seed, log: (line) => requests.push(line) });
+  pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+  const all = (await srv.call('GET', '/iam/v2/groups?page_size=200')).json.groups as { uid: string; name: string }[];
+  const byName = (name: string) => all.filter((g) => g.name === name).map((g) => g.uid);
+  uids.acme = byName('acme')[0]!;
+  uids.platform = byName('platform')[0]!;
+  uids.security = byName('security')[0]!;
+  uids.ci = byName('ci')[0]!;
+  [uids.platformWeb, uids.securityWeb] = byName('web').sort((a, b) => (a.startsWith(uids.platform!) ? -1 : b.startsWith(uids.platform!) ? 1 : 0));
+  const repos = (await srv.call('GET', '/registry/v2/repos?page_size=200')).json.repos as { uid: string; name: string }[];
+  uids.nginx = repos.find((r) => r.name === 'nginx')!.uid;
+});
+
+test.after.always(async () => {
+  await closeAgent();
+  await srv?.dispose();
+});
+
+/** Runs pctl and returns its result with the requests it made. */
+async function counted(argv: string[], opts: Parameters<typeof pctl>[1] = {}) {
+  requests.length = 0;
+  const r = await pctl(argv, opts);
+  return { ...r, requests: [...requests].map((l) => decodeURIComponent(l.split(' ').slice(0, 2).join(' '))) };
+}
+
+const last16 = (uid: string) => uid.slice(uid.lastIndexOf('/') + 1);
+
+test.serial('a full uid is used as is: no lookup', async (t) => {
+  const r = await counted(['groups', 'get', uids.ci!, '-o', 'json']);
+  t.is(r.code, 0, r.stderr);
+  t.is(JSON.parse(r.stdout).name, 'ci');
+  t.deepEqual(r.requests, [`GET /iam/v2/groups/${uids.ci}`]);
+});
+
+test.serial('groups get NAME: one filtered listing, and the group is not fetched again', async (t) => {
+  const r = await counted(['groups', 'get', 'platform', '-o', 'json']);
+  t.is(r.code, 0, r.stderr);
+  t.is(JSON.parse(r.stdout).uid, uids.platform);
+  t.is(r.requests.length, 1);
+  t.regex(r.requests[0]!, /^GET \/iam\/v2\/groups\?.*name=platform/);
+});
+
+test.serial('a unique uid suffix: the last segment, or several segments', async (t) => {
+  const one = await counted(['groups', 'get', last16(uids.ci!), '-o', 'id']);
+  t.is(one.code, 0, one.stderr);
+  t.is(one.stdout, `${uids.ci}\n`);
+  const suffix = uids.ci!.split('/').slice(-2).join('/');
+  const two = await counted(['groups', 'get', suffix, '-o', 'id']);
+  t.is(two.code, 0, two.stderr);
+  t.is(two.stdout, `${uids.ci}\n`);
+});
+
+test.serial('list scopes take names; each reference is looked up once per command', async (t) => {
+  const r = await counted(['groups', 'list', '--descendants-of', 'platform', '--children-of', 'platform', '-o', 'id', '--order-by', 'name']);
+  t.is(r.code, 0, r.stderr);
+  t.deepEqual(lines(r.stdout).sort(), [uids.ci, uids.platformWeb].sort());
+  const lookups = r.requests.filter((l) => /[?&]name=platform/.test(l));
+  t.is(lookups.length, 1, r.requests.join('\n'));
+  const listing = r.requests.filter((l) => l.includes(`uidp.descendants_of=${uids.platform}`));
+  t.is(listing.length, 1);
+  t.true(listing[0]!.includes(`uidp.children_of=${uids.platform}`));
+
+  const ids = await counted(['identities', 'list', '--group', 'security', '-o', 'id']);
+  t.is(ids.code, 0, ids.stderr);
+  t.true(ids.requests.some((l) => l.includes(`uidp.children_of=${uids.security}`)));
+});
+
+test.serial('an ambiguous name exits 2 and lists the candidates (uid and name) on stderr', async (t) => {
+  const r = await counted(['groups', 'get', 'web']);
+  t.is(r.code, 2);
+  t.is(r.stdout, '');
+  const err = lines(r.stderr);
+  t.regex(err[0]!, /^error: "web" is ambiguous: it matches 2 groups; give one of these uids instead$/);
+  t.deepEqual(err.slice(1).sort(), [`  ${uids.platformWeb}: web`, `  ${uids.securityWeb}: web`].sort());
+
+  const flag = await counted(['groups', 'create', 'x', '--parent', 'web']);
+  t.is(flag.code, 2);
+  t.regex(flag.stderr, /^error: --parent: "web" is ambiguous/);
+  t.false(flag.requests.some((l) => l.startsWith('POST')), 'nothing was created');
+});
+
+test.serial('no match exits 3 (not found)', async (t) => {
+  const r = await counted(['groups', 'get', 'no-such-group']);
+  t.is(r.code, 3);
+  t.regex(r.stderr, /^error: group not found: no group has the name or uid suffix "no-such-group"/);
+  const suffix = await counted(['groups', 'list', '--descendants-of', 'ffffffffffffffff']);
+  t.is(suffix.code, 3);
+  t.regex(suffix.stderr, /^error: --descendants-of: group not found/);
+});
+
+test.serial('create, update and delete take references; delete asks about the uid it resolved to', async (t) => {
+  const created = await counted(['groups', 'create', 'made-by-name', '--parent', 'platform', '-o', 'json']);
+  t.is(created.code, 0, created.stderr);
+  const made = JSON.parse(created.stdout);
+  t.true(made.uid.startsWith(`${uids.platform}/`));
+
+  const updated = await counted(['groups', 'update', 'made-by-name', '--description', 'renamed by name', '-o', 'json']);
+  t.is(updated.code, 0, updated.stderr);
+  t.is(JSON.parse(updated.stdout).description, 'renamed by name');
+
+  const identity = await counted(['identities', 'create', 'bot', '--parent', 'made-by-name', '--issuer', 'https://issuer.example', '--subject', 'bot', '-o', 'json']);
+  t.is(identity.code, 0, identity.stderr);
+  t.true(JSON.parse(identity.stdout).uid.startsWith(`${made.uid}/`));
+  const binding = await counted(['role-bindings', 'create', '--parent', 'made-by-name', '--identity', JSON.parse(identity.stdout).uid, '--role', 'viewer', '-o', 'json']);
+  t.is(binding.code, 0, binding.stderr);
+
+  const refused = await counted(['groups', 'delete', 'made-by-name']);
+  t.is(refused.code, 2, 'no terminal, no --yes');
+  t.deepEqual(refused.requests, [], 'refused before any lookup');
+
+  const r = await pctl(['groups', 'delete', last16(made.uid)], { tty: true, confirm: false });
+  t.is(r.code, 2);
+  t.true(r.stderr.includes('Aborted'));
+});
+
+test.serial('repos: get/update by name or suffix; tags list --repo NAME', async (t) => {
+  const got = await counted(['repos', 'get', 'nginx', '-o', 'json']);
+  t.is(got.code, 0, got.stderr);
+  t.is(JSON.parse(got.stdout).uid, uids.nginx);
+  t.is(got.requests.length, 1);
+
+  const tags = await counted(['tags', 'list', '--repo', 'nginx', '--jq', '.[].name']);
+  t.is(tags.code, 0, tags.stderr);
+  t.is(tags.stdout, '1.27\n');
+
+  const bySuffix = await counted(['repos', 'update', last16(uids.nginx!), '--description', 'by suffix', '--jq', '.description']);
+  t.is(bySuffix.code, 0, bySuffix.stderr);
+  t.is(bySuffix.stdout, 'by suffix\n');
+
+  const ambiguous = await counted(['tags', 'list', '--repo', 'shared-name']);
+  t.is(ambiguous.code, 2);
+  t.regex(ambiguous.stderr, /^error: --repo: "shared-name" is ambiguous: it matches 2 repos/);
+
+  const repos = await counted(['repos', 'list', '--children-of', 'platform', '-o', 'id']);
+  t.is(repos.code, 0, repos.stderr);
+  t.is(lines(repos.stdout).length, 2);
+});
