@@ -2,7 +2,7 @@
 // bounds connect + request + body of each attempt, retries with backoff (retry.ts), debug
 // tracing with credentials masked (redact.ts), AIP-193 error decoding and zod validation.
 import { STATUS_CODES } from 'node:http';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
 import type { z } from 'zod';
 import { ApiError, codeForHttpStatus } from '../api/errors.js';
 import { NetworkError, ResponseError } from '../cli/errors.js';
