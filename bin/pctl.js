@@ -8,6 +8,13 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else {
+  // Ctrl-C: exit 130 at once, no stack trace, a progress line wiped. Commands that handle
+  // the signal themselves (serve shuts down gracefully) register their own listener.
+  process.on('SIGINT', () => {
+    if (process.listenerCount('SIGINT') > 1) return;
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
+    process.exit(130);
+  });
   const { main } = await import('../dist/cli/main.js');
   const code = await main(args);
   // Exit as soon as the output is flushed: idle keep-alive sockets and V8's background
