@@ -2,7 +2,7 @@
 // and declarations: each action imports its verb module (and through it undici, zod, conf,
 // yaml, chalk) on use. main() returns the exit code and never calls process.exit.
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import {
   createContext,
   DEFAULT_RETRIES,
@@ -13,6 +13,7 @@ import {
   type Context,
   type OutputFormat,
 } from './context.js';
+import { applyHelp } from './help.js';
 
 /** A verb module: `export async function run(ctx, args, opts)`; commander has checked the flags. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -23,6 +24,13 @@ export async function main(argv: string[], partial: Partial<Context> = {}): Prom
   const ctx = createContext(partial);
   let exitCode = 0;
   const program = buildProgram(ctx, (code) => (exitCode = code));
+  // Shell completion calls back with the words typed so far; it never fails loudly.
+  if (argv[0] === '__complete') return (await import('./completion/complete.js')).runComplete(ctx, argv.slice(1), program);
+  // `pctl` alone prints the command groups on stdout (exit 0, like gh); `pctl groups` alone stays a usage error.
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
@@ -38,7 +46,7 @@ export async function main(argv: string[], partial: Partial<Context> = {}): Prom
   }
 }
 
-function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
+export function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
   const io = ctx.io;
   const program = new Command('pctl');
   // Settings made before .command() are inherited by every subcommand.
@@ -218,10 +226,7 @@ function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
       '\nWithout METHOD a request is a GET, or a POST when it has fields or --input. On a GET, fields become' +
         '\nquery parameters (as in gh). The body is printed pretty on a terminal and as received in a pipe.' +
         '\nAn error status prints the error on stderr and exits 1, 3 or 4 like any command (with -i the' +
-        '\nresponse is printed on stdout as well).' +
-        "\n\nExamples:\n  pctl api /iam/v2/groups --paginate -q page_size=50\n  pctl api POST /iam/v2/groups -f parent=$ORG -f 'group[name]=tools'" +
-        "\n  pctl api PATCH /registry/v2/repos/$REPO -q updateMask=description -f description='web images'" +
-        '\n  pctl api /vulnerabilities/v2/advisories -q artifactNames=nginx -q artifactNames=envoy',
+        '\nresponse is printed on stdout as well).',
     )
     .action(lazy(() => import('./commands/api/run.js')));
 
@@ -289,6 +294,16 @@ function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
       setExit(await m.runReset(ctx, cmd.optsWithGlobals()));
     });
 
+  // ---- completion ----
+  program.command('completion')
+    .description('print the shell completion script for bash, zsh or fish')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const m = await import('./completion/scripts.js');
+      setExit(await m.runCompletion(ctx, shell, program));
+    });
+
+  applyHelp(program);
   return program;
 }
 

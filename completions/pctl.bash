@@ -1,0 +1,243 @@
+# bash completion for pctl. Generated from the command tree by `npm run gen` (the same as `pctl completion bash`); do not edit.
+# Install: source <(pctl completion bash)   (in ~/.bashrc), or save it as
+#          ~/.local/share/bash-completion/completions/pctl
+
+# _pctl_sub PATH WORD: REPLY=the path of subcommand WORD of PATH (names and aliases), or empty.
+_pctl_sub() {
+  case "$1:$2" in
+    ':groups') REPLY='groups' ;;
+    ':identities') REPLY='identities' ;;
+    ':roles') REPLY='roles' ;;
+    ':role-bindings') REPLY='role-bindings' ;;
+    ':repos') REPLY='repos' ;;
+    ':tags') REPLY='tags' ;;
+    ':advisories') REPLY='advisories' ;;
+    ':api') REPLY='api' ;;
+    ':auth') REPLY='auth' ;;
+    ':config') REPLY='config' ;;
+    ':serve') REPLY='serve' ;;
+    ':completion') REPLY='completion' ;;
+    'groups:list'|'groups:ls') REPLY='groups list' ;;
+    'groups:get'|'groups:describe') REPLY='groups get' ;;
+    'groups:create') REPLY='groups create' ;;
+    'groups:update') REPLY='groups update' ;;
+    'groups:delete'|'groups:rm') REPLY='groups delete' ;;
+    'identities:list'|'identities:ls') REPLY='identities list' ;;
+    'identities:get'|'identities:describe') REPLY='identities get' ;;
+    'identities:create') REPLY='identities create' ;;
+    'identities:update') REPLY='identities update' ;;
+    'identities:delete'|'identities:rm') REPLY='identities delete' ;;
+    'roles:list'|'roles:ls') REPLY='roles list' ;;
+    'roles:get'|'roles:describe') REPLY='roles get' ;;
+    'role-bindings:list'|'role-bindings:ls') REPLY='role-bindings list' ;;
+    'role-bindings:get'|'role-bindings:describe') REPLY='role-bindings get' ;;
+    'role-bindings:create') REPLY='role-bindings create' ;;
+    'role-bindings:delete'|'role-bindings:rm') REPLY='role-bindings delete' ;;
+    'repos:list'|'repos:ls') REPLY='repos list' ;;
+    'repos:get'|'repos:describe') REPLY='repos get' ;;
+    'repos:update') REPLY='repos update' ;;
+    'tags:list'|'tags:ls') REPLY='tags list' ;;
+    'advisories:list'|'advisories:ls') REPLY='advisories list' ;;
+    'advisories:get'|'advisories:describe') REPLY='advisories get' ;;
+    'auth:login') REPLY='auth login' ;;
+    'auth:status') REPLY='auth status' ;;
+    'auth:token') REPLY='auth token' ;;
+    'auth:logout') REPLY='auth logout' ;;
+    'config:list'|'config:ls') REPLY='config list' ;;
+    'config:get'|'config:describe') REPLY='config get' ;;
+    'config:set') REPLY='config set' ;;
+    'config:use') REPLY='config use' ;;
+    'config:delete'|'config:rm') REPLY='config delete' ;;
+    'serve:export') REPLY='serve export' ;;
+    'serve:token') REPLY='serve token' ;;
+    'serve:reset') REPLY='serve reset' ;;
+    *) REPLY= ;;
+  esac
+}
+
+# _pctl_subs PATH: REPLY=the subcommand names of PATH.
+_pctl_subs() {
+  REPLY=
+  case "$1" in
+    '') REPLY='groups identities roles role-bindings repos tags advisories api auth config serve completion' ;;
+    'groups') REPLY='list get create update delete' ;;
+    'identities') REPLY='list get create update delete' ;;
+    'roles') REPLY='list get' ;;
+    'role-bindings') REPLY='list get create delete' ;;
+    'repos') REPLY='list get update' ;;
+    'tags') REPLY='list' ;;
+    'advisories') REPLY='list get' ;;
+    'auth') REPLY='login status token logout' ;;
+    'config') REPLY='list get set use delete' ;;
+    'serve') REPLY='export token reset' ;;
+  esac
+}
+
+# _pctl_flags PATH: REPLY=the flags PATH accepts (its own, then the global ones).
+_pctl_flags() {
+  REPLY=
+  case "$1" in
+    'groups list') REPLY='--limit --page-size --order-by --skip --page-token --descendants-of --children-of --name' ;;
+    'groups create') REPLY='--parent --description' ;;
+    'groups update') REPLY='--name --description' ;;
+    'identities list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
+    'identities create') REPLY='--parent --issuer --subject --description' ;;
+    'identities update') REPLY='--name --description --issuer --subject' ;;
+    'roles list') REPLY='--limit --page-size --order-by --skip --page-token' ;;
+    'role-bindings list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
+    'role-bindings create') REPLY='--parent --identity --role' ;;
+    'repos list') REPLY='--limit --page-size --order-by --skip --page-token --descendants-of --children-of --name' ;;
+    'repos update') REPLY='--name --description' ;;
+    'tags list') REPLY='--limit --page-size --order-by --skip --page-token --repo --deprecated' ;;
+    'advisories list') REPLY='--limit --page-size --order-by --skip --page-token --artifact --advisory-id' ;;
+    'api') REPLY='-f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
+    'auth login') REPLY='--no-browser --with-token' ;;
+    'config get') REPLY='--show-token' ;;
+    'serve') REPLY='--host --port --data --seed --demo --log' ;;
+    'serve export') REPLY='--data --host --port --data --seed --demo --log' ;;
+    'serve token') REPLY='--identity --ttl --data --host --port --data --seed --demo --log' ;;
+    'serve reset') REPLY='--data --host --port --data --seed --demo --log' ;;
+  esac
+  REPLY+=' -V --version -o --output --profile --api-url --timeout --retries --jq --debug --no-color -y --yes -h --help'
+}
+
+# _pctl_flag PATH FLAG: REPLY=what FLAG's value takes (value, file, dir, live, 'choice A B …'), empty for a boolean flag.
+_pctl_flag() {
+  case "$1 $2" in
+    'groups list --limit'|'groups list --page-size'|'groups list --order-by'|'groups list --skip'|'groups list --page-token'|'groups list --name') REPLY='value' ;;
+    'groups list --descendants-of'|'groups list --children-of') REPLY='live' ;;
+    'groups create --parent') REPLY='live' ;;
+    'groups create --description') REPLY='value' ;;
+    'groups update --name'|'groups update --description') REPLY='value' ;;
+    'identities list --limit'|'identities list --page-size'|'identities list --order-by'|'identities list --skip'|'identities list --page-token') REPLY='value' ;;
+    'identities list --group'|'identities list --children-of'|'identities list --descendants-of') REPLY='live' ;;
+    'identities create --parent') REPLY='live' ;;
+    'identities create --issuer'|'identities create --subject'|'identities create --description') REPLY='value' ;;
+    'identities update --name'|'identities update --description'|'identities update --issuer'|'identities update --subject') REPLY='value' ;;
+    'roles list --limit'|'roles list --page-size'|'roles list --order-by'|'roles list --skip'|'roles list --page-token') REPLY='value' ;;
+    'role-bindings list --limit'|'role-bindings list --page-size'|'role-bindings list --order-by'|'role-bindings list --skip'|'role-bindings list --page-token') REPLY='value' ;;
+    'role-bindings list --group'|'role-bindings list --children-of'|'role-bindings list --descendants-of') REPLY='live' ;;
+    'role-bindings create --parent'|'role-bindings create --identity'|'role-bindings create --role') REPLY='live' ;;
+    'repos list --limit'|'repos list --page-size'|'repos list --order-by'|'repos list --skip'|'repos list --page-token'|'repos list --name') REPLY='value' ;;
+    'repos list --descendants-of'|'repos list --children-of') REPLY='live' ;;
+    'repos update --name'|'repos update --description') REPLY='value' ;;
+    'tags list --limit'|'tags list --page-size'|'tags list --order-by'|'tags list --skip'|'tags list --page-token') REPLY='value' ;;
+    'tags list --repo') REPLY='live' ;;
+    'advisories list --limit'|'advisories list --page-size'|'advisories list --order-by'|'advisories list --skip'|'advisories list --page-token'|'advisories list --artifact'|'advisories list --advisory-id') REPLY='value' ;;
+    'api -f'|'api --raw-field'|'api -F'|'api --field'|'api -q'|'api --query'|'api -H'|'api --header') REPLY='value' ;;
+    'api --input') REPLY='file' ;;
+    'serve --host'|'serve --port') REPLY='value' ;;
+    'serve --data') REPLY='dir' ;;
+    'serve --seed') REPLY='file' ;;
+    'serve export --data'|'serve export --data') REPLY='dir' ;;
+    'serve export --host'|'serve export --port') REPLY='value' ;;
+    'serve export --seed') REPLY='file' ;;
+    'serve token --identity') REPLY='live' ;;
+    'serve token --ttl'|'serve token --host'|'serve token --port') REPLY='value' ;;
+    'serve token --data'|'serve token --data') REPLY='dir' ;;
+    'serve token --seed') REPLY='file' ;;
+    'serve reset --data'|'serve reset --data') REPLY='dir' ;;
+    'serve reset --host'|'serve reset --port') REPLY='value' ;;
+    'serve reset --seed') REPLY='file' ;;
+    *)
+      case "$2" in
+        '-o'|'--output') REPLY='choice table wide json yaml ndjson id' ;;
+        '--profile') REPLY='live' ;;
+        '--api-url'|'--timeout'|'--retries'|'--jq') REPLY='value' ;;
+        *) REPLY= ;;
+      esac ;;
+  esac
+}
+
+# _pctl_arg PATH N: REPLY=what positional argument N of PATH takes, or empty.
+_pctl_arg() {
+  case "$1 $2" in
+    'groups get 0') REPLY='live' ;;
+    'groups update 0') REPLY='live' ;;
+    'groups delete 0') REPLY='live' ;;
+    'identities get 0') REPLY='live' ;;
+    'identities update 0') REPLY='live' ;;
+    'identities delete 0') REPLY='live' ;;
+    'roles get 0') REPLY='live' ;;
+    'role-bindings get 0') REPLY='live' ;;
+    'role-bindings delete 0') REPLY='live' ;;
+    'repos get 0') REPLY='live' ;;
+    'repos update 0') REPLY='live' ;;
+    'config get 0') REPLY='live' ;;
+    'config set 0') REPLY='live' ;;
+    'config use 0') REPLY='live' ;;
+    'config delete 0') REPLY='live' ;;
+    'completion 0') REPLY='choice bash zsh fish' ;;
+    *) REPLY= ;;
+  esac
+}
+
+# _pctl_values KIND: COMPREPLY for a value of that kind; live values come from `pctl __complete`.
+_pctl_values() {
+  local line q
+  local -a args=()
+  local -i j
+  case $1 in
+    choice\ *) COMPREPLY=($(compgen -W "${1#choice }" -- "$cur")) ;;
+    file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")) ;;
+    live)
+      # The words so far (without the '=' that COMP_WORDBREAKS splits off), then the current one.
+      for ((j = 1; j < COMP_CWORD; j++)); do
+        [[ ${COMP_WORDS[j]} == = ]] || args+=("${COMP_WORDS[j]}")
+      done
+      args+=("$cur")
+      while IFS= read -r line; do
+        [[ -n $line ]] || continue
+        printf -v q '%q' "${line%%$'\t'*}"
+        COMPREPLY+=("$q")
+      done < <(pctl __complete "${args[@]}" 2>/dev/null)
+      ;;
+  esac
+}
+
+_pctl() {
+  local cur=${COMP_WORDS[COMP_CWORD]} cmd= kind= REPLY w
+  local -i i npos=0
+  COMPREPLY=()
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w=${COMP_WORDS[i]}
+    [[ $w == = ]] && continue
+    if [[ $w == -?* ]]; then
+      _pctl_flag "$cmd" "${w%%=*}"
+      [[ -z $REPLY || $w == *=* ]] && continue
+      # --flag VALUE, or --flag = VALUE when COMP_WORDBREAKS split --flag=VALUE
+      [[ ${COMP_WORDS[i+1]} == = ]] && ((i++))
+      if ((i + 1 >= COMP_CWORD)); then kind=$REPLY; break; fi
+      ((i++))
+      continue
+    fi
+    if ((npos == 0)); then
+      _pctl_sub "$cmd" "$w"
+      if [[ -n $REPLY ]]; then cmd=$REPLY; continue; fi
+    fi
+    ((npos++))
+  done
+  if [[ -n $kind ]]; then
+    [[ $cur == = ]] && cur=
+    _pctl_values "$kind"
+    return 0
+  fi
+  if [[ $cur == -* ]]; then
+    _pctl_flags "$cmd"
+    COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
+    return 0
+  fi
+  if ((npos == 0)); then
+    _pctl_subs "$cmd"
+    if [[ -n $REPLY ]]; then
+      COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
+      return 0
+    fi
+  fi
+  _pctl_arg "$cmd" "$npos"
+  [[ -n $REPLY ]] && _pctl_values "$REPLY"
+  return 0
+}
+
+complete -F _pctl pctl

@@ -1,0 +1,113 @@
+// `pctl __complete <words…>` (hidden): the live half of shell completion. The words are the
+// command line after `pctl` up to the cursor, the last one being the word being completed
+// (possibly empty). When that word is a reference the API can list (a group, repo, identity,
+// role or role binding) or a profile, prints the candidates starting with it, one per line as
+// `value<TAB>description`. Any failure prints nothing and exits 0: a completion must never
+// spill an error into the user's prompt. The API is asked once, with a short timeout and no
+// retries, through the same connection resolution as every command (flags > env > profile).
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { commandSpec, findFlag, flagsOf, locate, valueKindAt, type LiveNoun, type ValueKind } from './spec.js';
+
+/** Connect + request, for the one request a completion makes. */
+export const COMPLETE_TIMEOUT_MS = 1500;
+/** Candidates asked for per request (the API's page size maximum). */
+const PAGE = 200;
+const FULL_UID_RE = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
+
+export type Candidate = readonly [value: string, description: string];
+
+export async function runComplete(ctx: Context, words: readonly string[], program: Command): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const deadline = new Promise<Candidate[]>((resolve) => {
+      timer = setTimeout(() => resolve([]), COMPLETE_TIMEOUT_MS + 300);
+      timer.unref();
+    });
+    const found = await Promise.race([candidates(ctx, words, program), deadline]);
+    const clean = (s: string) => s.replace(/[\t\r\n]+/g, ' ').trim();
+    const text = found.map(([v, d]) => (d ? `${clean(v)}\t${clean(d)}` : clean(v))).join('\n');
+    if (text) ctx.io.stdout.write(`${text}\n`);
+  } catch {
+    // silent: nothing to offer
+  } finally {
+    clearTimeout(timer);
+  }
+  return 0;
+}
+
+/** The candidates for the last word, filtered by what it starts with. */
+export async function candidates(ctx: Context, words: readonly string[], program: Command): Promise<Candidate[]> {
+  if (!words.length) return [];
+  const root = commandSpec(program);
+  let cur = words[words.length - 1]!;
+  const pos = locate(root, words.slice(0, -1));
+  let kind: ValueKind | undefined;
+  const eq = cur.indexOf('=');
+  if (!pos.valueFor && cur.startsWith('-') && eq > 0) {
+    // --flag=VALUE
+    kind = findFlag(flagsOf(root, pos.command.path), cur.slice(0, eq))?.value;
+    cur = cur.slice(eq + 1);
+  } else {
+    kind = valueKindAt(pos);
+  }
+  if (kind?.kind !== 'live') return [];
+  ctx.globals = {
+    ...ctx.globals,
+    apiUrl: pos.given['--api-url'] ?? ctx.globals.apiUrl,
+    profile: pos.given['--profile'] ?? ctx.globals.profile,
+    debug: false,
+    timeoutMs: COMPLETE_TIMEOUT_MS,
+    retries: 0,
+  };
+  const all = await lookup(ctx, kind.noun, cur);
+  const seen = new Set<string>();
+  return all.filter(([v]) => v.startsWith(cur) && !seen.has(v) && (seen.add(v), true));
+}
+
+async function lookup(ctx: Context, noun: LiveNoun, prefix: string): Promise<Candidate[]> {
+  if (noun === 'profile') {
+    const store = await ctx.config();
+    return Object.entries(store.profiles()).map(([name, p]) => [name, p.apiUrl ?? ''] as const);
+  }
+  const [{ resolveConnection }, { ApiClient }, resources] = await Promise.all([
+    import('../../client/connect.js'),
+    import('../../client/index.js'),
+    import('../../api/resources.js'),
+  ]);
+  const conn = await resolveConnection(ctx);
+  const client = new ApiClient({ baseUrl: conn.apiUrl, token: conn.token, timeoutMs: COMPLETE_TIMEOUT_MS, retries: 0, userAgent: 'pctl' });
+  const named = (items: { uid: string; name: string }[]): Candidate[] => [
+    ...items.map((i) => [i.name, i.uid] as const),
+    ...items.map((i) => [i.uid, i.name] as const),
+  ];
+  switch (noun) {
+    case 'group':
+    case 'repo': {
+      // Typing a uid path drills down: `<org uid>/` lists that group's children.
+      const slash = prefix.lastIndexOf('/');
+      const parent = slash > 0 ? prefix.slice(0, slash) : '';
+      const query = FULL_UID_RE.test(parent) ? { childrenOf: parent } : {};
+      const d = noun === 'group' ? resources.groups : resources.repos;
+      const page = await client.listPage(d, { pageSize: PAGE, orderBy: 'name', ...query });
+      const items = page.items as { uid: string; name: string }[];
+      // Names are only worth offering when not in the middle of a uid.
+      return slash > 0 ? items.map((i) => [i.uid, i.name] as const) : named(items);
+    }
+    case 'identity': {
+      const page = await client.listPage(resources.identities, { pageSize: PAGE, orderBy: 'name' });
+      return (page.items as { uid: string; name: string }[]).map((i) => [i.uid, i.name] as const);
+    }
+    case 'role': {
+      const page = await client.listPage(resources.roles, { pageSize: PAGE, orderBy: 'name' });
+      return (page.items as { uid: string; name: string; description?: string }[]).map((r) => [r.name, r.description || r.uid] as const);
+    }
+    case 'role-binding': {
+      const page = await client.listPage(resources.roleBindings, { pageSize: PAGE });
+      type Binding = { uid: string; role?: { name?: string }; identity?: { name?: string }; group?: { name?: string } };
+      return (page.items as Binding[]).map(
+        (b) => [b.uid, `${b.role?.name ?? '?'} for ${b.identity?.name ?? '?'} in ${b.group?.name ?? '?'}`] as const,
+      );
+    }
+  }
+}

@@ -1,0 +1,223 @@
+// The command tree as plain data, read from commander: what the completion scripts, the man
+// page and `pctl __complete` all walk. Which flags and arguments take live values (uids and
+// names from the API) or files is declared here, beside the tree, by flag name and command path.
+import type { Argument, Command, Option } from 'commander';
+import { commandPath, isHidden } from '../help.js';
+
+/**
+ * What a value is completed with: `live:<noun>` asks the API (through `pctl __complete`),
+ * `choice` offers the listed values, `file`/`dir` the file system, `value` nothing.
+ */
+export type LiveNoun = 'group' | 'repo' | 'identity' | 'role' | 'role-binding' | 'profile';
+export type ValueKind = { kind: 'live'; noun: LiveNoun } | { kind: 'choice'; values: string[] } | { kind: 'file' } | { kind: 'dir' } | { kind: 'value' };
+
+/** Flags (long name, without dashes) whose value is a reference to something the API lists. */
+const LIVE_FLAGS: Record<string, LiveNoun> = {
+  parent: 'group',
+  'descendants-of': 'group',
+  'children-of': 'group',
+  group: 'group',
+  repo: 'repo',
+  identity: 'identity',
+  role: 'role',
+  profile: 'profile',
+};
+
+/** Flags whose value is a path. */
+const PATH_FLAGS: Record<string, 'file' | 'dir'> = { seed: 'file', input: 'file', data: 'dir' };
+
+/** Positional arguments that take references: command path → noun of each argument. */
+const LIVE_ARGS: Record<string, readonly (LiveNoun | undefined)[]> = {
+  'groups get': ['group'],
+  'groups update': ['group'],
+  'groups delete': ['group'],
+  'identities get': ['identity'],
+  'identities update': ['identity'],
+  'identities delete': ['identity'],
+  'roles get': ['role'],
+  'role-bindings get': ['role-binding'],
+  'role-bindings delete': ['role-binding'],
+  'repos get': ['repo'],
+  'repos update': ['repo'],
+  'config get': ['profile'],
+  'config set': ['profile'],
+  'config use': ['profile'],
+  'config delete': ['profile'],
+};
+
+export interface FlagSpec {
+  /** `--output`, or undefined for a short-only flag. */
+  long?: string;
+  /** `-o`. */
+  short?: string;
+  /** As declared: `-o, --output <format>`. */
+  flags: string;
+  description: string;
+  /** Undefined for a boolean flag. */
+  value?: ValueKind;
+  /** `<format>` or `[value]`. */
+  valueName?: string;
+  required: boolean;
+  defaultValue?: string;
+  repeatable: boolean;
+}
+
+export interface ArgSpec {
+  name: string;
+  description: string;
+  required: boolean;
+  variadic: boolean;
+  value: ValueKind;
+}
+
+export interface CommandSpec {
+  name: string;
+  /** Space-separated names from the root: "groups list"; "" for pctl itself. */
+  path: string;
+  aliases: string[];
+  summary: string;
+  description: string;
+  flags: FlagSpec[];
+  args: ArgSpec[];
+  subcommands: CommandSpec[];
+  /** Whether the command does something itself (a group such as `groups` only has subcommands). */
+  runnable: boolean;
+}
+
+export const HELP_FLAG: FlagSpec = {
+  long: '--help',
+  short: '-h',
+  flags: '-h, --help',
+  description: 'show help for the command',
+  required: false,
+  repeatable: false,
+};
+
+function flagSpec(o: Option): FlagSpec {
+  const name = o.long?.replace(/^--/, '');
+  const takesValue = o.required || o.optional;
+  let value: ValueKind | undefined;
+  if (takesValue) {
+    if (o.argChoices) value = { kind: 'choice', values: [...o.argChoices] };
+    else if (name && LIVE_FLAGS[name]) value = { kind: 'live', noun: LIVE_FLAGS[name] };
+    else if (name && PATH_FLAGS[name]) value = { kind: PATH_FLAGS[name] };
+    else value = { kind: 'value' };
+  }
+  const spec: FlagSpec = {
+    flags: o.flags,
+    description: o.description,
+    required: Boolean(o.mandatory),
+    repeatable: o.variadic || /repeatable/.test(o.description),
+  };
+  if (o.long) spec.long = o.long;
+  if (o.short) spec.short = o.short;
+  if (value) spec.value = value;
+  const valueName = /([<[][^>\]]*[>\]])/.exec(o.flags)?.[1];
+  if (valueName) spec.valueName = valueName;
+  if (o.defaultValue !== undefined && !o.negate && typeof o.defaultValue !== 'boolean' && !Array.isArray(o.defaultValue)) {
+    spec.defaultValue = String(o.defaultValue);
+  }
+  return spec;
+}
+
+function argSpec(a: Argument, noun: LiveNoun | undefined): ArgSpec {
+  const value: ValueKind = a.argChoices ? { kind: 'choice', values: [...a.argChoices] } : noun ? { kind: 'live', noun } : { kind: 'value' };
+  return { name: a.name(), description: a.description, required: a.required, variadic: a.variadic, value };
+}
+
+/** The visible tree below (and including) cmd. */
+export function commandSpec(cmd: Command): CommandSpec {
+  const path = commandPath(cmd);
+  const nouns = LIVE_ARGS[path] ?? [];
+  return {
+    name: cmd.name(),
+    path,
+    aliases: cmd.aliases(),
+    summary: cmd.summary() || cmd.description(),
+    description: cmd.description(),
+    flags: cmd.options.filter((o) => !o.hidden).map(flagSpec),
+    args: cmd.registeredArguments.map((a, i) => argSpec(a, nouns[i])),
+    subcommands: cmd.commands.filter((c) => !isHidden(c)).map(commandSpec),
+    runnable: Boolean((cmd as unknown as { _actionHandler?: unknown })._actionHandler),
+  };
+}
+
+/** Every command, depth first, the root first. */
+export function allCommands(root: CommandSpec): CommandSpec[] {
+  return [root, ...root.subcommands.flatMap(allCommands)];
+}
+
+/** The flags a command accepts: its own, then its ancestors' (global options work anywhere), then --help. */
+export function flagsOf(root: CommandSpec, path: string): FlagSpec[] {
+  const chain: CommandSpec[] = [root];
+  let cur = root;
+  for (const name of path ? path.split(' ') : []) {
+    const next = cur.subcommands.find((c) => c.name === name);
+    if (!next) break;
+    chain.push((cur = next));
+  }
+  const out: FlagSpec[] = [];
+  for (const c of chain.reverse()) out.push(...c.flags);
+  out.push(HELP_FLAG);
+  return out;
+}
+
+export function findFlag(flags: readonly FlagSpec[], word: string): FlagSpec | undefined {
+  return flags.find((f) => f.long === word || f.short === word);
+}
+
+export function findSubcommand(cmd: CommandSpec, word: string): CommandSpec | undefined {
+  return cmd.subcommands.find((c) => c.name === word || c.aliases.includes(word));
+}
+
+/** Where the word being completed stands: walks the words before it like commander would. */
+export interface Position {
+  command: CommandSpec;
+  /** Positional arguments seen after the command's name. */
+  positionals: number;
+  /** Set when the current word is the value of this flag. */
+  valueFor?: FlagSpec;
+  /** Values given on the line for flags, by long name (`--api-url`, `--profile`). */
+  given: Record<string, string>;
+}
+
+export function locate(root: CommandSpec, before: readonly string[]): Position {
+  let command = root;
+  let positionals = 0;
+  let dashdash = false;
+  const given: Record<string, string> = {};
+  for (let i = 0; i < before.length; i++) {
+    const w = before[i]!;
+    if (!dashdash && w === '--') {
+      dashdash = true;
+      continue;
+    }
+    if (!dashdash && w.startsWith('-') && w !== '-') {
+      const eq = w.indexOf('=');
+      const flag = findFlag(flagsOf(root, command.path), eq > 0 ? w.slice(0, eq) : w);
+      if (!flag?.value) continue;
+      const key = flag.long ?? flag.short!;
+      if (eq > 0) {
+        given[key] = w.slice(eq + 1);
+        continue;
+      }
+      if (i + 1 === before.length) return { command, positionals, valueFor: flag, given };
+      given[key] = before[++i]!;
+      continue;
+    }
+    const sub = positionals === 0 && !dashdash ? findSubcommand(command, w) : undefined;
+    if (sub) command = sub;
+    else positionals++;
+  }
+  return { command, positionals, given };
+}
+
+/** What the current word should be completed with, or undefined when nothing is known. */
+export function valueKindAt(pos: Position): ValueKind | undefined {
+  if (pos.valueFor) return pos.valueFor.value;
+  const args = pos.command.args;
+  if (!args.length) return undefined;
+  const arg = args[Math.min(pos.positionals, args.length - 1)]!;
+  if (pos.positionals >= args.length && !arg.variadic) return undefined;
+  return arg.value;
+}
