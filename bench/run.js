@@ -72,7 +72,6 @@ async function atScale(n) {
   const startT0 = performance.now();
   const serve = await startServe(dataDir);
   const startMs = performance.now() - startT0;
-  const at = `at ${fmt(n)}`;
   // Serve re-mints the owner token for its new URL at start.
   const ownerToken = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
   try {
@@ -89,8 +88,11 @@ async function atScale(n) {
     const deep = await reqPerSec(deepUrl, { headers, duration });
     report(`[${fmt(n)} groups] sorted page of 50: first page`, first, 'req/s', { command: `autocannon '${base}'` });
     report(`[${fmt(n)} groups] sorted page of 50: near item ${fmt(near)}`, deep, 'req/s', {
-      ratio: first / deep, target: 'cost <= 1.3 x first page', command: `autocannon '${base}&page_token=<token ${at}>'`,
+      ratio: first / deep, target: 'cost <= 1.3 x first page', command: `autocannon '${base}&page_token=<token at item ${fmt(near)}>'`,
     });
+    const org = (await request(`${serve.url}/iam/v2/groups?page_size=1&order_by=uid`, { headers }).then((r) => r.body.json())).groups[0].uid;
+    const orgScoped = `${serve.url}/iam/v2/groups?order_by=name&page_size=50&uidp.descendants_of=${org}`;
+    report(`[${fmt(n)} groups] descendants_of the organization, by name`, await reqPerSec(orgScoped, { headers, duration }), 'req/s', { command: `autocannon '${orgScoped}'` });
     // A depth-3 scope: one subgroup of one team.
     const subs = await request(`${serve.url}/iam/v2/groups?page_size=1&uidp.children_of=${encodeURIComponent(someUid)}`, { headers }).then((r) => r.body.json());
     const scoped = `${serve.url}/iam/v2/groups?order_by=name&uidp.descendants_of=${encodeURIComponent(subs.groups[0].uid)}`;
