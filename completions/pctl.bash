@@ -29,6 +29,9 @@ _pctl_sub() {
     'identities:delete'|'identities:rm') REPLY='identities delete' ;;
     'roles:list'|'roles:ls') REPLY='roles list' ;;
     'roles:get'|'roles:describe') REPLY='roles get' ;;
+    'roles:create') REPLY='roles create' ;;
+    'roles:update') REPLY='roles update' ;;
+    'roles:delete'|'roles:rm') REPLY='roles delete' ;;
     'role-bindings:list'|'role-bindings:ls') REPLY='role-bindings list' ;;
     'role-bindings:get'|'role-bindings:describe') REPLY='role-bindings get' ;;
     'role-bindings:create') REPLY='role-bindings create' ;;
@@ -62,7 +65,7 @@ _pctl_subs() {
     '') REPLY='groups identities roles role-bindings repos tags advisories api auth config serve completion' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
-    'roles') REPLY='list get' ;;
+    'roles') REPLY='list get create update delete' ;;
     'role-bindings') REPLY='list get create delete' ;;
     'repos') REPLY='list get update' ;;
     'tags') REPLY='list' ;;
@@ -83,7 +86,9 @@ _pctl_flags() {
     'identities list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
     'identities create') REPLY='--parent --issuer --subject --description' ;;
     'identities update') REPLY='--name --description --issuer --subject' ;;
-    'roles list') REPLY='--limit --page-size --order-by --skip --page-token' ;;
+    'roles list') REPLY='--limit --page-size --order-by --skip --page-token --capabilities' ;;
+    'roles create') REPLY='--parent --capability --description' ;;
+    'roles update') REPLY='--name --description --capability' ;;
     'role-bindings list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
     'role-bindings create') REPLY='--parent --identity --role' ;;
     'repos list') REPLY='--limit --page-size --order-by --skip --page-token --descendants-of --children-of --name' ;;
@@ -115,6 +120,9 @@ _pctl_flag() {
     'identities create --issuer'|'identities create --subject'|'identities create --description') REPLY='value' ;;
     'identities update --name'|'identities update --description'|'identities update --issuer'|'identities update --subject') REPLY='value' ;;
     'roles list --limit'|'roles list --page-size'|'roles list --order-by'|'roles list --skip'|'roles list --page-token') REPLY='value' ;;
+    'roles create --parent') REPLY='live' ;;
+    'roles create --capability'|'roles create --description') REPLY='value' ;;
+    'roles update --name'|'roles update --description'|'roles update --capability') REPLY='value' ;;
     'role-bindings list --limit'|'role-bindings list --page-size'|'role-bindings list --order-by'|'role-bindings list --skip'|'role-bindings list --page-token') REPLY='value' ;;
     'role-bindings list --group'|'role-bindings list --children-of'|'role-bindings list --descendants-of') REPLY='live' ;;
     'role-bindings create --parent'|'role-bindings create --identity'|'role-bindings create --role') REPLY='live' ;;

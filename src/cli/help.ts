@@ -125,12 +125,30 @@ export const HELP: Readonly<Record<string, HelpEntry>> = {
     description: 'List the roles that role bindings can grant.',
     examples: [
       ['every role', 'pctl roles list'],
+      ['with their capabilities', 'pctl roles list --capabilities'],
       ['names only', "pctl roles list --jq '.[].name'"],
     ],
   },
   'roles get': {
     description: 'Show one role and its capabilities, by uid or by name.',
     examples: [['what a viewer may do', 'pctl roles get viewer -o yaml']],
+  },
+  'roles create': {
+    description:
+      'Create a custom role on a group: a name and a set of capabilities. Bindings on that group and below may use it. ' +
+      'You can only give a role capabilities you hold on that group yourself.',
+    examples: [
+      ['a role that may list groups and identities', 'pctl roles create auditor --parent platform --capability groups.list,identity.list'],
+      ['the same with repeated flags', 'pctl roles create auditor --parent platform --capability groups.list --capability identity.list'],
+    ],
+  },
+  'roles update': {
+    description: 'Change a custom role. Only the flags given are sent; --capability replaces the whole set. Built-in roles are read-only.',
+    examples: [['let auditors see repos too', 'pctl roles update auditor --capability groups.list,identity.list,repo.list']],
+  },
+  'roles delete': {
+    description: 'Delete a custom role. It must not be bound: delete its role bindings first. Asks for confirmation on a terminal unless --yes.',
+    examples: [['delete without asking', 'pctl roles delete auditor --yes']],
   },
 
   // ---- role bindings ----

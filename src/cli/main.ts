@@ -157,11 +157,24 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     .action(lazy(() => import('./commands/identities/delete.js')));
 
   // ---- roles ----
-  const roles = resource('roles', 'list the roles that role bindings grant');
+  const roles = resource('roles', 'manage roles: the built-in ones and custom sets of capabilities');
   paging(roles.command('list').alias('ls').description('list roles'))
+    .option('--capabilities', 'show each role\'s capabilities')
     .action(lazy(() => import('./commands/roles/list.js')));
   roles.command('get').alias('describe').argument('<role>', 'role uid or name').description('show a role')
     .action(lazy(() => import('./commands/roles/get.js')));
+  roles.command('create').argument('<name>', 'role name').description('create a custom role on a group')
+    .requiredOption('--parent <uid>', 'the group whose role bindings (and its descendants\') may use the role')
+    .requiredOption('--capability <name>', 'a capability, e.g. groups.list (repeatable, or comma-separated)', collect)
+    .option('--description <text>', 'description')
+    .action(lazy(() => import('./commands/roles/create.js')));
+  roles.command('update').argument('<role>', 'custom role uid or name').description('change a custom role: only the fields given are sent')
+    .option('--name <name>', 'new name')
+    .option('--description <text>', 'new description ("" clears it)')
+    .option('--capability <name>', 'the new set of capabilities (repeatable, or comma-separated; replaces the old set)', collect)
+    .action(lazy(() => import('./commands/roles/update.js')));
+  roles.command('delete').alias('rm').argument('<role>', 'custom role uid or name').description('delete a custom role (it must not be bound)')
+    .action(lazy(() => import('./commands/roles/delete.js')));
 
   // ---- role bindings ----
   const bindings = resource('role-bindings', 'grant roles to identities within a group');

@@ -1,9 +1,13 @@
-// pctl roles list [paging flags]
+// pctl roles list [--capabilities] [paging flags]
 import { roles } from '../../../api/resources.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { runList, type PagingFlags } from '../../shared/list.js';
 
-export async function run(ctx: Context, _args: string[], opts: PagingFlags): Promise<number> {
-  return runList(ctx, roles, views.roles, opts);
+export async function run(ctx: Context, _args: string[], opts: PagingFlags & { capabilities?: boolean }): Promise<number> {
+  // --capabilities shows the column that is otherwise only in -o wide.
+  const view = opts.capabilities
+    ? { ...views.roles, columns: views.roles.columns.map((c) => (c.header === 'CAPABILITIES' ? { ...c, wide: false } : c)) }
+    : views.roles;
+  return runList(ctx, roles, view, opts);
 }

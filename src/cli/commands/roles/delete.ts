@@ -1,0 +1,12 @@
+// pctl roles delete ROLE [--yes]: a custom role, by uid or name (it must not be bound).
+import { roles } from '../../../api/resources.js';
+import type { Context } from '../../context.js';
+import { confirmDestructive, runDelete } from '../../shared/delete.js';
+import { resolveRole } from '../../shared/roles.js';
+
+export async function run(ctx: Context, [role]: string[]): Promise<number> {
+  // Refuse before the name lookup when there is no way to ask.
+  if (!ctx.globals.yes && !ctx.io.stdinIsTTY) await confirmDestructive(ctx, '', `delete role ${role}`);
+  const uid = role && role.includes('/') ? role : (await resolveRole(await ctx.client(), role!)).uid;
+  return runDelete(ctx, roles, uid);
+}
