@@ -47,6 +47,7 @@ interface ParsedQuery {
   params: unknown[];
   /** Identifies the query (filters + order + scope), to bind page tokens and cache counts. */
   fingerprint: string;
+  kind: Kind;
   /** Whether the query is scoped to a subtree (uidp.descendants_of), which decides the index. */
   subtree: boolean;
   cursor?: [string, string];
@@ -87,7 +88,8 @@ export class ListEngine {
       }
     }
     const totalCount = this.count(q);
-    const sql = `SELECT * FROM resources ${indexHint(q, totalCount)} WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
+    const hint = q.subtree && q.sortField !== 'uid' ? indexHint(q, totalCount, this.countOfKind(q.kind)) : '';
+    const sql = `SELECT * FROM resources ${hint} WHERE ${where.join(' AND ')} ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
     const rows = this.store.prepare(sql).all(...params, q.pageSize + 1, q.skip) as Parameters<typeof rowToRecord>[0][];
     const items = rows.slice(0, q.pageSize).map(rowToRecord);
     let nextPageToken = '';
@@ -99,12 +101,20 @@ export class ListEngine {
   }
 
   private count(q: ParsedQuery): number {
-    const cached = this.countCache.get(q.fingerprint);
+    return this.cachedCount(q.fingerprint, q.where, q.params);
+  }
+
+  private countOfKind(kind: Kind): number {
+    return this.cachedCount(`kind:${kind}`, ['kind = ?'], [kind]);
+  }
+
+  private cachedCount(key: string, where: string[], params: unknown[]): number {
+    const cached = this.countCache.get(key);
     if (cached && cached.version === this.store.writeVersion) return cached.count;
-    const sql = `SELECT count(*) AS n FROM resources WHERE ${q.where.join(' AND ')}`;
-    const { n } = this.store.prepare(sql).get(...q.params) as { n: number };
+    const sql = `SELECT count(*) AS n FROM resources WHERE ${where.join(' AND ')}`;
+    const { n } = this.store.prepare(sql).get(...params) as { n: number };
     if (this.countCache.size > 1000) this.countCache.clear();
-    this.countCache.set(q.fingerprint, { version: this.store.writeVersion, count: n });
+    this.countCache.set(key, { version: this.store.writeVersion, count: n });
     return n;
   }
 
@@ -163,7 +173,8 @@ export class ListEngine {
       .digest('base64url')
       .slice(0, 22);
     const parsed: ParsedQuery = {
-      pageSize: Math.min(pageSize, PAGE_SIZE_MAX), skip, sortField, desc, where, params, fingerprint, subtree: descendantsOf !== undefined,
+      pageSize: Math.min(pageSize, PAGE_SIZE_MAX), skip, sortField, desc, where, params, fingerprint,
+      kind: opts.kind, subtree: descendantsOf !== undefined,
     };
     const token = single.get('page_token');
     if (token) parsed.cursor = this.readToken(token, fingerprint);
@@ -199,18 +210,18 @@ export class ListEngine {
 }
 
 const SORT_INDEXES = { name: 'resources_kind_name', createTime: 'resources_kind_create', updateTime: 'resources_kind_update' } as const;
-/** Up to this many matches, sorting a subtree's rows beats walking the sort index past everyone else's. */
-const SMALL_SUBTREE = 2000;
 
 /**
  * A subtree sorted by anything but uid can be read two ways: its uid range, then sorted
- * (cost ~ the subtree), or the sort index, skipping rows outside it (cost ~ page x N / subtree).
- * The exact match count (cached) picks the cheaper, so `--descendants-of ORG` over 100k
- * groups pages as fast as a small team's subtree.
+ * (cost ~ the subtree's size m), or the sort index, skipping rows outside the subtree until
+ * a page is full (cost ~ page x N / m, N rows of the kind). The exact counts (cached) pick
+ * the cheaper, so `--descendants-of ORG` over 100k groups pages as fast as a small team's.
  */
-function indexHint(q: ParsedQuery, matches: number): string {
+function indexHint(q: ParsedQuery, matches: number, ofKind: number): string {
   if (!q.subtree || q.sortField === 'uid') return '';
-  return `INDEXED BY ${matches <= SMALL_SUBTREE ? 'resources_kind_uid' : SORT_INDEXES[q.sortField]}`;
+  const rangeCost = 2 * matches; // read + sort
+  const walkCost = ((q.pageSize + 1 + q.skip) * ofKind) / Math.max(matches, 1);
+  return `INDEXED BY ${rangeCost <= walkCost ? 'resources_kind_uid' : SORT_INDEXES[q.sortField]}`;
 }
 
 function sortValue(rec: Record_, field: keyof typeof SORT_COLUMNS): string {
