@@ -89,11 +89,12 @@ export function saveProfile(
   name: string,
   profile: Profile,
   opts: { makeCurrentIfNone?: boolean; configDir?: string } = {},
-): void {
+): { current: string | undefined } {
   const store = openConfig({ ...(opts.configDir !== undefined ? { configDir: opts.configDir } : {}) });
   store.setProfile(name, profile);
   if (opts.makeCurrentIfNone) {
     const current = store.currentProfileName();
     if (!current || !store.profile(current)) store.useProfile(name);
   }
+  return { current: store.currentProfileName() };
 }

@@ -90,7 +90,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
 
   // Register the `local` profile so `pctl …` in another terminal just works.
   const { saveProfile } = await import('../../../config/index.js');
-  saveProfile('local', { apiUrl: server.url, token: server.ownerToken }, {
+  const { current } = saveProfile('local', { apiUrl: server.url, token: server.ownerToken }, {
     makeCurrentIfNone: true,
     ...(ctx.env.PCTL_CONFIG_DIR ? { configDir: ctx.env.PCTL_CONFIG_DIR } : {}),
   });
@@ -99,10 +99,15 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   if (opts.demo && !server.seeded) err(`Notice: ${dataDir} already holds data; starting with it as it is (the demo data set loads only into an empty data dir; pctl serve reset --data ${dataDir} --yes empties it).`);
   else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
-  err(`Profile "local" points at it. Try, in another terminal:`);
+  err(current === 'local'
+    ? 'Profile "local" points at it (and is the current profile). Try, in another terminal:'
+    : `Profile "local" points at it; the current profile is "${current}", so run \`pctl config use local\` or add --profile local. Try, in another terminal:`);
   err(`  pctl groups list                  # or: PCTL_API_URL=${server.url} PCTL_TOKEN=$(cat ${join(dataDir, 'owner.token')}) pctl groups list`);
   err(`  pctl groups list --descendants-of ${server.organizationUid}`);
-  if (seed) err(`  pctl repos list --descendants-of ${server.organizationUid}    pctl advisories list`);
+  if (seed) {
+    err(`  pctl repos list --descendants-of ${server.organizationUid}`);
+    err("  pctl advisories list");
+  }
   err('Press Ctrl-C to stop.');
 
   await new Promise<void>((resolve) => {
