@@ -215,3 +215,27 @@ test('using a token updates the identity\'s lastSeenTime, at most once a minute'
   t.is((await srv.call('GET', `${I}/${p.id.uid}`)).json.lastSeenTime, after.lastSeenTime, 'throttled');
 });
 
+
+test('tokens of a trusted issuer (offline JWKS) are accepted for identities that name it, and only for them', async (t) => {
+  const { exportJWK } = await import('jose');
+  const ci = await generateKeyPair('RS256');
+  const jwk = { ...(await exportJWK(ci.publicKey)), kid: 'ci-1', alg: 'RS256' };
+  const ciIssuer = 'https://token.actions.githubusercontent.com';
+  const srv = await startTestServer({ trustedIssuers: { [ciIssuer]: { keys: [jwk] } } });
+  t.teardown(() => srv.dispose());
+  const subject = 'repo:acme/app:ref:refs/heads/main';
+  const id = await srv.call('POST', I, { parent: srv.organizationUid, identity: { name: 'deployer', claimMatch: { issuer: ciIssuer, subject } } });
+  const viewer = (await srv.call('GET', `${ROLES}?name=viewer`)).json.roles[0].uid;
+  await srv.call('POST', RB, { parent: srv.organizationUid, roleBinding: { identityUid: id.json.uid, roleUid: viewer } });
+  const now = Math.floor(Date.now() / 1000);
+  const sign = (claims: Record<string, unknown>) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'ci-1' }).sign(ci.privateKey);
+  const good = await sign({ iss: ciIssuer, sub: subject, aud: 'pctl', iat: now, exp: now + 300 });
+  const res = await request(srv.url, 'GET', G, undefined, { authorization: `Bearer ${good}` });
+  t.is(res.status, 200);
+  t.is(res.json.totalCount, '1');
+  const otherSubject = await sign({ iss: ciIssuer, sub: `${subject}x`, aud: 'pctl', iat: now, exp: now + 300 });
+  t.is((await request(srv.url, 'GET', G, undefined, { authorization: `Bearer ${otherSubject}` })).status, 401);
+  const wrongAud = await sign({ iss: ciIssuer, sub: subject, aud: 'someone-else', iat: now, exp: now + 300 });
+  t.is((await request(srv.url, 'GET', G, undefined, { authorization: `Bearer ${wrongAud}` })).status, 401);
+});

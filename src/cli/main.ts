@@ -282,6 +282,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     .option('--seed <file>', 'load groups, identities, repos, tags and advisories from a YAML or JSON file into an empty data dir')
     .option('--demo', 'load the built-in demo data set into an empty data dir')
     .option('--log', 'log each request to stderr')
+    .option('--trust-issuer <url=jwks-file>', "also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)", collect)
     .action(async (_opts: unknown, cmd: Command) => {
       const m = await import('./commands/serve/run.js');
       setExit(await m.runServe(ctx, cmd.optsWithGlobals()));

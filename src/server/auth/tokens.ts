@@ -12,6 +12,7 @@ import { unauthenticated } from '../../api/errors.js';
 /** The audience of every token serve issues and accepts. */
 export const AUDIENCE = 'pctl';
 export const ALGORITHM = 'ES256';
+const TRUSTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 export interface SigningKey {
   kid: string;
@@ -110,15 +111,19 @@ export class TokenVerifier {
     } catch {
       throw unauthenticated('The bearer token is malformed (its header or payload is not base64url JSON)');
     }
-    if (header.alg !== ALGORITHM) throw unauthenticated(`The bearer token's algorithm ${String(header.alg)} is not accepted (only ${ALGORITHM})`);
     const iss = typeof claims.iss === 'string' ? claims.iss : '';
     const own = iss === this.issuer();
     const jwks = this.trusted.get(iss);
+    // Serve signs with ES256; trusted issuers (CI providers) commonly use RS256. Never none or HMAC.
+    const algorithms = own || !jwks ? [ALGORITHM] : TRUSTED_ALGORITHMS;
+    if (!algorithms.includes(String(header.alg))) {
+      throw unauthenticated(`The bearer token's algorithm ${String(header.alg)} is not accepted (only ${algorithms.join(', ')})`);
+    }
     if (!own && !jwks) throw unauthenticated(`The bearer token's issuer ${JSON.stringify(iss)} is not trusted by this server (its issuer is ${this.issuer()})`);
     if (own && header.kid !== this.key.kid) throw unauthenticated('The bearer token was signed with an unknown key');
 
     try {
-      const opts = { issuer: iss, audience: AUDIENCE, algorithms: [ALGORITHM], currentDate: new Date(now), requiredClaims: ['sub', 'exp'] };
+      const opts = { issuer: iss, audience: AUDIENCE, algorithms, currentDate: new Date(now), requiredClaims: ['sub', 'exp'] };
       const { payload } = own
         ? await jwtVerify(token, this.key.publicKey, opts)
         : await jwtVerify(token, jwks!, opts);

@@ -12,6 +12,30 @@ export interface ServeCommandOptions {
   seed?: string;
   demo?: boolean;
   log?: boolean;
+  /** `URL=JWKS_FILE`, repeatable: another issuer whose tokens serve accepts, checked offline. */
+  trustIssuer?: string[];
+}
+
+/** Reads each `--trust-issuer URL=JWKS_FILE` into issuer URL → JWKS; a usage error names a bad one. */
+async function trustedIssuers(values: string[] = []): Promise<Record<string, { keys: Record<string, unknown>[] }>> {
+  const { readFileSync } = await import('node:fs');
+  const out: Record<string, { keys: Record<string, unknown>[] }> = {};
+  for (const value of values) {
+    const eq = value.indexOf('=');
+    const issuer = value.slice(0, eq);
+    const file = value.slice(eq + 1);
+    if (eq < 1 || !file || !URL.canParse(issuer)) throw UsageError.invalidField('trust-issuer', `must be ISSUER_URL=JWKS_FILE, got "${value}"`);
+    let jwks: unknown;
+    try {
+      jwks = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw UsageError.invalidField('trust-issuer', `cannot read a JWKS from ${file}: ${(e as Error).message}`);
+    }
+    const keys = (jwks as { keys?: unknown }).keys;
+    if (!Array.isArray(keys) || !keys.length) throw UsageError.invalidField('trust-issuer', `${file} is not a JWKS (an object with a non-empty "keys" array)`);
+    out[issuer] = { keys: keys as Record<string, unknown>[] };
+  }
+  return out;
 }
 
 /** The data dir: --data, then PCTL_DATA_DIR, then the platform's data dir for pctl. */
@@ -76,6 +100,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       host: opts.host ?? '127.0.0.1',
       port,
       ...(opts.log ? { log: err } : {}),
+      trustedIssuers: await trustedIssuers(opts.trustIssuer),
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
   } catch (e) {
