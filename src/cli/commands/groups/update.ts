@@ -2,6 +2,7 @@
 import { groups } from '../../../api/resources.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
+import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
 import { checkGroupName, checkSomethingToUpdate } from '../../shared/validate.js';
@@ -12,19 +13,10 @@ export interface UpdateGroupFlags {
 }
 
 export async function run(ctx: Context, [uid]: string[], opts: UpdateGroupFlags): Promise<number> {
-  const fields: Record<string, unknown> = {};
-  const mask: string[] = [];
-  if (opts.name !== undefined) {
-    checkGroupName(opts.name);
-    fields.name = opts.name;
-    mask.push('name');
-  }
-  if (opts.description !== undefined) {
-    fields.description = opts.description;
-    mask.push('description');
-  }
-  checkSomethingToUpdate(mask, ['--name', '--description']);
+  if (opts.name !== undefined) checkGroupName(opts.name);
+  const change = new FieldMask().set('name', opts.name).set('description', opts.description);
+  checkSomethingToUpdate(change.mask, ['--name', '--description']);
   const target = (await groupUid(ctx, uid!))!;
   const client = await ctx.client();
-  return printResource(ctx, views.groups, await client.update(groups, target, fields, mask));
+  return printResource(ctx, views.groups, await client.update(groups, target, change.fields, change.mask));
 }

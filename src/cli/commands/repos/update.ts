@@ -3,6 +3,7 @@
 import { repos } from '../../../api/resources.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
+import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
 import { repoUid } from '../../shared/resolve.js';
 import { checkNotEmpty, checkSomethingToUpdate } from '../../shared/validate.js';
@@ -13,19 +14,10 @@ export interface UpdateRepoFlags {
 }
 
 export async function run(ctx: Context, [uid]: string[], opts: UpdateRepoFlags): Promise<number> {
-  const fields: Record<string, unknown> = {};
-  const mask: string[] = [];
-  if (opts.name !== undefined) {
-    checkNotEmpty('name', opts.name);
-    fields.name = opts.name;
-    mask.push('name');
-  }
-  if (opts.description !== undefined) {
-    fields.description = opts.description;
-    mask.push('description');
-  }
-  checkSomethingToUpdate(mask, ['--name', '--description']);
+  checkNotEmpty('name', opts.name);
+  const change = new FieldMask().set('name', opts.name).set('description', opts.description);
+  checkSomethingToUpdate(change.mask, ['--name', '--description']);
   const target = await repoUid(ctx, uid!);
   const client = await ctx.client();
-  return printResource(ctx, views.repos, await client.update(repos, target, fields, mask));
+  return printResource(ctx, views.repos, await client.update(repos, target, change.fields, change.mask));
 }

@@ -4,6 +4,7 @@ import { roles } from '../../../api/resources.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { parseCapabilities } from '../../shared/capabilities.js';
+import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
 import { resolveRole } from '../../shared/roles.js';
 import { checkSomethingToUpdate } from '../../shared/validate.js';
@@ -15,22 +16,12 @@ export interface UpdateRoleFlags {
 }
 
 export async function run(ctx: Context, [role]: string[], opts: UpdateRoleFlags): Promise<number> {
-  const fields: Record<string, unknown> = {};
-  const mask: string[] = [];
-  if (opts.name !== undefined) {
-    fields.name = opts.name;
-    mask.push('name');
-  }
-  if (opts.description !== undefined) {
-    fields.description = opts.description;
-    mask.push('description');
-  }
-  if (opts.capability !== undefined) {
-    fields.capabilities = parseCapabilities(opts.capability);
-    mask.push('capabilities');
-  }
-  checkSomethingToUpdate(mask, ['--name', '--description', '--capability']);
+  const change = new FieldMask()
+    .set('name', opts.name)
+    .set('description', opts.description)
+    .set('capabilities', opts.capability === undefined ? undefined : parseCapabilities(opts.capability));
+  checkSomethingToUpdate(change.mask, ['--name', '--description', '--capability']);
   const client = await ctx.client();
   const target = await resolveRole(client, role!);
-  return printResource(ctx, views.roles, await client.update(roles, target.uid, fields, mask));
+  return printResource(ctx, views.roles, await client.update(roles, target.uid, change.fields, change.mask));
 }
