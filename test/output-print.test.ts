@@ -46,6 +46,13 @@ test('piped: no header, tab-separated, RFC 3339 times, tabs and newlines in cell
   t.deepEqual(lines(out()), [`${group(1).uid}\tgroup-1\tdescription 1`, `${group(2).uid}\tgroup-2\ttwo lines here`]);
 });
 
+test('control characters in server text (ANSI escapes) never reach the terminal', async (t) => {
+  const { p, out } = printer(undefined, { tty: true, globals: { color: false } });
+  await p.list(views.groups, pagesOf([group(1, { description: 'evil\u001b]0;pwned\u0007\u001b[31mred' })]));
+  t.false(out().includes('\u001b'), 'no escape character printed');
+  t.true(out().includes('evil\ufffd]0;pwned\ufffd\ufffd[31mred'));
+});
+
 test('TTY table: header, aligned columns, relative times in wide', async (t) => {
   const { p, out } = printer(undefined, { tty: true, globals: { color: false } });
   await p.list(views.groups, pagesOf([group(1), group(22, { name: 'a-much-longer-name' })]));

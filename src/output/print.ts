@@ -120,8 +120,9 @@ function cell<T>(column: Column<T>, item: T, human: boolean, now: Date): string 
   else if (column.kind === 'bool') text = raw ? 'yes' : 'no';
   else if (column.kind === 'digest') text = human ? shortDigest(String(raw)) : String(raw);
   else text = String(raw);
-  // Tabs and newlines would break both the aligned table and `cut -f`.
-  return text.replace(/[\t\r\n]+/g, ' ');
+  // Tabs and newlines would break both the aligned table and `cut -f`; other control
+  // characters (ANSI escapes in a description) must not reach the terminal.
+  return text.replace(/[\t\r\n]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
 }
 
 async function renderTable<T>(ctx: Pick<Context, 'globals' | 'io' | 'clock'>, view: View<T>, rows: T[], wide: boolean): Promise<string> {
