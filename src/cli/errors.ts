@@ -81,6 +81,7 @@ export function renderError(io: Pick<IO, 'stderr'>, err: unknown, debug: boolean
   io.stderr.write(lines.join('\n') + '\n');
 }
 
+/** One line, and no control characters: a message may echo what a user or server sent. */
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').trim();
+  return text.replace(/\s*\n\s*/g, ' ').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd').trim();
 }
