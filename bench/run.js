@@ -39,6 +39,9 @@ async function getByUid() {
       body: JSON.stringify({ parent: await orgUid(serve.url, headers), group: { name: 'platform' } }),
     }).then((r) => r.body.json());
     const url = `${serve.url}/iam/v2/groups/${created.uid}`;
+    // Warm both up (JIT, connection pools) before anything is counted.
+    await reqPerSec(bare.url, { duration: 1 });
+    await reqPerSec(url, { headers, duration: 1 });
     const bareRps = [];
     const serveRps = [];
     for (let i = 0; i < (quick ? 1 : 3); i++) {
