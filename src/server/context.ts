@@ -62,13 +62,13 @@ export function listResponse(
 }
 
 /**
- * A partial update in one transaction: the record is read again, `apply` changes it, and it
+ * A partial update, committed before it resolves: the record is read again, `apply` changes it, and it
  * is written with a new updateTime. An empty change set writes nothing (and keeps updateTime).
  */
 export function updateRecord(
   ctx: ServerContext, kind: Kind, label: string, uid: string, changes: { size: number }, apply: (rec: Record_) => void,
-): Record_ {
-  return ctx.store.transaction(() => {
+): Promise<Record_> {
+  return ctx.store.write(() => {
     const rec = mustGet(ctx, kind, label, uid);
     if (changes.size === 0) return rec;
     apply(rec);
@@ -78,9 +78,9 @@ export function updateRecord(
   });
 }
 
-/** A new child of an existing group: the parent is checked and the uid made in the insert's transaction. */
-export function insertChild(ctx: ServerContext, rec: Record_, check: () => void = () => {}): Record_ {
-  ctx.store.transaction(() => {
+/** A new child of an existing group: the parent is checked and the uid made in the insert's write. */
+export async function insertChild(ctx: ServerContext, rec: Record_, check: () => void = () => {}): Promise<Record_> {
+  await ctx.store.write(() => {
     mustGet(ctx, 'group', 'Group', rec.parent!, 'parent');
     check();
     rec.uid = newChildUid(rec.parent!);

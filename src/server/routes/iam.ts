@@ -91,7 +91,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         uid: '', kind: 'group', parent: body.parent, name: body.group.name, altKey: null, createTime: t, updateTime: t,
         data: { description: body.group.description ?? '', verified: false },
       };
-      return { body: groupToWire(insertChild(ctx, rec)) };
+      return { body: groupToWire(await insertChild(ctx, rec)) };
     },
     update: async (req) => {
       authorize(ctx, req.principal, 'groups.update', 'group', 'Group', req.uid);
@@ -103,15 +103,15 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         if (problem) throw invalidArgument([problem]);
       }
       return {
-        body: groupToWire(updateRecord(ctx, 'group', 'Group', req.uid, changes, (rec) => {
+        body: groupToWire(await updateRecord(ctx, 'group', 'Group', req.uid, changes, (rec) => {
           if (name !== undefined) rec.name = name;
           if (description !== undefined) rec.data.description = description;
         })),
       };
     },
-    remove: (req) => {
+    remove: async (req) => {
       authorize(ctx, req.principal, 'groups.delete', 'group', 'Group', req.uid);
-      store.transaction(() => {
+      await store.write(() => {
         const rec = mustGet(ctx, 'group', 'Group', req.uid);
         ensureEmpty(ctx, rec);
         store.remove(rec.uid);
@@ -137,7 +137,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         createTime: t, updateTime: t,
         data: { description: body.identity.description ?? '', claimMatch: { issuer, subject }, lastSeenTime: t },
       };
-      return { body: identityToWire(insertChild(ctx, rec, () => ensureClaimUnique(ctx, issuer, subject))) };
+      return { body: identityToWire(await insertChild(ctx, rec, () => ensureClaimUnique(ctx, issuer, subject))) };
     },
     update: async (req) => {
       authorize(ctx, req.principal, 'identity.update', 'identity', 'Identity', req.uid);
@@ -150,7 +150,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       if (subject === '') throw invalidField('claimMatch.subject', 'must not be empty');
       if (issuer !== undefined) checkIssuer(issuer);
       return {
-        body: identityToWire(updateRecord(ctx, 'identity', 'Identity', req.uid, changes, (rec) => {
+        body: identityToWire(await updateRecord(ctx, 'identity', 'Identity', req.uid, changes, (rec) => {
           const claim = rec.data.claimMatch as { issuer: string; subject: string };
           if (issuer !== undefined || subject !== undefined) {
             claim.issuer = issuer ?? claim.issuer;
@@ -163,9 +163,9 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         })),
       };
     },
-    remove: (req) => {
+    remove: async (req) => {
       authorize(ctx, req.principal, 'identity.delete', 'identity', 'Identity', req.uid);
-      store.transaction(() => {
+      await store.write(() => {
         const rec = mustGet(ctx, 'identity', 'Identity', req.uid);
         // A binding of a deleted identity grants nothing; it goes with the identity.
         for (const binding of store.findByAltKeyFirstPart('roleBinding', rec.uid)) store.remove(binding.uid);
@@ -205,7 +205,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         uid: '', kind: 'role', parent: body.parent, name, altKey: null, createTime: t, updateTime: t,
         data: { description: description ?? '', capabilities: [...new Set(capabilities)] },
       };
-      return { body: roleToWire(insertChild(ctx, rec)) };
+      return { body: roleToWire(await insertChild(ctx, rec)) };
     },
     update: async (req) => {
       const role = builtinGuard(req.uid, 'roles.update', req.principal);
@@ -223,16 +223,16 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       if (name === '') throw invalidField('name', 'must not be empty');
       if (name && BUILTIN_ROLES.some((r) => r.name === name)) throw alreadyExists(`${name} is the name of a built-in role`);
       return {
-        body: roleToWire(updateRecord(ctx, 'role', 'Role', req.uid, changes, (rec) => {
+        body: roleToWire(await updateRecord(ctx, 'role', 'Role', req.uid, changes, (rec) => {
           if (name !== undefined) rec.name = name;
           if (description !== undefined) rec.data.description = description;
           if (capabilities !== undefined) rec.data.capabilities = capabilities;
         })),
       };
     },
-    remove: (req) => {
+    remove: async (req) => {
       builtinGuard(req.uid, 'roles.delete', req.principal);
-      store.transaction(() => {
+      await store.write(() => {
         const rec = mustGet(ctx, 'role', 'Role', req.uid);
         const inUse = store.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'roleBinding' AND alt_key LIKE ? ESCAPE '!'")
           .get(`%\n${rec.uid.replace(/[!%_]/g, '!$&')}`) as { n: number };
@@ -277,7 +277,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         uid: '', kind: 'roleBinding', parent: body.parent, name: '', altKey: `${identityUid}\n${roleUid}`,
         createTime: t, updateTime: t, data: { identityUid, roleUid },
       };
-      insertChild(ctx, rec, () => {
+      await insertChild(ctx, rec, () => {
         if (!store.get(identityUid, 'identity')) throw notFound('Identity', identityUid, 'identityUid');
         const role = store.get(roleUid, 'role');
         if (!role) throw notFound('Role', roleUid, 'roleUid');
@@ -293,9 +293,9 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       });
       return { body: roleBindingToWire(rec, store) };
     },
-    remove: (req) => {
+    remove: async (req) => {
       authorize(ctx, req.principal, 'role_bindings.delete', 'roleBinding', 'RoleBinding', req.uid);
-      store.transaction(() => {
+      await store.write(() => {
         mustGet(ctx, 'roleBinding', 'RoleBinding', req.uid);
         store.remove(req.uid);
       });

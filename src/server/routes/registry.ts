@@ -33,12 +33,12 @@ export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
       }
       if (violations.length) throw invalidArgument(violations);
       return {
-        body: repoToWire(store.transaction(() => {
+        body: repoToWire(await store.write(() => {
           const rec = mustGet(ctx, 'repo', 'Repo', req.uid);
           let changed = false;
           if (name !== undefined && name !== rec.name) {
             // A repo's name is its address in the group's registry: unique among its siblings.
-            const clash = store.db
+            const clash = store
               .prepare("SELECT uid FROM resources WHERE parent = ? AND kind = 'repo' AND name = ? AND uid <> ? LIMIT 1")
               .get(rec.parent, name, rec.uid) as { uid: string } | undefined;
             if (clash) throw alreadyExists(`A repo named ${name} already exists in this group: ${clash.uid}`);

@@ -83,6 +83,55 @@ export class Store {
     return this.db.transaction(fn)();
   }
 
+  private pending: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+
+  /**
+   * A request's write, committed with group commit: the writes queued while the event loop
+   * was busy (most often, blocked in the previous commit's fsync) run in one transaction,
+   * each in its own savepoint (one that throws is rolled back alone and rejects alone), and
+   * one fsync makes all of them durable. Every promise settles only after that COMMIT, so
+   * no response is sent for a write that is not on disk.
+   */
+  write<T>(fn: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    const settle: (() => void)[] = [];
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      for (const item of batch) {
+        this.db.exec('SAVEPOINT request');
+        try {
+          const value = item.fn();
+          this.db.exec('RELEASE request');
+          settle.push(() => item.resolve(value));
+        } catch (err) {
+          this.db.exec('ROLLBACK TO request');
+          this.db.exec('RELEASE request');
+          settle.push(() => item.reject(err));
+        }
+      }
+      this.db.exec('COMMIT');
+    } catch (err) {
+      // The batch did not commit (disk full, I/O error, store closed): none of it happened.
+      try {
+        if (this.db.open && this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // the connection is gone; so is the transaction
+      }
+      this.writeVersion++;
+      for (const item of batch) item.reject(err);
+      return;
+    }
+    for (const done of settle) done();
+  }
+
   get(uid: string, kind?: Kind): Record_ | undefined {
     const row = this.stmts.get.get(uid) as Row | undefined;
     if (!row || (kind && row.kind !== kind)) return undefined;
