@@ -345,3 +345,14 @@ test('descriptions are held to 4096 characters on update as on create', async (t
   }
   t.is((await srv.call('PATCH', `${G}/${g.uid}`, { description: 'x'.repeat(4096) })).status, 200);
 });
+
+test('an update refused inside its write (a claimMatch taken meanwhile) leaves the identity as it was', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  const a = await createIdentity(srv, srv.organizationUid, 'alpha', 'sub-a');
+  await createIdentity(srv, srv.organizationUid, 'beta', 'sub-b');
+  const before = (await srv.call('GET', `${I}/${a.uid}`)).json;
+  const clash = await srv.call('PATCH', `${I}/${a.uid}?updateMask=claimMatch.subject,name`, { name: 'renamed', claimMatch: { subject: 'sub-b' } });
+  t.is(clash.status, 409);
+  t.deepEqual((await srv.call('GET', `${I}/${a.uid}`)).json, before, 'neither the name nor the claim changed');
+});

@@ -133,9 +133,28 @@ export class Store {
   }
 
   get(uid: string, kind?: Kind): Record_ | undefined {
-    const row = this.stmts.get.get(uid) as Row | undefined;
+    const row = this.cachedRow(uid);
     if (!row || (kind && row.kind !== kind)) return undefined;
     return rowToRecord(row);
+  }
+
+  // Rows read since the last write. Rows are plain strings, and every get() builds a fresh
+  // record from its row, so nothing a caller changes can leak into the cache.
+  private rowCache = new Map<string, Row | undefined>();
+  private rowCacheVersion = -1;
+
+  private cachedRow(uid: string): Row | undefined {
+    if (this.rowCacheVersion !== this.writeVersion || this.db.inTransaction) {
+      // Inside a write, read through: a savepoint rolled back must not leave rows behind.
+      if (this.db.inTransaction) return this.stmts.get.get(uid) as Row | undefined;
+      this.rowCache.clear();
+      this.rowCacheVersion = this.writeVersion;
+    }
+    if (this.rowCache.has(uid)) return this.rowCache.get(uid);
+    const row = this.stmts.get.get(uid) as Row | undefined;
+    if (this.rowCache.size >= 10_000) this.rowCache.clear();
+    this.rowCache.set(uid, row);
+    return row;
   }
 
   findByAltKey(kind: Kind, altKey: string): Record_[] {
