@@ -86,7 +86,12 @@ export function createHttpServer(opts: HttpOptions): http.Server {
       return;
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const message = status === 431 ? 'Request headers are too large' : status === 408 ? 'Request timed out' : `Malformed HTTP request (${err.code ?? 'parse error'})`;
+    // Code-3 messages start "Invalid argument: <field>: ", as the spec words them.
+    const message = status === 431
+      ? 'Invalid argument: headers: the request headers are too large'
+      : status === 408
+        ? 'Request timed out'
+        : `Invalid argument: request: malformed HTTP request (${err.code ?? 'parse error'})`;
     const apiError = new ApiError(status === 408 ? Code.DEADLINE_EXCEEDED : Code.INVALID_ARGUMENT, message, { reason: 'MALFORMED_REQUEST', httpStatus: status });
     const payload = JSON.stringify(apiError.toStatus());
     socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nconnection: close\r\n\r\n${payload}`);
