@@ -110,3 +110,13 @@ test('flags > env > profile', async (t) => {
   t.is(unknown.code, 3);
   t.regex(unknown.stderr, /^error: profile "missing" not found/);
 });
+
+test('config set NAME --api-url URL is the flag spelling of api-url URL', async (t) => {
+  const { pctl } = fresh();
+  t.is((await pctl(['config', 'set', 'staging', '--api-url', 'https://staging.example.com'])).code, 0);
+  const got = await pctl(['config', 'get', 'staging', 'api-url']);
+  t.is(got.stdout.trim(), 'https://staging.example.com');
+  const nothing = await pctl(['config', 'set', 'staging']);
+  t.is(nothing.code, 2);
+  t.regex(nothing.stderr, /nothing to set/);
+});

@@ -303,6 +303,7 @@ export const HELP: Readonly<Record<string, HelpEntry>> = {
       'command line) so that it stays out of shell history.',
     examples: [
       ['point a profile at an API', 'pctl config set prod api-url https://api.example.com'],
+      ['the same, flag style', 'pctl config set prod --api-url https://api.example.com'],
       ['save a token from a file', 'pctl config set prod token < token.txt'],
     ],
   },

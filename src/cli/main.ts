@@ -265,7 +265,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     .option('--show-token', 'print the token instead of ***')
     .description('show a profile or one of its values')
     .action(lazy(() => import('./commands/config/get.js')));
-  config.command('set').argument('<name>', 'profile').argument('<key>', 'api-url or token').argument('[value]', 'the value (token: read from stdin)')
+  config.command('set').argument('<name>', 'profile').argument('[key]', 'api-url or token (or give --api-url URL instead)').argument('[value]', 'the value (token: read from stdin)')
     .description('set a profile value, creating the profile; the token is read from stdin so that it stays out of shell history')
     .action(lazy(() => import('./commands/config/set.js')));
   config.command('use').argument('<name>', 'profile').description('make a profile the current one')

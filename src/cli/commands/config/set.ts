@@ -1,4 +1,4 @@
-// pctl config set NAME api-url URL | pctl config set NAME token < file
+// pctl config set NAME api-url URL | pctl config set NAME --api-url URL | pctl config set NAME token < file
 // The token is read from stdin (or typed at a prompt), never taken as an argument:
 // arguments end up in shell history and in `ps`.
 import { checkApiUrl } from '../../../client/connect.js';
@@ -7,11 +7,19 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { profileKey } from '../../shared/profiles.js';
 
-export async function run(ctx: Context, [name, key, value]: string[]): Promise<number> {
+export async function run(ctx: Context, [name, keyArg, valueArg]: string[]): Promise<number> {
+  let key = keyArg;
+  let value = valueArg;
   if (!PROFILE_NAME_RE.test(name!)) {
     throw UsageError.invalidField('name', 'must start with a letter or digit and hold only letters, digits, ".", "_" and "-" (at most 63)');
   }
-  const field = profileKey(key!);
+  // `pctl config set prod --api-url URL` reads like the rest of pctl: the global flag names the value.
+  if (key === undefined) {
+    if (!ctx.globals.apiUrl) throw new UsageError('nothing to set: pctl config set NAME api-url URL, pctl config set NAME --api-url URL, or pctl config set NAME token < token-file');
+    key = 'api-url';
+    value = ctx.globals.apiUrl;
+  }
+  const field = profileKey(key);
   const store = await ctx.config();
   const existing = store.profile(name!);
 
