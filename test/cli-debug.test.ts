@@ -4,28 +4,24 @@
 import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeAgent } from '../src/client/http.js';
 import { redactText } from '../src/client/redact.js';
-import { cli, lines } from './helpers/cli.js';
-import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+import { cli, lines, serveWithCli } from './helpers/cli.js';
+import type { TestServer } from './helpers/serve.js';
 
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
+let stop: () => Promise<void>;
 let org: string;
 
 // A JWT-shaped value (header.payload.signature), as a user might paste into a description.
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzb21lb25lIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ';
 
 test.before(async () => {
-  srv = await startTestServer();
+  ({ srv, pctl, stop } = await serveWithCli());
   org = srv.organizationUid;
-  pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
 });
 
-test.after.always(async () => {
-  await closeAgent();
-  await srv?.dispose();
-});
+test.after.always(() => stop?.());
 
 test('--debug: request line, headers, status with timing, response headers; no bodies; no token', async (t) => {
   const plain = await pctl(['groups', 'get', org, '-o', 'json']);

@@ -4,23 +4,19 @@ import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError } from '../src/api/errors.js';
-import { closeAgent } from '../src/client/http.js';
 import { exitCodeFor, NetworkError, UsageError } from '../src/cli/errors.js';
-import { cli, lines } from './helpers/cli.js';
-import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+import { cli, lines, serveWithCli } from './helpers/cli.js';
+import { tempDir, type TestServer } from './helpers/serve.js';
 
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
+let stop: () => Promise<void>;
 
 test.before(async () => {
-  srv = await startTestServer();
-  pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+  ({ srv, pctl, stop } = await serveWithCli());
 });
 
-test.after.always(async () => {
-  await closeAgent();
-  await srv?.dispose();
-});
+test.after.always(() => stop?.());
 
 test('exit 0: success', async (t) => {
   const r = await pctl(['groups', 'list']);

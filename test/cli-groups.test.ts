@@ -1,24 +1,20 @@
 // `pctl groups …` end to end: the real CLI, in-process, against a real serve on port 0.
 import test from 'ava';
 import YAML from 'yaml';
-import { closeAgent } from '../src/client/http.js';
-import { cli, lines } from './helpers/cli.js';
-import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+import { cli, lines, serveWithCli } from './helpers/cli.js';
+import type { TestServer } from './helpers/serve.js';
 
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
+let stop: () => Promise<void>;
 let org: string;
 
 test.before(async () => {
-  srv = await startTestServer();
+  ({ srv, pctl, stop } = await serveWithCli());
   org = srv.organizationUid;
-  pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
 });
 
-test.after.always(async () => {
-  await closeAgent();
-  await srv?.dispose();
-});
+test.after.always(() => stop?.());
 
 /** Creates a group through the CLI and returns its uid (via `-o id`). */
 async function createGroup(name: string, parent = org, extra: string[] = []): Promise<string> {

@@ -1,32 +1,24 @@
 // `pctl identities …`, `pctl roles …` and `pctl role-bindings …` end to end against a real serve.
 import test from 'ava';
 import YAML from 'yaml';
-import { closeAgent } from '../src/client/http.js';
-import { cli, lines } from './helpers/cli.js';
-import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+import { cli, lines, mustSucceed, serveWithCli } from './helpers/cli.js';
+import type { TestServer } from './helpers/serve.js';
 
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
+let stop: () => Promise<void>;
 let org: string;
 
 const ISSUER = 'https://token.actions.githubusercontent.com';
 
 test.before(async () => {
-  srv = await startTestServer();
+  ({ srv, pctl, stop } = await serveWithCli());
   org = srv.organizationUid;
-  pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
 });
 
-test.after.always(async () => {
-  await closeAgent();
-  await srv?.dispose();
-});
+test.after.always(() => stop?.());
 
-async function ok(argv: string[]): Promise<string> {
-  const r = await pctl(argv);
-  if (r.code !== 0) throw new Error(`pctl ${argv.join(' ')} → ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+const ok = (argv: string[]) => mustSucceed(pctl, argv);
 
 const newGroup = async (name: string, parent = org) => (await ok(['groups', 'create', name, '--parent', parent, '-o', 'id'])).trim();
 

@@ -2,28 +2,24 @@
 import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeAgent } from '../src/client/http.js';
-import { cli, lines } from './helpers/cli.js';
-import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+import { cli, lines, serveWithCli } from './helpers/cli.js';
+import type { TestServer } from './helpers/serve.js';
 
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
+let stop: () => Promise<void>;
 let org: string;
 
 test.before(async () => {
-  srv = await startTestServer();
+  ({ srv, pctl, stop } = await serveWithCli());
   org = srv.organizationUid;
-  pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
   for (const name of ['jq-alpha', 'jq-beta']) {
     const r = await pctl(['groups', 'create', name, '--parent', org, '--description', `the ${name} team`]);
     if (r.code !== 0) throw new Error(r.stderr);
   }
 });
 
-test.after.always(async () => {
-  await closeAgent();
-  await srv?.dispose();
-});
+test.after.always(() => stop?.());
 
 test('a list is one array: .[].name prints one raw name per line', async (t) => {
   const r = await pctl(['groups', 'list', '--children-of', org, '--order-by', 'name', '--jq', '.[].name']);

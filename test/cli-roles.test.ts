@@ -1,27 +1,19 @@
 // `pctl roles create|update|delete` and `roles list --capabilities`: custom roles end to end.
 import test from 'ava';
-import { closeAgent } from '../src/client/http.js';
-import { cli, lines } from './helpers/cli.js';
-import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+import { cli, lines, mustSucceed, serveWithCli } from './helpers/cli.js';
+import type { TestServer } from './helpers/serve.js';
 
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
+let stop: () => Promise<void>;
 
 test.before(async () => {
-  srv = await startTestServer();
-  pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+  ({ srv, pctl, stop } = await serveWithCli());
 });
 
-test.after.always(async () => {
-  await closeAgent();
-  await srv?.dispose();
-});
+test.after.always(() => stop?.());
 
-async function ok(argv: string[]): Promise<string> {
-  const r = await pctl(argv);
-  if (r.code !== 0) throw new Error(`pctl ${argv.join(' ')} → ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
+const ok = (argv: string[]) => mustSucceed(pctl, argv);
 
 test('a custom role: create, list with capabilities, update, bind, delete once unbound', async (t) => {
   const group = (await ok(['groups', 'create', 'audit', '--parent', srv.organizationUid, '-o', 'id'])).trim();

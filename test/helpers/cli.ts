@@ -1,6 +1,8 @@
 // Test helpers: run the real CLI in-process with captured stdout/stderr and a chosen TTY flag.
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
+import { closeAgent } from '../../src/client/http.js';
+import { startTestServer, tempDir, type TestServer } from './serve.js';
 import type { Env, IO, Prompter } from '../../src/cli/context.js';
 
 export interface RunResult {
@@ -57,3 +59,24 @@ export function cli(baseEnv: Env) {
 
 /** Non-empty lines. */
 export const lines = (text: string) => text.split('\n').filter((l) => l !== '');
+
+/**
+ * A real serve for a whole test file and the CLI pointed at it as the owner (temp config
+ * dir); stop() closes the CLI's connections and the server.
+ */
+export async function serveWithCli(): Promise<{ srv: TestServer; pctl: ReturnType<typeof cli>; stop: () => Promise<void> }> {
+  const srv = await startTestServer();
+  const pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+  const stop = async () => {
+    await closeAgent();
+    await srv.dispose();
+  };
+  return { srv, pctl, stop };
+}
+
+/** Runs pctl and returns its stdout, failing loudly on a non-zero exit (for setup steps). */
+export async function mustSucceed(pctl: ReturnType<typeof cli>, argv: string[]): Promise<string> {
+  const r = await pctl(argv);
+  if (r.code !== 0) throw new Error(`pctl ${argv.join(' ')} → ${r.code}: ${r.stderr}`);
+  return r.stdout;
+}
