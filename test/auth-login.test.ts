@@ -193,7 +193,7 @@ test.serial('auth login end to end: browser sign-in, then status, token, a comma
   const redirect = await b.go(`${srv.url}/oauth/authorize`, { csrf, step: 'pick', identity: alice.uid, action: 'allow' });
   t.is(redirect.status, 303);
   const location = new URL(redirect.headers.get('location')!);
-  t.is(`${location.origin}${location.pathname}`, signIn.searchParams.get('redirect_uri'));
+  t.is(`${location.origin}${location.pathname}`, signIn.searchParams.get('redirect_uri')!);
   t.is(location.searchParams.get('state'), signIn.searchParams.get('state'));
   t.truthy(location.searchParams.get('code'));
 

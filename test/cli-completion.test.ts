@@ -93,7 +93,7 @@ test('__complete offers group names and uids for a group argument, filtered by p
 
 test('__complete offers role names for --role and nothing where no live value is expected', async (t) => {
   const roles = await pctl(['__complete', 'role-bindings', 'create', '--parent', 'platform', '--role', '']);
-  t.deepEqual(lines(roles.stdout).map((l) => l.split('\t')[0]).filter((n) => ['owner', 'editor', 'viewer'].includes(n)).sort(), ['editor', 'owner', 'viewer']);
+  t.deepEqual(lines(roles.stdout).map((l) => l.split('\t')[0]!).filter((n) => ['owner', 'editor', 'viewer'].includes(n)).sort(), ['editor', 'owner', 'viewer']);
   for (const argv of [['groups', ''], ['groups', 'create', ''], ['groups', 'list', '--name', ''], ['-o', ''], []]) {
     const r = await pctl(['__complete', ...argv]);
     t.is(r.code, 0);

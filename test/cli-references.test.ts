@@ -34,7 +34,9 @@ test.before(async () => {
   uids.platform = byName('platform')[0]!;
   uids.security = byName('security')[0]!;
   uids.ci = byName('ci')[0]!;
-  [uids.platformWeb, uids.securityWeb] = byName('web').sort((a, b) => (a.startsWith(uids.platform!) ? -1 : b.startsWith(uids.platform!) ? 1 : 0));
+  const webs = byName('web').sort((a, b) => (a.startsWith(uids.platform!) ? -1 : b.startsWith(uids.platform!) ? 1 : 0));
+  uids.platformWeb = webs[0]!;
+  uids.securityWeb = webs[1]!;
   const repos = (await srv.call('GET', '/registry/v2/repos?page_size=200')).json.repos as { uid: string; name: string }[];
   uids.nginx = repos.find((r) => r.name === 'nginx')!.uid;
 });

@@ -1,7 +1,7 @@
 // Group commit: writes queued together share one transaction (one fsync), yet each stands
 // or falls alone, and none is acknowledged before the COMMIT.
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../src/server/store/sqlite.js';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Store, type Record_ } from '../src/server/store/store.js';

@@ -3,7 +3,7 @@
 // Every create that got a 200 must be there, nothing may be half-written, and the restarted
 // server must take over the stale lock and start cleanly. Repeated at several kill points.
 import test from 'ava';
-import Database from 'better-sqlite3';
+import Database from '../../src/server/store/sqlite.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, G, cleanup, killHard, listAll, parentOf, startServe, stopServe, tempDir } from './helpers.js';

@@ -1,8 +1,8 @@
 // Opens the SQLite database of a data dir and brings its schema up to date.
-import Database from 'better-sqlite3';
+import Database from './sqlite.js';
 import { join } from 'node:path';
 
-export type DB = Database.Database;
+export type DB = import('better-sqlite3').Database;
 
 /**
  * Every resource lives in one table, so that one list engine serves every kind and a
