@@ -1,7 +1,7 @@
 // man/pctl.1: generated from the command tree (stale check), complete (every command, flag,
 // environment variable and exit code), and rendered by groff without a single warning.
 import test from 'ava';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,13 +12,11 @@ import { generatedFiles } from '../src/cli/gen.js';
 import { buildProgram } from '../src/cli/main.js';
 import { roff } from '../src/cli/man.js';
 import { captureIO } from './helpers/cli.js';
+import { testNeeding } from './helpers/tools.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const page = readFileSync(resolve(root, 'man/pctl.1'), 'utf8');
 const run = promisify(execFile);
-/** CI installs groff (.ci/run); elsewhere the rendering test skips when it is missing. */
-const required = Boolean(process.env.PCTL_REQUIRE_SHELLS);
-const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
 test('man/pctl.1 is what `npm run gen` produces from the command tree', (t) => {
   t.true(page === generatedFiles()['man/pctl.1'], 'man/pctl.1 is stale: run `npm run gen` and commit the result');
@@ -55,23 +53,13 @@ test('roff() escapes backslashes, minus signs, quotes and leading control charac
   t.is(roff('x …'), 'x \\[u2026]');
 });
 
-test('groff renders the man page without a warning', async (t) => {
-  if (!has('groff')) {
-    if (required) return t.fail('groff is not installed (.ci/run installs it)');
-    t.log('SKIPPED: groff is not installed (apt-get install groff man-db)');
-    return t.pass();
-  }
+testNeeding(['groff'], 'groff renders the man page without a warning', async (t) => {
   const { stdout, stderr } = await run('groff', ['-man', '-Tutf8', '-ww', '-z', resolve(root, 'man/pctl.1')], { timeout: 20_000 });
   t.is(stderr, '', 'groff warnings');
   t.is(stdout, '');
 });
 
-test('man -l renders it cleanly at 80 columns', async (t) => {
-  if (!has('man') || !has('groff')) {
-    if (required) return t.fail('man is not installed (.ci/run installs it)');
-    t.log('SKIPPED: man is not installed (apt-get install man-db groff)');
-    return t.pass();
-  }
+testNeeding(['man', 'groff'], 'man -l renders it cleanly at 80 columns', async (t) => {
   const { stdout, stderr } = await run('man', ['--warnings', '-E', 'UTF-8', '-l', resolve(root, 'man/pctl.1')], {
     timeout: 20_000,
     env: { ...process.env, MANROFFSEQ: '', MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat' },
