@@ -1,25 +1,31 @@
 // Shell completion: the checked-in scripts are what the generator makes of the command tree;
 // `pctl __complete` offers live names and uids and fails silently; and each script, loaded in
 // its real shell, completes commands, flag values and a group NAME from a running serve.
+// No test races a timer: in-process, the completion's deadline is injected (it never passes,
+// or the test fires it once the stub has the request); the shells' pctl gets a deadline far
+// beyond the hang guard (PCTL_COMPLETE_TIMEOUT), so a loaded machine only makes them slower.
 import test from 'ava';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeAgent } from '../src/client/http.js';
+import { COMPLETE_TIMEOUT_MS } from '../src/cli/completion/complete.js';
 import { generatedFiles } from '../src/cli/gen.js';
-import { cli, lines } from './helpers/cli.js';
+import { cli, lines, type RunOptions } from './helpers/cli.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+import { manualDeadline, noDeadline, stub } from './helpers/stub.js';
+import { testNeeding } from './helpers/tools.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/** CI installs bash, zsh and fish (.ci/run); elsewhere a missing shell skips its test. */
-const required = Boolean(process.env.PCTL_REQUIRE_SHELLS);
-const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
 let srv: TestServer;
 let env: Record<string, string>;
-let pctl: ReturnType<typeof cli>;
+let runCli: ReturnType<typeof cli>;
 let platformUid: string;
+
+/** pctl in-process; the completion's deadline never passes unless a test injects its own. */
+const pctl = (argv: string[], opts: RunOptions = {}) => runCli(argv, { clock: { now: () => new Date(), deadline: noDeadline }, ...opts });
 
 test.before(async () => {
   srv = await startTestServer();
@@ -42,7 +48,7 @@ test.before(async () => {
     PCTL_CONFIG_DIR: tempDir('pctl-cfg-'),
     LANG: 'C.UTF-8',
   };
-  pctl = cli(env);
+  runCli = cli(env);
 });
 
 test.after.always(async () => {
@@ -114,18 +120,25 @@ test('__complete fails silently and quickly: unreachable API, bad token, no conf
 });
 
 test('__complete gives up within its timeout on a server that never answers', async (t) => {
-  const { createServer } = await import('node:net');
-  const sockets: import('node:net').Socket[] = [];
-  const silent = createServer((s) => void sockets.push(s));
-  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  const port = (silent.address() as import('node:net').AddressInfo).port;
-  try {
-    const r = await pctl(['__complete', 'groups', 'get', ''], { env: { PCTL_API_URL: `http://127.0.0.1:${port}` } });
-    t.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
-    t.true(r.ms < 3000, `took ${Math.round(r.ms)} ms`);
-  } finally {
-    sockets.forEach((s) => s.destroy());
-    silent.close();
+  const silent = await stub(t, () => {
+    /* never answers */
+  });
+  // The completion's deadline passes once the server has the request: it gives up, silently.
+  const d = manualDeadline();
+  const running = pctl(['__complete', 'groups', 'get', ''], { env: { PCTL_API_URL: silent.url }, clock: { now: () => new Date(), deadline: d.deadline } });
+  await silent.arrived(1);
+  d.fire();
+  const r = await running;
+  t.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+  t.deepEqual(d.asked, [COMPLETE_TIMEOUT_MS], 'one deadline, of the completion timeout, for the one request');
+});
+
+test('PCTL_COMPLETE_TIMEOUT sets the completion timeout; an invalid value keeps the default', async (t) => {
+  for (const [value, ms] of [['10s', 10_000], ['250ms', 250], ['soon', COMPLETE_TIMEOUT_MS]] as const) {
+    const d = manualDeadline(); // never fired: the serve answers
+    const r = await pctl(['__complete', 'groups', 'get', 'pla'], { env: { PCTL_COMPLETE_TIMEOUT: value }, clock: { now: () => new Date(), deadline: d.deadline } });
+    t.deepEqual(lines(r.stdout), [`platform\t${platformUid}`], value);
+    t.deepEqual(d.asked, [ms], value);
   }
 });
 
@@ -133,21 +146,14 @@ test('__complete gives up within its timeout on a server that never answers', as
 
 function shell(cmd: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
-    execFile(cmd, args, { cwd: root, env, timeout: 20_000 }, (err, stdout, stderr) => {
+    // The shells' pctl __complete gets a deadline no loaded machine reaches, so the timeout
+    // here is the only bound, and a hang guard only.
+    const shellEnv = { ...env, PCTL_COMPLETE_TIMEOUT: '10m' };
+    execFile(cmd, args, { cwd: root, env: shellEnv, timeout: 30_000 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${cmd} failed: ${err.message}\n${stderr}`));
       else resolvePromise({ stdout, stderr });
     });
   });
-}
-
-function needs(t: import('ava').ExecutionContext, cmd: string): boolean {
-  if (has(cmd)) return true;
-  if (required) t.fail(`${cmd} is not installed (.ci/run installs bash, zsh and fish)`);
-  else {
-    t.log(`SKIPPED: ${cmd} is not installed (apt-get install ${cmd})`);
-    t.pass();
-  }
-  return false;
 }
 
 function needsDist(t: import('ava').ExecutionContext): boolean {
@@ -166,8 +172,9 @@ async function bashComplete(words: string[]): Promise<string[]> {
   return lines(stdout);
 }
 
-test('bash: commands, flags, -o values and a group name from the running serve', async (t) => {
-  if (!needs(t, 'bash') || !needsDist(t)) return;
+// A missing shell registers its test as skipped (failing with PCTL_REQUIRE_SHELLS, as in CI).
+testNeeding(['bash'], 'bash: commands, flags, -o values and a group name from the running serve', async (t) => {
+  if (!needsDist(t)) return;
   t.deepEqual(await bashComplete(['pctl', 'gr']), ['groups']);
   t.deepEqual(await bashComplete(['pctl', 'groups', '']), ['list', 'get', 'create', 'update', 'delete']);
   t.deepEqual(await bashComplete(['pctl', 'groups', 'ls', '--desc']), ['--descendants-of']);
@@ -191,8 +198,8 @@ async function zshComplete(words: string[]): Promise<string[]> {
   return lines(stdout).map((l) => l.replace(/(?<!\\):.*$/, '').replace(/\\:/g, ':'));
 }
 
-test('zsh: commands, flags, -o values and a group name from the running serve', async (t) => {
-  if (!needs(t, 'zsh') || !needsDist(t)) return;
+testNeeding(['zsh'], 'zsh: commands, flags, -o values and a group name from the running serve', async (t) => {
+  if (!needsDist(t)) return;
   t.true((await zshComplete(['pctl', ''])).includes('role-bindings'));
   t.deepEqual(await zshComplete(['pctl', 'groups', '']), ['list', 'get', 'create', 'update', 'delete']);
   t.true((await zshComplete(['pctl', 'groups', 'list', '--'])).includes('--descendants-of'));
@@ -207,8 +214,8 @@ async function fishComplete(line: string): Promise<string[]> {
   return lines(stdout).map((l) => l.split('\t')[0]!);
 }
 
-test('fish: commands, flags, -o values and a group name from the running serve', async (t) => {
-  if (!needs(t, 'fish') || !needsDist(t)) return;
+testNeeding(['fish'], 'fish: commands, flags, -o values and a group name from the running serve', async (t) => {
+  if (!needsDist(t)) return;
   t.deepEqual((await fishComplete('pctl groups ')).sort(), ['create', 'delete', 'get', 'list', 'update']);
   t.true((await fishComplete('pctl groups list --desc')).includes('--descendants-of'));
   t.deepEqual((await fishComplete('pctl -o ')).sort(), ['id', 'json', 'ndjson', 'table', 'wide', 'yaml']);

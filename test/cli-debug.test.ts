@@ -2,11 +2,10 @@
 // with PCTL_DEBUG=api; no credential anywhere in the trace (the owner token, JWTs and token
 // fields in bodies), and stdout exactly as without tracing.
 import test from 'ava';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { redactText } from '../src/client/redact.js';
 import { cli, lines, serveWithCli } from './helpers/cli.js';
 import type { TestServer } from './helpers/serve.js';
+import { stub } from './helpers/stub.js';
 
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
@@ -56,13 +55,10 @@ test('PCTL_DEBUG=api adds bodies, with JWTs masked in both directions; stdout ke
 
 test('token fields in bodies are masked (a token endpoint answering through pctl api)', async (t) => {
   const secret = { access_token: 'pctl_abcdef123456', id_token: JWT, token: 'plain-secret-value', refresh_token: 'r-secret', expires_in: 3600 };
-  const stub = http.createServer((_req, res) => {
+  const { url } = await stub(t, (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'session=cookie-secret' });
     res.end(JSON.stringify(secret));
   });
-  await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => { stub.closeAllConnections(); stub.close(() => r()); }));
-  const url = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
   const r = await pctl(['api', 'POST', '/oauth/token?code=auth-code-secret', '-f', 'password=hunter2', '--api-url', url], {
     env: { PCTL_DEBUG: 'api', PCTL_TOKEN: 'pctl_owner_secret' },
   });

@@ -1,12 +1,12 @@
 // Errors and exit codes, as CLI-CONTRACT.md states them: one `error:` line on stderr (plus
-// violations), nothing on stdout, 0/1/2/3/4, no stack unless --debug, fast on a dead server.
+// violations), nothing on stdout, 0/1/2/3/4, no stack unless --debug, fast on a dead server
+// (no retry wait, no timeout: shown with an injected clock, not a stopwatch).
 import test from 'ava';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ApiError } from '../src/api/errors.js';
 import { exitCodeFor, NetworkError, UsageError } from '../src/cli/errors.js';
 import { cli, lines, serveWithCli } from './helpers/cli.js';
 import { tempDir, type TestServer } from './helpers/serve.js';
+import { freePort, manualDeadline, stub } from './helpers/stub.js';
 
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
@@ -107,36 +107,34 @@ test('exit 1: a failed request (failed precondition) with its violations', async
 
 test('exit 1: an unreachable server, with one clear line, fast', async (t) => {
   // A port that was just free: connection refused.
-  const probe = http.createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((r) => probe.close(() => r()));
-
+  const port = await freePort();
+  // Fast means nothing is waited for: no retry sleep, and the attempt's deadline never passes.
+  const waits: number[] = [];
+  const d = manualDeadline();
+  const clock = { now: () => new Date(), sleep: async (ms: number) => void waits.push(ms), deadline: d.deadline };
   // --retries 0: a refused connection is otherwise retried (test/client-retry.test.ts).
-  const r = await pctl(['groups', 'list', '--api-url', `http://127.0.0.1:${port}`, '--retries', '0']);
+  const r = await pctl(['groups', 'list', '--api-url', `http://127.0.0.1:${port}`, '--retries', '0'], { clock });
   t.is(r.code, 1);
   t.is(r.stdout, '');
   t.is(r.stderr, `error: cannot connect to http://127.0.0.1:${port}: connection refused (is the server running?)\n`);
-  t.true(r.ms < 5000, `${r.ms} ms`);
+  t.deepEqual(waits, [], 'no wait before giving up');
+  t.deepEqual(d.asked, [30_000], 'one attempt, failed before its (default) deadline was fired');
 });
 
 test('exit 1: a server that does not answer, within --timeout', async (t) => {
-  const sockets = new Set<import('node:net').Socket>();
-  const silent = http.createServer(() => {
+  const silent = await stub(t, () => {
     /* never answers */
   });
-  silent.on('connection', (s) => sockets.add(s));
-  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  t.teardown(() => {
-    for (const s of sockets) s.destroy();
-    silent.close();
-  });
-  const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-  const r = await pctl(['groups', 'list', '--api-url', url, '--timeout', '500ms']);
+  // The deadline --timeout asks for passes once the server has the request (an event).
+  const d = manualDeadline();
+  const running = pctl(['groups', 'list', '--api-url', silent.url, '--timeout', '500ms'], { clock: { now: () => new Date(), deadline: d.deadline } });
+  await silent.arrived(1);
+  d.fire();
+  const r = await running;
+  t.deepEqual(d.asked, [500]);
   t.is(r.code, 1);
   t.is(r.stdout, '');
-  t.is(r.stderr, `error: request to ${url} timed out after 500ms\n`);
-  t.true(r.ms < 3000, `${r.ms} ms`);
+  t.is(r.stderr, `error: request to ${silent.url} timed out after 500ms\n`);
 });
 
 test('no stack trace unless --debug', async (t) => {

@@ -1,9 +1,8 @@
 // `--jq EXPR` end to end: real jq (WebAssembly) over the real CLI's JSON, against a real serve.
 import test from 'ava';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cli, lines, serveWithCli } from './helpers/cli.js';
 import type { TestServer } from './helpers/serve.js';
+import { stub } from './helpers/stub.js';
 
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
@@ -57,16 +56,9 @@ test('--jq works on get, create and with -o json; no output when the filter yiel
 });
 
 test('a bad expression exits 2 with jq\'s message, before any request', async (t) => {
-  // An API URL nobody listens on: a request would fail with exit 1, not 2.
-  const dead = http.createServer();
-  await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
-  let requests = 0;
-  dead.on('request', (_req, res) => {
-    requests++;
-    res.end('[]');
-  });
-  t.teardown(() => new Promise<void>((r) => dead.close(() => r())));
+  // An API that must not be asked: the stub fails the test if a request reaches it.
+  const dead = await stub(t, (_req, res) => res.end('[]'), { expectNoRequests: true });
+  const url = dead.url;
 
   const syntax = await pctl(['groups', 'list', '--jq', '.[', '--api-url', url]);
   t.is(syntax.code, 2);
@@ -76,7 +68,7 @@ test('a bad expression exits 2 with jq\'s message, before any request', async (t
   const undefinedFn = await pctl(['groups', 'list', '--jq', '.[] | no_such_function', '--api-url', url]);
   t.is(undefinedFn.code, 2);
   t.regex(undefinedFn.stderr, /no_such_function\/0 is not defined/);
-  t.is(requests, 0, 'nothing was sent');
+  t.is(dead.requests.length, 0, 'nothing was sent');
 });
 
 test('a filter that fails on the data exits 1 with jq\'s message; -o other than json is refused', async (t) => {

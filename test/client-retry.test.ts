@@ -1,8 +1,8 @@
-// Retries: a scripted node:http stub on 127.0.0.1 answers 503s, 429s with Retry-After, or is
-// not there at all; the sleep is injected, so the tests assert the waits without waiting.
+// Retries: a scripted stub on 127.0.0.1 answers 503s, 429s with Retry-After, or is not there
+// at all; the sleep and the deadline are injected, so the tests assert the waits without
+// waiting and a timeout fires on an event, never on a loaded machine's timer.
 import test from 'ava';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { ApiError } from '../src/api/errors.js';
 import { groups } from '../src/api/resources.js';
 import { main } from '../src/cli/main.js';
@@ -11,32 +11,7 @@ import { ApiClient, closeAgent } from '../src/client/index.js';
 import { backoffDelay, isIdempotent, parseRetryAfter } from '../src/client/retry.js';
 import { captureIO, lines } from './helpers/cli.js';
 import { tempDir } from './helpers/serve.js';
-
-interface Seen {
-  method: string;
-  url: string;
-}
-
-async function stub(handler: (req: Seen, res: http.ServerResponse, n: number) => void, port = 0) {
-  const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url! });
-      handler({ method: req.method!, url: req.url! }, res, seen.length);
-    });
-  });
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
+import { freePort, manualDeadline, noDeadline, stub, type Stub } from './helpers/stub.js';
 
 const GROUP = {
   uid: `${'a'.repeat(40)}/0123456789abcdef`,
@@ -55,13 +30,14 @@ const json = (res: http.ServerResponse, status: number, body: unknown, headers: 
 const unavailable = (res: http.ServerResponse, headers: Record<string, string> = {}) =>
   json(res, 503, { error: { code: 14, message: 'try again later', status: 'UNAVAILABLE' } }, headers);
 
-/** A client whose waits are recorded, not slept. */
+/** A client whose waits are recorded, not slept, and whose attempts have no timer (see the timeout test). */
 function client(url: string, extra: Partial<ConstructorParameters<typeof ApiClient>[0]> = {}) {
   const waits: number[] = [];
   const notices: string[] = [];
   const c = new ApiClient({
     baseUrl: url,
     timeoutMs: 5000,
+    deadline: noDeadline,
     sleep: async (ms) => void waits.push(ms),
     random: () => 0.5,
     notice: (l) => notices.push(l),
@@ -70,22 +46,13 @@ function client(url: string, extra: Partial<ConstructorParameters<typeof ApiClie
   return { c, waits, notices };
 }
 
-async function freePort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((r) => probe.close(() => r()));
-  return port;
-}
-
 test.after.always(() => closeAgent());
 
 test('503 twice then 200: the GET is retried, with a notice before each wait', async (t) => {
-  const s = await stub((_req, res, n) => (n <= 2 ? unavailable(res) : json(res, 200, GROUP)));
-  t.teardown(s.close);
+  const s = await stub(t, (_req, res, n) => (n <= 2 ? unavailable(res) : json(res, 200, GROUP)));
   const { c, waits, notices } = client(s.url);
   t.is((await c.get(groups, 'g')).name, 'web');
-  t.is(s.seen.length, 3);
+  t.is(s.requests.length, 3);
   t.deepEqual(waits, [250, 500], 'full jitter below 500 ms, then 1 s (random fixed at 0.5)');
   t.deepEqual(notices, [
     'retrying GET /iam/v2/groups/g in 250ms (503 Service Unavailable, attempt 2 of 4)',
@@ -94,33 +61,30 @@ test('503 twice then 200: the GET is retried, with a notice before each wait', a
 });
 
 test('at most 4 attempts by default; the last answer is the error; retries: 0 sends once', async (t) => {
-  const s = await stub((_req, res) => unavailable(res));
-  t.teardown(s.close);
+  const s = await stub(t, (_req, res) => unavailable(res));
   const { c, notices } = client(s.url);
   const err = await t.throwsAsync(c.get(groups, 'g'), { instanceOf: ApiError });
   t.is(err.code, 14);
-  t.is(s.seen.length, 4);
+  t.is(s.requests.length, 4);
   t.is(notices.length, 3);
   t.regex(notices[2]!, /attempt 4 of 4\)$/);
 
   const none = client(s.url, { retries: 0 });
   await t.throwsAsync(none.c.get(groups, 'g'), { instanceOf: ApiError });
-  t.is(s.seen.length, 5);
+  t.is(s.requests.length, 5);
   t.deepEqual(none.notices, []);
 });
 
 test('a 503 on POST is not retried', async (t) => {
-  const s = await stub((_req, res) => unavailable(res));
-  t.teardown(s.close);
+  const s = await stub(t, (_req, res) => unavailable(res));
   const { c, waits } = client(s.url);
   await t.throwsAsync(c.create(groups, { parent: 'x', group: { name: 'y' } }), { instanceOf: ApiError });
-  t.is(s.seen.length, 1, 'a POST is sent once');
+  t.is(s.requests.length, 1, 'a POST is sent once');
   t.deepEqual(waits, []);
 });
 
 test('Retry-After: 1 is honoured (1000 ms requested), and 429 is retried too', async (t) => {
-  const s = await stub((_req, res, n) => (n === 1 ? json(res, 429, {}, { 'retry-after': '1' }) : json(res, 200, GROUP)));
-  t.teardown(s.close);
+  const s = await stub(t, (_req, res, n) => (n === 1 ? json(res, 429, {}, { 'retry-after': '1' }) : json(res, 200, GROUP)));
   const { c, waits, notices } = client(s.url);
   await c.get(groups, 'g');
   t.deepEqual(waits, [1000]);
@@ -128,16 +92,17 @@ test('Retry-After: 1 is honoured (1000 ms requested), and 429 is retried too', a
 });
 
 test('Retry-After as an HTTP date, and beyond the 30 s cap', async (t) => {
-  const later = new Date(Date.now() + 5000).toUTCString();
-  const s = await stub((_req, res, n) => {
+  // The client's clock is fixed: the wait is exactly the distance to the date, however slow the machine.
+  const now = Date.parse('2026-06-01T12:00:00.000Z');
+  const later = new Date(now + 5000).toUTCString();
+  const s = await stub(t, (_req, res, n) => {
     if (n === 1) unavailable(res, { 'retry-after': later });
     else if (n === 2) unavailable(res, { 'retry-after': '3600' });
     else json(res, 200, GROUP);
   });
-  t.teardown(s.close);
-  const { c, waits } = client(s.url);
+  const { c, waits } = client(s.url, { now: () => now });
   await c.get(groups, 'g');
-  t.true(waits[0]! > 2000 && waits[0]! <= 5000, `${waits[0]} ms for a date 5 s ahead (1 s resolution)`);
+  t.is(waits[0], 5000, 'a date 5 s ahead');
   t.is(waits[1], 30_000, 'an hour is capped at 30 s');
 });
 
@@ -148,31 +113,30 @@ test('idempotency: DELETE and PATCH with an updateMask are retried; PATCH withou
   t.false(isIdempotent('PATCH', 'http://x/a'));
   t.false(isIdempotent('POST', 'http://x/a?updateMask=name'));
 
-  const s = await stub((req, res, n) => (n % 2 === 1 ? unavailable(res) : json(res, 200, req.method === 'DELETE' ? {} : GROUP)));
-  t.teardown(s.close);
+  const s = await stub(t, (req, res, n) => (n % 2 === 1 ? unavailable(res) : json(res, 200, req.method === 'DELETE' ? {} : GROUP)));
   const { c } = client(s.url);
   await c.delete(groups, 'g');
-  t.is(s.seen.length, 2);
+  t.is(s.requests.length, 2);
   await c.update(groups, 'g', { name: 'web' }, ['name']);
-  t.is(s.seen.length, 4);
-  t.deepEqual(s.seen.map((r) => r.method), ['DELETE', 'DELETE', 'PATCH', 'PATCH']);
+  t.is(s.requests.length, 4);
+  t.deepEqual(s.requests.map((r) => r.method), ['DELETE', 'DELETE', 'PATCH', 'PATCH']);
   await t.throwsAsync(c.http.request('PATCH', '/iam/v2/groups/g', { body: {} }), { instanceOf: ApiError });
-  t.is(s.seen.length, 5, 'a PATCH without updateMask is sent once');
+  t.is(s.requests.length, 5, 'a PATCH without updateMask is sent once');
 });
 
 test('connection refused, then the server comes up: retried, GET and POST alike (nothing was sent)', async (t) => {
   const port = await freePort();
-  let server: Awaited<ReturnType<typeof stub>> | undefined;
-  t.teardown(() => server?.close());
+  let server: Stub | undefined;
   const notices: string[] = [];
   const c = new ApiClient({
     baseUrl: `http://127.0.0.1:${port}`,
     timeoutMs: 5000,
+    deadline: noDeadline,
     notice: (l) => notices.push(l),
     random: () => 0,
     // The "wait" brings the server up.
     sleep: async () => {
-      server ??= await stub((req, res) => json(res, req.method === 'POST' ? 200 : 200, GROUP), port);
+      server ??= await stub(t, (_req, res) => json(res, 200, GROUP), { port });
     },
   });
   t.is((await c.get(groups, 'g')).name, 'web');
@@ -184,8 +148,8 @@ test('connection refused, then the server comes up: retried, GET and POST alike 
   server = undefined;
   const created = await c.create(groups, { parent: 'p', group: { name: 'web' } });
   t.is(created.name, 'web');
-  t.is(server!.seen.length, 1);
-  t.is(server!.seen[0]!.method, 'POST');
+  t.is(server!.requests.length, 1);
+  t.is(server!.requests[0]!.method, 'POST');
 });
 
 test('connection refused every time: a clean NetworkError after 4 attempts', async (t) => {
@@ -197,15 +161,21 @@ test('connection refused every time: a clean NetworkError after 4 attempts', asy
 });
 
 test('a timeout is a clean error and is not retried', async (t) => {
-  const s = await stub(() => {
+  const s = await stub(t, () => {
     /* never answers */
   });
-  t.teardown(s.close);
-  const { c, waits } = client(s.url, { timeoutMs: 200 });
-  const err = await t.throwsAsync(c.get(groups, 'g'), { instanceOf: NetworkError });
+  // The deadline passes once the stub has the request: an event, not a 200 ms timer that a
+  // loaded machine could run out before the request even arrives.
+  const d = manualDeadline();
+  const { c, waits } = client(s.url, { timeoutMs: 200, deadline: d.deadline });
+  const pending = c.get(groups, 'g');
+  await s.arrived(1);
+  d.fire();
+  const err = await t.throwsAsync(pending, { instanceOf: NetworkError });
   t.regex(err.message, /timed out after 200ms/);
+  t.deepEqual(d.asked, [200], 'one attempt, bounded by --timeout');
   t.deepEqual(waits, []);
-  t.is(s.seen.length, 1);
+  t.is(s.requests.length, 1);
 });
 
 test('backoff: full jitter below an exponential ceiling; Retry-After parsing', (t) => {
@@ -220,16 +190,15 @@ test('backoff: full jitter below an exponential ceiling; Retry-After parsing', (
 
 test('CLI: a flaky server does not break a listing; the notice goes to stderr; --retries 0 fails at once', async (t) => {
   let calls = 0;
-  const s = await stub((req, res) => {
+  const s = await stub(t, (_req, res) => {
     calls++;
     if (calls <= 2) unavailable(res);
     else json(res, 200, { groups: [GROUP], nextPageToken: '', totalCount: '1' });
   });
-  t.teardown(s.close);
   const waits: number[] = [];
   const run = async (argv: string[]) => {
     const { io, out, err } = captureIO();
-    const clock = { now: () => new Date(), sleep: async (ms: number) => void waits.push(ms) };
+    const clock = { now: () => new Date(), sleep: async (ms: number) => void waits.push(ms), deadline: noDeadline };
     const code = await main(argv, { io, clock, env: { PCTL_API_URL: s.url, PCTL_TOKEN: 'x', PCTL_CONFIG_DIR: tempDir('pctl-cfg-') } });
     return { code, stdout: out(), stderr: err() };
   };

@@ -455,29 +455,23 @@ test('pctl serve reset --yes empties the data dir and bootstraps it again', asyn
 /** Runs `pctl serve …` until it prints its URL, calls fn, then stops it as Ctrl-C would. */
 async function whileServing(argv: string[], fn: (url: string, stderr: () => string) => Promise<void>): Promise<RunResult> {
   const configDir = tempDir('pctl-seed-config-');
-  let out = '';
-  let err = '';
   const { captureIO } = await import('./helpers/cli.js');
   const { main } = await import('../src/cli/main.js');
-  const { io } = captureIO();
-  io.stdout = { write: (s: string) => ((out += s), true) };
-  io.stderr = { write: (s: string) => ((err += s), true) };
+  const { io, out, err, untilOut } = captureIO();
   const running = main(argv, { io, env: { PCTL_CONFIG_DIR: configDir } });
   try {
-    const deadline = Date.now() + 10_000;
-    let url: string | undefined;
-    while (!(url = /http:\/\/127\.0\.0\.1:\d+/.exec(out)?.[0])) {
-      if (Date.now() > deadline) throw new Error(`serve did not start: ${err}`);
-      const done = await Promise.race([running.then(() => true), new Promise((r) => setTimeout(() => r(false), 20))]);
-      if (done) throw new Error(`serve exited: ${err}`);
-    }
-    await fn(url, () => err);
+    // The write of the URL resolves this (no polling, no timer); a serve that exits first rejects it.
+    const url = await Promise.race([
+      untilOut(/http:\/\/127\.0\.0\.1:\d+/).then((m) => m[0]),
+      running.then((code) => Promise.reject(new Error(`serve exited (${code}) before printing its URL: ${err()}`))),
+    ]);
+    await fn(url, err);
   } finally {
     process.emit('SIGINT');
   }
   const code = await running;
   rmSync(configDir, { recursive: true, force: true });
-  return { code, stdout: out, stderr: err, ms: 0 };
+  return { code, stdout: out(), stderr: err(), ms: 0 };
 }
 
 test.serial('pctl serve --demo: loads on an empty dir; on a second run keeps the data with a notice', async (t) => {

@@ -221,13 +221,14 @@ test('tokens of a trusted issuer (offline JWKS) are accepted for identities that
   const ci = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(ci.publicKey)), kid: 'ci-1', alg: 'RS256' };
   const ciIssuer = 'https://token.actions.githubusercontent.com';
-  const srv = await startTestServer({ trustedIssuers: { [ciIssuer]: { keys: [jwk] } } });
+  // serve's clock is fixed at `now`: the 300 s the tokens live cannot run out on a slow machine.
+  const now = Math.floor(Date.now() / 1000);
+  const srv = await startTestServer({ trustedIssuers: { [ciIssuer]: { keys: [jwk] } }, clock: () => now * 1000 });
   t.teardown(() => srv.dispose());
   const subject = 'repo:acme/app:ref:refs/heads/main';
   const id = await srv.call('POST', I, { parent: srv.organizationUid, identity: { name: 'deployer', claimMatch: { issuer: ciIssuer, subject } } });
   const viewer = (await srv.call('GET', `${ROLES}?name=viewer`)).json.roles[0].uid;
   await srv.call('POST', RB, { parent: srv.organizationUid, roleBinding: { identityUid: id.json.uid, roleUid: viewer } });
-  const now = Math.floor(Date.now() / 1000);
   const sign = (claims: Record<string, unknown>) =>
     new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'ci-1' }).sign(ci.privateKey);
   const good = await sign({ iss: ciIssuer, sub: subject, aud: 'pctl', iat: now, exp: now + 300 });

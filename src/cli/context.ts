@@ -35,6 +35,17 @@ export interface Clock {
   now(): Date;
   /** Waits between retries; tests inject one that returns at once (default: setTimeout). */
   sleep?(ms: number): Promise<void>;
+  /**
+   * The signal that ends a wait on the network `ms` from now: each request attempt, the one
+   * lookup of a completion (default: AbortSignal.timeout). Tests inject one they abort on an
+   * event (the stub has the request), so no test races a timer on a loaded machine.
+   */
+  deadline?(ms: number): AbortSignal;
+}
+
+/** The clock's deadline signal for `ms`, or AbortSignal.timeout(ms) when it has none. */
+export function deadlineSignal(clock: Clock, ms: number): AbortSignal {
+  return clock.deadline ? clock.deadline(ms) : AbortSignal.timeout(ms);
 }
 
 export interface Prompter {

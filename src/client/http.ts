@@ -1,4 +1,4 @@
-// The HTTP core: one keep-alive undici Agent per process, bearer auth, a timeout that
+// The HTTP core: one keep-alive undici Agent per process, bearer auth, a deadline that
 // bounds connect + request + body of each attempt, retries with backoff (retry.ts), debug
 // tracing with credentials masked (redact.ts), AIP-193 error decoding and zod validation.
 import { STATUS_CODES } from 'node:http';
@@ -15,6 +15,11 @@ export interface ClientOptions {
   token?: string | undefined;
   /** Bounds each attempt, connect included. */
   timeoutMs: number;
+  /**
+   * Makes the signal that ends one attempt, given timeoutMs (default: AbortSignal.timeout).
+   * It alone bounds the attempt; tests inject one they abort on an event instead of a timer.
+   */
+  deadline?: ((ms: number) => AbortSignal) | undefined;
   /** Receives debug trace lines (already masked); absent unless --debug. */
   trace?: ((line: string) => void) | undefined;
   /** The trace shows request and response bodies too (PCTL_DEBUG=api), tokens masked. */
@@ -27,6 +32,8 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** [0, 1) for the backoff jitter (tests inject a fixed one). */
   random?: () => number;
+  /** Epoch milliseconds, for a Retry-After given as a date (default Date.now; tests fix it). */
+  now?: () => number;
   userAgent?: string;
   /** Rewrites an API error before it is thrown (connect() turns "token expired" into a sign-in hint). */
   mapError?: ((err: ApiError) => ApiError) | undefined;
@@ -146,7 +153,7 @@ export class HttpClient {
         reason = retryableFailure(err, idempotent);
         if (!reason || attempt >= attempts) throw err;
       }
-      const wait = retryDelay(attempt, retryAfter, Date.now(), this.#opts.random ?? Math.random);
+      const wait = retryDelay(attempt, retryAfter, this.#opts.now ? this.#opts.now() : Date.now(), this.#opts.random ?? Math.random);
       const line = `retrying ${method} ${new URL(url).pathname} in ${formatWait(wait)} (${reason}, attempt ${attempt + 1} of ${attempts})`;
       (this.#opts.notice ?? this.#opts.trace)?.(line);
       if (this.#opts.notice && this.#opts.trace) this.#trace(`* ${line}`);
@@ -187,19 +194,26 @@ export class HttpClient {
 
     const timeoutMs = this.#opts.timeoutMs;
     const started = performance.now();
+    const signal = this.#opts.deadline ? this.#opts.deadline(timeoutMs) : AbortSignal.timeout(timeoutMs);
     let res: Dispatcher.ResponseData;
     let text: string;
     try {
-      res = await undiciRequest(url, {
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        body: payload,
-        dispatcher: agent(),
-        signal: AbortSignal.timeout(timeoutMs),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      text = await res.body.text();
+      // The deadline signal alone bounds the attempt. undici's own header and body timers are
+      // off: they start later (once the request is on a socket), so they add nothing to a
+      // timer signal, and they would race a deadline that a test fires on an event.
+      res = await untilAborted(
+        undiciRequest(url, {
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body: payload,
+          dispatcher: agent(),
+          signal,
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        }),
+        signal,
+      );
+      text = await untilAborted(res.body.text(), signal);
     } catch (err) {
       const failure = toNetworkError(err, url, timeoutMs);
       if (tracing) this.#trace(`< ${failure.message} (${Math.round(performance.now() - started)} ms)`);
@@ -234,6 +248,29 @@ export class HttpClient {
   #trace(line: string): void {
     this.#opts.trace?.(line);
   }
+}
+
+/**
+ * `work`, or a rejection with the signal's reason as soon as it aborts. undici acts on an
+ * abort only once the request has a socket: a connect that hangs would outlast the deadline
+ * (until the agent's 30 s connect timeout). The abandoned request is aborted when it connects.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 interface Outcome {

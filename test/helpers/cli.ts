@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { closeAgent } from '../../src/client/http.js';
 import { startTestServer, tempDir, type TestServer } from './serve.js';
-import type { Env, IO, Prompter } from '../../src/cli/context.js';
+import type { Clock, Env, IO, Prompter } from '../../src/cli/context.js';
 
 export interface RunResult {
   code: number;
@@ -22,22 +22,50 @@ export interface RunOptions {
   confirm?: boolean;
   /** What stdin holds (for `config set NAME token`). */
   stdin?: string;
+  /** The CLI's clock (default: the real one); tests inject sleep and deadline through it. */
+  clock?: Clock;
 }
 
-export function captureIO(opts: RunOptions = {}): { io: IO; out: () => string; err: () => string } {
+export interface Captured {
+  io: IO;
+  out: () => string;
+  err: () => string;
+  /** Resolves with the first match of `re` in stdout as soon as a write makes it appear (no polling, no timer). */
+  untilOut: (re: RegExp) => Promise<RegExpExecArray>;
+  /** The same on stderr. */
+  untilErr: (re: RegExp) => Promise<RegExpExecArray>;
+}
+
+export function captureIO(opts: RunOptions = {}): Captured {
   let out = '';
   let err = '';
+  const waiters: { stream: 'out' | 'err'; re: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
+  /** Resolves the waiters that the text written so far satisfies. */
+  const wake = () => {
+    for (const w of [...waiters]) {
+      const m = w.re.exec(w.stream === 'out' ? out : err);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  };
+  const until = (stream: 'out' | 'err') => (re: RegExp) =>
+    new Promise<RegExpExecArray>((resolve) => {
+      waiters.push({ stream, re, resolve });
+      wake();
+    });
   const tty = opts.tty ?? false;
   const io: IO = {
-    stdout: { write: (s: string) => ((out += s), true) },
-    stderr: { write: (s: string) => ((err += s), true) },
+    stdout: { write: (s: string) => ((out += s), wake(), true) },
+    stderr: { write: (s: string) => ((err += s), wake(), true) },
     stdin: Readable.from(opts.stdin !== undefined ? [opts.stdin] : []),
     stdoutIsTTY: tty,
     stderrIsTTY: tty,
     stdinIsTTY: tty,
     columns: opts.columns ?? 200,
   };
-  return { io, out: () => out, err: () => err };
+  return { io, out: () => out, err: () => err, untilOut: until('out'), untilErr: until('err') };
 }
 
 /** A runner bound to a base environment (API URL, token, temp config dir). */
@@ -52,7 +80,7 @@ export function cli(baseEnv: Env) {
       readSecret: async () => (opts.stdin ?? '').trim(),
     };
     const started = performance.now();
-    const code = await main(argv, { io, env: { ...baseEnv, ...opts.env }, prompter });
+    const code = await main(argv, { io, env: { ...baseEnv, ...opts.env }, prompter, ...(opts.clock ? { clock: opts.clock } : {}) });
     return { code, stdout: out(), stderr: err(), ms: performance.now() - started };
   };
 }

@@ -5,11 +5,15 @@
 // `value<TAB>description`. Any failure prints nothing and exits 0: a completion must never
 // spill an error into the user's prompt. The API is asked once, with a short timeout and no
 // retries, through the same connection resolution as every command (flags > env > profile).
+// The timeout bounds the network only: it starts once the modules are loaded and the
+// connection resolved (a busy machine may be slow to load them; that is no reason to give
+// up). PCTL_COMPLETE_TIMEOUT (a duration, as --timeout) sets it for a slow link.
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
+import { deadlineSignal, type Context, type Env } from '../context.js';
+import { parseDuration } from '../main.js';
 import { commandSpec, findFlag, flagsOf, locate, valueKindAt, type LiveNoun, type ValueKind } from './spec.js';
 
-/** Connect + request, for the one request a completion makes. */
+/** Connect + request, for the one request a completion makes (default). */
 export const COMPLETE_TIMEOUT_MS = 1500;
 /** Candidates asked for per request (the API's page size maximum). */
 const PAGE = 200;
@@ -18,22 +22,26 @@ const FULL_UID_RE = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
 export type Candidate = readonly [value: string, description: string];
 
 export async function runComplete(ctx: Context, words: readonly string[], program: Command): Promise<number> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const deadline = new Promise<Candidate[]>((resolve) => {
-      timer = setTimeout(() => resolve([]), COMPLETE_TIMEOUT_MS + 300);
-      timer.unref();
-    });
-    const found = await Promise.race([candidates(ctx, words, program), deadline]);
+    const found = await candidates(ctx, words, program);
     const clean = (s: string) => s.replace(/[\t\r\n]+/g, ' ').trim();
     const text = found.map(([v, d]) => (d ? `${clean(v)}\t${clean(d)}` : clean(v))).join('\n');
     if (text) ctx.io.stdout.write(`${text}\n`);
   } catch {
-    // silent: nothing to offer
-  } finally {
-    clearTimeout(timer);
+    // silent: nothing to offer (a refused connection, an error status, the deadline passed)
   }
   return 0;
+}
+
+/** PCTL_COMPLETE_TIMEOUT when it is a valid duration, else COMPLETE_TIMEOUT_MS. */
+export function completeTimeoutMs(env: Env): number {
+  const value = env.PCTL_COMPLETE_TIMEOUT;
+  if (!value) return COMPLETE_TIMEOUT_MS;
+  try {
+    return parseDuration(value);
+  } catch {
+    return COMPLETE_TIMEOUT_MS;
+  }
 }
 
 /** The candidates for the last word, filtered by what it starts with. */
@@ -57,7 +65,7 @@ export async function candidates(ctx: Context, words: readonly string[], program
     apiUrl: pos.given['--api-url'] ?? ctx.globals.apiUrl,
     profile: pos.given['--profile'] ?? ctx.globals.profile,
     debug: false,
-    timeoutMs: COMPLETE_TIMEOUT_MS,
+    timeoutMs: completeTimeoutMs(ctx.env),
     retries: 0,
   };
   const all = await lookup(ctx, kind.noun, cur);
@@ -76,7 +84,11 @@ async function lookup(ctx: Context, noun: LiveNoun, prefix: string): Promise<Can
     import('../../api/resources.js'),
   ]);
   const conn = await resolveConnection(ctx);
-  const client = new ApiClient({ baseUrl: conn.apiUrl, token: conn.token, timeoutMs: COMPLETE_TIMEOUT_MS, retries: 0, userAgent: 'pctl' });
+  // The deadline starts now, with the modules loaded: it bounds the one request (connect,
+  // answer and body; no retry), which then rejects and runComplete prints nothing.
+  const timeoutMs = ctx.globals.timeoutMs;
+  const deadline = deadlineSignal(ctx.clock, timeoutMs);
+  const client = new ApiClient({ baseUrl: conn.apiUrl, token: conn.token, timeoutMs, deadline: () => deadline, retries: 0, userAgent: 'pctl' });
   const named = (items: { uid: string; name: string }[]): Candidate[] => [
     ...items.map((i) => [i.name, i.uid] as const),
     ...items.map((i) => [i.uid, i.name] as const),

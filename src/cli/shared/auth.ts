@@ -7,7 +7,7 @@ import { agent } from '../../client/http.js';
 import { checkApiUrl } from '../../client/connect.js';
 import { decodeClaims } from '../../client/token.js';
 import { PROFILE_NAME_RE, type ConfigStore } from '../../config/index.js';
-import type { Context } from '../context.js';
+import { deadlineSignal, type Context } from '../context.js';
 import { NetworkError, ResponseError, UsageError } from '../errors.js';
 
 export interface Discovery {
@@ -38,7 +38,9 @@ export function trace(ctx: Context): ((line: string) => void) | undefined {
 
 /** An API client for a given base URL and token (not the invocation's own: login makes new tokens). */
 export function clientFor(ctx: Context, apiUrl: string, token?: string): ApiClient {
-  return new ApiClient({ baseUrl: apiUrl, token, timeoutMs: ctx.globals.timeoutMs, trace: trace(ctx), userAgent: 'pctl' });
+  return new ApiClient({
+    baseUrl: apiUrl, token, timeoutMs: ctx.globals.timeoutMs, deadline: ctx.clock.deadline?.bind(ctx.clock), trace: trace(ctx), userAgent: 'pctl',
+  });
 }
 
 const normalize = (url: string) => url.replace(/\/+$/, '');
@@ -143,7 +145,7 @@ export async function exchangeCode(
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': 'pctl' },
       body,
       dispatcher: agent(),
-      signal: AbortSignal.timeout(ctx.globals.timeoutMs),
+      signal: deadlineSignal(ctx.clock, ctx.globals.timeoutMs),
     });
     status = res.statusCode;
     text = await res.body.text();
