@@ -2,7 +2,7 @@
 import test from 'ava';
 import YAML from 'yaml';
 import { cli, lines, serveWithCli } from './helpers/cli.js';
-import type { TestServer } from './helpers/serve.js';
+import { addGroups, type TestServer } from './helpers/serve.js';
 
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
@@ -65,10 +65,7 @@ test('list --descendants-of, --children-of and --name scope the listing', async 
 
 test('a listing of 120 groups with --page-size 50 follows nextPageToken to the end', async (t) => {
   const parent = await createGroup('paging');
-  for (let i = 0; i < 120; i++) {
-    const r = await srv.call('POST', '/iam/v2/groups', { parent, group: { name: `g-${String(i).padStart(3, '0')}` } });
-    t.is(r.status, 200, r.text);
-  }
+  addGroups(srv, parent, 120, (i) => `g-${String(i).padStart(3, '0')}`);
   const r = await pctl(['groups', 'list', '--children-of', parent, '--page-size', '50', '--order-by', 'name', '-o', 'json', '--debug']);
   t.is(r.code, 0, r.stderr);
   const names = (JSON.parse(r.stdout) as { name: string }[]).map((g) => g.name);

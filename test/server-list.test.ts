@@ -1,6 +1,6 @@
 // The one list engine, through /iam/v2/groups: ordering, cursors, skip, filters, page tokens.
 import test from 'ava';
-import { startTestServer, type TestServer } from './helpers/serve.js';
+import { addGroups, startTestServer, type TestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
 const DAY = 24 * 60 * 60 * 1000;
@@ -17,21 +17,23 @@ function manualClock(start = Date.parse('2026-11-01T00:00:00.000Z')) {
   };
 }
 
+/**
+ * 3 teams and 126 groups under them (through the store: these tests are about listing), with
+ * repeating names and create times that sometimes tie, so ties need the uid.
+ */
 async function seedTree(srv: TestServer) {
-  const teams = [];
-  for (const name of ['alpha', 'beta', 'gamma']) {
-    const res = await srv.call('POST', G, { parent: srv.organizationUid, group: { name } });
-    teams.push(res.json as Group);
-  }
-  // 126 more groups spread under the teams, with repeating names so ties need the uid.
+  const start = Date.parse('2026-10-01T00:00:00.000Z');
+  const teamUids = addGroups(srv, srv.organizationUid, 3, (i) => ['alpha', 'beta', 'gamma'][i]!, (i) => start + i);
+  const teams = teamUids.map((uid) => ({ uid }));
   for (let i = 0; i < 126; i++) {
-    const parent = teams[i % 3]!;
-    const res = await srv.call('POST', G, { parent: parent.uid, group: { name: `svc-${String(i % 40).padStart(2, '0')}` } });
+    addGroups(srv, teams[i % 3]!.uid, 1, () => `svc-${String(i % 40).padStart(2, '0')}`, () => start + 10 + Math.floor((i * 2) / 3));
+  }
+  // Touch a few through the API so updateTime differs from createTime.
+  const some = await srv.call('GET', `${G}?uidp.children_of=${teams[0]!.uid}&page_size=5`);
+  for (const g of some.json.groups as Group[]) {
+    const res = await srv.call('PATCH', `${G}/${g.uid}`, { description: 'touched' });
     if (res.status !== 200) throw new Error(res.text);
   }
-  // Touch a few so updateTime differs from createTime.
-  const some = await srv.call('GET', `${G}?uidp.children_of=${teams[0]!.uid}&page_size=5`);
-  for (const g of some.json.groups as Group[]) await srv.call('PATCH', `${G}/${g.uid}`, { description: 'touched' });
   return { teams };
 }
 
@@ -118,7 +120,7 @@ test('page_size: default 50, 0 means default, capped at 200, negative is code 3'
 test('page_size above 200 returns 200 items', async (t) => {
   const srv = await startTestServer();
   t.teardown(() => srv.dispose());
-  for (let i = 0; i < 205; i++) await srv.call('POST', G, { parent: srv.organizationUid, group: { name: `g${i}` } });
+  addGroups(srv, srv.organizationUid, 205, (i) => `g${i}`);
   const res = await srv.call('GET', `${G}?page_size=1000`);
   t.is(res.json.groups.length, 200);
   t.is(res.json.totalCount, '206');

@@ -22,7 +22,10 @@ export interface RunOptions {
   confirm?: boolean;
   /** What stdin holds (for `config set NAME token`). */
   stdin?: string;
-  /** The CLI's clock (default: the real one); tests inject sleep and deadline through it. */
+  /**
+   * The CLI's clock: tests inject sleep and deadline through it. By default the real time
+   * with waits between retries skipped (a retried request must not cost a test seconds).
+   */
   clock?: Clock;
 }
 
@@ -68,6 +71,8 @@ export function captureIO(opts: RunOptions = {}): Captured {
   return { io, out: () => out, err: () => err, untilOut: until('out'), untilErr: until('err') };
 }
 
+const noWaitClock: Clock = { now: () => new Date(), sleep: async () => {} };
+
 /** A runner bound to a base environment (API URL, token, temp config dir). */
 export function cli(baseEnv: Env) {
   return async (argv: string[], opts: RunOptions = {}): Promise<RunResult> => {
@@ -80,7 +85,7 @@ export function cli(baseEnv: Env) {
       readSecret: async () => (opts.stdin ?? '').trim(),
     };
     const started = performance.now();
-    const code = await main(argv, { io, env: { ...baseEnv, ...opts.env }, prompter, ...(opts.clock ? { clock: opts.clock } : {}) });
+    const code = await main(argv, { io, env: { ...baseEnv, ...opts.env }, prompter, clock: opts.clock ?? noWaitClock });
     return { code, stdout: out(), stderr: err(), ms: performance.now() - started };
   };
 }

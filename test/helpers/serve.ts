@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/index.js';
+import { newChildUid, timestamp } from '../../src/server/models.js';
 
 export function tempDir(prefix = 'pctl-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -58,3 +59,21 @@ export async function request(
 
 /** Path of a resource by uid, with the uid's slashes left raw (the server also takes %2F). */
 export const item = (collection: string, uid: string) => `${collection}/${uid}`;
+
+/**
+ * Test data straight through the store, for tests about listing rather than creating: `count`
+ * groups under `parent`, named by `name(i)`, created at `time(i)` (ms), in one transaction.
+ * Returns their uids in creation order.
+ */
+export function addGroups(
+  srv: TestServer, parent: string, count: number, name: (i: number) => string, time: (i: number) => number = () => Date.now(),
+): string[] {
+  return srv.store.transaction(() =>
+    Array.from({ length: count }, (_, i) => {
+      const t = timestamp(time(i));
+      const rec = { uid: newChildUid(parent), kind: 'group' as const, parent, name: name(i), altKey: null, createTime: t, updateTime: t, data: { description: '', verified: false } };
+      srv.store.insert(rec);
+      return rec.uid;
+    }),
+  );
+}
