@@ -144,7 +144,9 @@ test('repos get: by nested uid, every format', async (t) => {
   t.regex(missing.stderr, /^error: Repo not found/);
 });
 
-test('repos update: the updateMask names exactly the flags given', async (t) => {
+// Serial (ava runs serial tests before the concurrent ones): it renames `scratch` for a
+// moment, which the listing tests running beside it would otherwise see.
+test.serial('repos update: the updateMask names exactly the flags given', async (t) => {
   const uid = repos.scratch!;
   const desc = await pctl(['repos', 'update', uid, '--description', 'edge proxy', '-o', 'json', '--debug'], { env: { PCTL_DEBUG: 'api' } });
   t.is(desc.code, 0, desc.stderr);
