@@ -6,7 +6,7 @@ import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
 import type { z } from 'zod';
 import { ApiError, codeForHttpStatus } from '../api/errors.js';
 import { NetworkError, ResponseError } from '../cli/errors.js';
-import { redactHeader, redactText } from './redact.js';
+import { redactHeader, redactText } from '../api/redact.js';
 import { defaultSleep, formatWait, isIdempotent, RETRY_STATUSES, retryableFailure, retryDelay } from './retry.js';
 
 export interface ClientOptions {

@@ -2,6 +2,7 @@
 // authentication, and the one place where errors become AIP-193 responses.
 import http from 'node:http';
 import { ApiError, Code, invalidField } from '../api/errors.js';
+import { redactText } from '../api/redact.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -74,7 +75,8 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         if (payload && out.raw === undefined) headers['content-type'] = 'application/json';
         res.writeHead(status, headers);
         res.end(payload);
-        opts.log?.(`${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+        // A token can travel in the URL (`?access_token=`, a path): masked like the CLI's trace.
+        opts.log?.(`${req.method} ${redactText(req.url ?? '')} ${status} ${(performance.now() - started).toFixed(1)}ms`);
       });
   });
   // Requests node's HTTP parser rejects (unknown method, bad request line or header, headers
@@ -243,8 +245,38 @@ function toErrorResponse(err: unknown, log?: (line: string) => void): Response {
   if (err instanceof ApiError) {
     return { status: err.httpStatus, body: err.toStatus(), headers: err.headers };
   }
+  const writeLog = log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const storage = storageFailure(err);
+  if (storage) {
+    writeLog(`storage error: ${(err as Error).message} (${storage.sqliteCode})`);
+    return { status: storage.error.httpStatus, body: storage.error.toStatus(), headers: storage.error.headers };
+  }
   // A bug of ours, not the client's: log it, and say nothing about internals.
-  (log ?? ((line: string) => process.stderr.write(`${line}\n`)))(`internal error: ${(err as Error)?.stack ?? String(err)}`);
+  writeLog(`internal error: ${(err as Error)?.stack ?? String(err)}`);
   const internal = new ApiError(Code.INTERNAL, 'Internal error', { reason: 'INTERNAL' });
   return { status: 500, body: internal.toStatus() };
+}
+
+/**
+ * SQLite failures of the disk rather than of the request (disk full, I/O error, a read-only or
+ * vanished file, a lock held too long): 503 UNAVAILABLE saying so. The write did not happen
+ * (its transaction rolled back), reads go on, and the client may retry later.
+ */
+function storageFailure(err: unknown): { error: ApiError; sqliteCode: string } | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if ((err as Error | undefined)?.name !== 'SqliteError' || typeof code !== 'string') return undefined;
+  const cause =
+    code === 'SQLITE_FULL' ? 'the disk is full'
+      : code.startsWith('SQLITE_IOERR') ? 'an I/O error'
+        : code.startsWith('SQLITE_READONLY') ? 'its data files are read-only'
+          : code.startsWith('SQLITE_CANTOPEN') ? 'its data files cannot be opened'
+            : code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') ? 'its database is locked by another process'
+              : undefined;
+  if (!cause) return undefined;
+  const error = new ApiError(Code.UNAVAILABLE, `The server's storage failed (${cause}); nothing was changed. Try again later`, {
+    reason: 'STORAGE_UNAVAILABLE',
+    metadata: { cause: code },
+    headers: { 'retry-after': '5' },
+  });
+  return { error, sqliteCode: code };
 }

@@ -112,6 +112,9 @@ export class Store {
           this.db.exec('RELEASE request');
           settle.push(() => item.resolve(value));
         } catch (err) {
+          // Disk full or an I/O error can make SQLite roll the whole transaction back: then
+          // the batch as a whole failed (below), not this one write.
+          if (!this.db.inTransaction) throw err;
           this.db.exec('ROLLBACK TO request');
           this.db.exec('RELEASE request');
           settle.push(() => item.reject(err));

@@ -1,4 +1,5 @@
-// Masking for the debug trace: credentials never reach stderr, whichever way they travel.
+// Masking of credentials, for the CLI's debug trace and serve's --log: a token never reaches a
+// terminal or a log, whichever way it travels.
 //   headers  Authorization / Proxy-Authorization → `Bearer ***`; Cookie / Set-Cookie → ***
 //   bodies   JWTs (`eyJ…`), `pctl_…` tokens, and the values of token-ish JSON fields and
 //            form/query parameters (access_token, id_token, refresh_token, token, code,
