@@ -1,9 +1,12 @@
 // Profiles on top of `conf`: each profile holds an API URL and a bearer token; one of them
-// is current. The file is written with mode 0600 because it holds tokens.
+// is current. The file is written with mode 0600, and a directory we create is 0700 whatever
+// the umask, because it holds tokens.
 //
 // Only command code and `pctl serve` import this module, so `conf` (and its JSON-schema
 // machinery) never loads for `pctl --version` or `--help`.
 import Conf from 'conf';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import envPaths from 'env-paths';
 
 export interface Profile {
   apiUrl: string;
@@ -28,6 +31,12 @@ export class ConfigStore {
 
   constructor(opts: OpenConfigOptions = {}) {
     const cwd = opts.configDir ?? process.env.PCTL_CONFIG_DIR;
+    // conf creates its directory 0777 minus the umask; it holds tokens, so make it first, 0700.
+    const dir = cwd ?? envPaths('pctl', { suffix: '' }).config;
+    if (!existsSync(dir)) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      chmodSync(dir, 0o700); // mkdir's mode is filtered by the umask
+    }
     this.#conf = new Conf<StoreShape>({
       projectName: 'pctl',
       projectSuffix: '',

@@ -1,6 +1,6 @@
 // `pctl serve` as a library: lock the data dir, open the store, bootstrap when empty,
 // listen. The CLI command and the tests both start servers through startServer().
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
 import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './auth/authenticate.js';
@@ -59,6 +59,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   const clock = opts.clock ?? Date.now;
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  makeDataDirPrivate(opts.dataDir);
   const unlock = lockDataDir(opts.dataDir);
   let store: Store | undefined;
   let listening: http.Server | undefined;
@@ -128,5 +129,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     store?.close();
     unlock();
     throw err;
+  }
+}
+
+/** The data dir is 0700 whatever the umask, and an existing one is tightened: it holds keys and every resource. */
+function makeDataDirPrivate(dataDir: string): void {
+  try {
+    chmodSync(dataDir, 0o700);
+  } catch (err) {
+    throw new Error(`cannot make the data dir ${dataDir} private (mode 0700): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; use a directory you own`);
   }
 }

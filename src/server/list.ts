@@ -199,7 +199,10 @@ export class ListEngine {
     if (!body || !sig || extra !== undefined || got.length !== expected.length || !timingSafeEqual(got, expected)) {
       throw invalidField('page_token', 'is not a valid page token');
     }
-    const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as TokenPayload;
+    // Signed by us, so normally well formed; but whoever holds the key (it is in the data
+    // dir) can sign anything, and a malformed payload is the client's error, not a 500.
+    const payload = parseTokenPayload(Buffer.from(body, 'base64url').toString());
+    if (!payload) throw invalidField('page_token', 'is not a valid page token');
     if (payload.q !== fingerprint) {
       throw invalidField('page_token', 'belongs to a different query (filters and order_by must stay the same across pages)');
     }
@@ -207,6 +210,19 @@ export class ListEngine {
     if (age > PAGE_TOKEN_TTL_MS || age < -PAGE_TOKEN_TTL_MS) return undefined;
     return payload.k;
   }
+}
+
+function parseTokenPayload(text: string): TokenPayload | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const p = v as Partial<TokenPayload> | null;
+  const ok = typeof p === 'object' && p !== null && !Array.isArray(p) && typeof p.q === 'string' && Number.isFinite(p.t)
+    && Array.isArray(p.k) && p.k.length === 2 && p.k.every((x) => typeof x === 'string');
+  return ok ? (p as TokenPayload) : undefined;
 }
 
 const SORT_INDEXES = { name: 'resources_kind_name', createTime: 'resources_kind_create', updateTime: 'resources_kind_update' } as const;

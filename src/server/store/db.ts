@@ -1,5 +1,6 @@
 // Opens the SQLite database of a data dir and brings its schema up to date.
 import Database from './sqlite.js';
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type DB = import('better-sqlite3').Database;
@@ -33,8 +34,16 @@ const migrations: string[] = [
    CREATE INDEX resources_alt ON resources (kind, alt_key);`,
 ];
 
+/** The database files: they hold every resource and the page-token key. */
+const DB_FILES = ['pctl.db', 'pctl.db-wal', 'pctl.db-shm'];
+
 export function openDatabase(dataDir: string): DB {
-  const db = new Database(join(dataDir, 'pctl.db'));
+  const file = join(dataDir, 'pctl.db');
+  // Created 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database
+  // file's mode. Files of an older pctl (0644) are tightened; the umask plays no part.
+  closeSync(openSync(file, 'a', 0o600));
+  for (const name of DB_FILES) makePrivate(join(dataDir, name));
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // FULL: a commit is on disk (WAL fsynced) before better-sqlite3 returns, so a
   // response is never sent for a write a crash could take back.
@@ -54,5 +63,15 @@ function migrate(db: DB): void {
       db.exec(migrations[v]!);
       db.pragma(`user_version = ${v + 1}`);
     })();
+  }
+}
+
+/** chmod 0600 where we can: a file that is missing, or someone else's that we only read (export), stays as it is. */
+function makePrivate(path: string): void {
+  try {
+    chmodSync(path, 0o600);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'EPERM') throw err;
   }
 }
