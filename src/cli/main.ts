@@ -283,6 +283,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     .option('--demo', 'load the built-in demo data set into an empty data dir')
     .option('--log', 'log each request to stderr')
     .option('--trust-issuer <url=jwks-file>', "also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)", collect)
+    .option('--owner-token-ttl <duration>', 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)')
     .action(async (_opts: unknown, cmd: Command) => {
       const m = await import('./commands/serve/run.js');
       setExit(await m.runServe(ctx, cmd.optsWithGlobals()));

@@ -36,6 +36,8 @@ export interface ServeOptions {
   seedIfNotEmpty?: 'error' | 'keep';
   /** Other token issuers accepted offline: issuer URL → its JWKS (`--trust-issuer URL=JWKS_FILE`). */
   trustedIssuers?: Record<string, { keys: JWK[] }>;
+  /** Lifetime of DIR/owner.token in seconds (default 30 days, at most MAX_TOKEN_TTL_S). */
+  ownerTokenTtlSeconds?: number;
 }
 
 export interface RunningServer {
@@ -101,7 +103,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const seeded = Boolean(seed) && store.isEmpty();
     if (store.isEmpty()) bootstrap(store, { issuer: url, clock, ...(seed ? { seed } : {}) });
     else followIssuer(store, url);
-    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, url, clock);
+    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, url, clock, opts.ownerTokenTtlSeconds);
     authenticate = bearerAuthenticator(store, verifier, clock);
 
     const openStore = store;

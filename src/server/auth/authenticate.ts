@@ -9,7 +9,9 @@ import { timestamp } from '../models.js';
 import type { Record_, Store } from '../store/store.js';
 import { mintToken, type SigningKey, type TokenVerifier } from './tokens.js';
 
-const OWNER_TOKEN_TTL_S = 365 * 24 * 3600;
+/** The owner token's lifetime unless `serve --owner-token-ttl` says otherwise. */
+export const OWNER_TOKEN_TTL_S = 30 * 24 * 3600;
+/** Renewed at start when it has less than this left (or a tenth of its lifetime, if shorter). */
 const RENEW_BEFORE_MS = 24 * 3600 * 1000;
 /** lastSeenTime is written at most this often per identity (it is a durable write). */
 const LAST_SEEN_EVERY_MS = 60_000;
@@ -25,13 +27,17 @@ export function ownerTokenPath(dataDir: string): string {
  */
 export async function ensureOwnerToken(
   store: Store, dataDir: string, key: SigningKey, verifier: TokenVerifier, issuer: string, clock: () => number,
+  ttlSeconds = OWNER_TOKEN_TTL_S,
 ): Promise<string> {
+  const renewBeforeMs = Math.min(RENEW_BEFORE_MS, ttlSeconds * 100);
   const file = ownerTokenPath(dataDir);
   const existing = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
   if (existing) {
     try {
       const v = await verifier.verify(existing);
-      if (v.sub === ownerSubject(store) && v.exp * 1000 - clock() > RENEW_BEFORE_MS) {
+      // A token that outlives the configured lifetime (an older, longer one) is replaced too.
+      const left = v.exp * 1000 - clock();
+      if (v.sub === ownerSubject(store) && left > renewBeforeMs && left <= ttlSeconds * 1000) {
         chmodSync(file, 0o600);
         return existing;
       }
@@ -39,7 +45,7 @@ export async function ensureOwnerToken(
       // re-minted below
     }
   }
-  const token = await mintToken(key, { issuer, subject: ownerSubject(store), ttlSeconds: OWNER_TOKEN_TTL_S, now: clock() });
+  const token = await mintToken(key, { issuer, subject: ownerSubject(store), ttlSeconds, now: clock() });
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return token;

@@ -66,6 +66,11 @@ export async function mintToken(key: SigningKey, opts: MintOptions): Promise<str
     .sign(key.privateKey);
 }
 
+/** The longest lifetime (exp - iat) of a token serve accepts, its own or a trusted issuer's. */
+export const MAX_TOKEN_TTL_S = 90 * 24 * 3600;
+/** How far ahead of serve's clock a token's iat may be (clock skew between machines). */
+export const MAX_CLOCK_SKEW_S = 5 * 60;
+
 /** "1h", "30m", "7d", "3600" → seconds. */
 export function parseTtl(raw: string): number | undefined {
   const m = /^(\d+)\s*([smhd]?)$/.exec(raw.trim());
@@ -122,23 +127,39 @@ export class TokenVerifier {
     if (!own && !jwks) throw unauthenticated(`The bearer token's issuer ${JSON.stringify(iss)} is not trusted by this server (its issuer is ${this.issuer()})`);
     if (own && header.kid !== this.key.kid) throw unauthenticated('The bearer token was signed with an unknown key');
 
+    let payload: JWTPayload;
     try {
       const opts = { issuer: iss, audience: AUDIENCE, algorithms, currentDate: new Date(now), requiredClaims: ['sub', 'exp'] };
-      const { payload } = own
-        ? await jwtVerify(token, this.key.publicKey, opts)
-        : await jwtVerify(token, jwks!, opts);
-      const verified = { iss, sub: payload.sub!, exp: payload.exp! };
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, verified);
-      return verified;
+      ({ payload } = own ? await jwtVerify(token, this.key.publicKey, opts) : await jwtVerify(token, jwks!, opts));
     } catch (err) {
       throw unauthenticated(describeJoseError(err));
     }
+    const verified = { iss, sub: checkedClaims(payload, now), exp: payload.exp! };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, verified);
+    return verified;
   }
 
   private issuerFor(iss: string): string {
     return iss === this.issuer() || this.trusted.has(iss) ? iss : '';
   }
+}
+
+/**
+ * What jose leaves to us, for any signer (one whose key leaked or misbehaves included): the
+ * subject is a non-empty string; iat, when present, is a number not in the future (beyond
+ * the skew); the lifetime is at most MAX_TOKEN_TTL_S. Returns the subject.
+ */
+function checkedClaims(payload: JWTPayload, now: number): string {
+  const { sub, exp, iat } = payload;
+  if (typeof sub !== 'string' || !sub) throw unauthenticated("The bearer token's sub claim is not a non-empty string");
+  const nowS = now / 1000;
+  if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) throw unauthenticated("The bearer token's iat claim is not a number");
+  if (iat !== undefined && iat > nowS + MAX_CLOCK_SKEW_S) throw unauthenticated('The bearer token is not valid yet (issued in the future)');
+  if (typeof exp !== 'number' || exp - (iat ?? nowS) > MAX_TOKEN_TTL_S || exp - nowS > MAX_TOKEN_TTL_S) {
+    throw unauthenticated(`The bearer token lives longer than this server accepts (${MAX_TOKEN_TTL_S / 86400} days at most)`);
+  }
+  return sub;
 }
 
 function describeJoseError(err: unknown): string {

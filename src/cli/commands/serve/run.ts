@@ -14,6 +14,16 @@ export interface ServeCommandOptions {
   log?: boolean;
   /** `URL=JWKS_FILE`, repeatable: another issuer whose tokens serve accepts, checked offline. */
   trustIssuer?: string[];
+  ownerTokenTtl?: string;
+}
+
+/** `--owner-token-ttl` (or `serve token --ttl`) in seconds: a duration up to the longest lifetime serve accepts. */
+export async function tokenTtlSeconds(raw: string, flag: string): Promise<number> {
+  const { parseTtl, MAX_TOKEN_TTL_S } = await import('../../../server/auth/tokens.js');
+  const seconds = parseTtl(raw);
+  if (!seconds) throw UsageError.invalidField(flag, 'must be a duration such as 30m, 12h or 7d');
+  if (seconds > MAX_TOKEN_TTL_S) throw UsageError.invalidField(flag, `must be at most ${MAX_TOKEN_TTL_S / 86400}d (the longest lifetime serve accepts)`);
+  return seconds;
 }
 
 /** Reads each `--trust-issuer URL=JWKS_FILE` into issuer URL → JWKS; a usage error names a bad one. */
@@ -86,6 +96,7 @@ export async function readSeedFile(file: string): Promise<import('../../../serve
 export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise<number> {
   const port = parsePort(opts.port);
   if (opts.seed && opts.demo) throw new UsageError('--seed and --demo cannot be used together');
+  const ownerTokenTtlSeconds = opts.ownerTokenTtl === undefined ? undefined : await tokenTtlSeconds(opts.ownerTokenTtl, 'owner-token-ttl');
   const dataDir = await resolveDataDir(ctx, opts.data);
   // The seed is read and validated before the data dir is touched; the file is only ever read.
   const seed = opts.seed ? await readSeedFile(opts.seed) : opts.demo ? (await import('../../../server/demo.js')).demoSeed() : undefined;
@@ -101,6 +112,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       port,
       ...(opts.log ? { log: err } : {}),
       trustedIssuers: await trustedIssuers(opts.trustIssuer),
+      ...(ownerTokenTtlSeconds ? { ownerTokenTtlSeconds } : {}),
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
   } catch (e) {

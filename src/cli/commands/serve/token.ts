@@ -3,12 +3,11 @@
 // access to the data dir is the administrator's credential.
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { resolveDataDir } from './run.js';
+import { resolveDataDir, tokenTtlSeconds } from './run.js';
 
 export async function runToken(ctx: Context, opts: { identity: string; ttl?: string; data?: string }): Promise<number> {
-  const { parseTtl, loadSigningKey } = await import('../../../server/auth/tokens.js');
-  const ttlSeconds = parseTtl(opts.ttl ?? '1h');
-  if (!ttlSeconds) throw UsageError.invalidField('ttl', 'must be a duration such as 30m, 1h or 7d');
+  const { loadSigningKey } = await import('../../../server/auth/tokens.js');
+  const ttlSeconds = await tokenTtlSeconds(opts.ttl ?? '1h', 'ttl');
   const dataDir = await resolveDataDir(ctx, opts.data);
   const { existsSync } = await import('node:fs');
   const { join } = await import('node:path');
