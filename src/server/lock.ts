@@ -1,44 +1,50 @@
-// One serve per data dir. The lock file names the holder's pid; a lock whose process is
-// gone (kill -9, power loss) is stale and taken over. Within one process (tests) a set of
-// held dirs does the same job, since the pid would match.
-import { openSync, readFileSync, realpathSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+// One serve per data dir, held by an OS lock: DIR/serve.lock is a small SQLite database on
+// which serve keeps an exclusive transaction open for as long as it runs. The kernel drops
+// the lock when the process ends, however it ends (kill -9, a crash), so a restart right
+// after one works at once, and no PID check can be fooled by a dead or reused PID.
+// DIR/serve.pid only names the holder, for the message of a refused second serve.
+import { chmodSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-const heldHere = new Set<string>();
+import Database from './store/sqlite.js';
 
 export class DataDirLockedError extends Error {}
 
 export function lockDataDir(dataDir: string): () => void {
   const dir = realpathSync(dataDir);
   const file = join(dir, 'serve.lock');
-  if (heldHere.has(dir)) throw new DataDirLockedError(`another pctl serve in this process is already using ${dir}`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(file, 'wx', 0o600);
-      writeFileSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      heldHere.add(dir);
-      return () => {
-        heldHere.delete(dir);
-        rmSync(file, { force: true });
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number.parseInt(readFileSync(file, 'utf8'), 10);
-      if (pid && pid !== process.pid && isAlive(pid)) {
-        throw new DataDirLockedError(`another pctl serve (pid ${pid}) is already using ${dir}; stop it first, or pass a different --data DIR`);
-      }
-      rmSync(file, { force: true }); // stale: its holder is gone
+  const pidFile = join(dir, 'serve.pid');
+  let db: InstanceType<typeof Database> | undefined;
+  try {
+    db = new Database(file, { timeout: 0 });
+    chmodSync(file, 0o600);
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (err) {
+    db?.close();
+    const code = (err as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+      throw new DataDirLockedError(`another pctl serve${holder(pidFile)} is already using ${dir}; stop it first, or pass a different --data DIR`);
     }
+    if (code === 'SQLITE_NOTADB') {
+      // The PID file an older pctl used as its lock: nothing holds it any more.
+      rmSync(file, { force: true });
+      return lockDataDir(dataDir);
+    }
+    throw err;
   }
-  throw new DataDirLockedError(`could not lock ${dir} (${file}); is another pctl serve starting?`);
+  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  const held = db;
+  return () => {
+    rmSync(pidFile, { force: true });
+    held.close(); // rolls the transaction back: the lock is released
+  };
 }
 
-function isAlive(pid: number): boolean {
+function holder(pidFile: string): string {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    const pid = Number.parseInt(readFileSync(pidFile, 'utf8'), 10);
+    return pid ? ` (pid ${pid})` : '';
+  } catch {
+    return '';
   }
 }

@@ -198,7 +198,7 @@ test.serial(`${WORKERS} parallel writers and readers for ${DURATION_MS / 1000} s
   t.regex(second.stderr, /^error: /m, 'one error line, the CLI way');
   t.notRegex(second.stderr, /\n\s+at /, 'no stack trace');
   t.notRegex(second.stdout, /http:\/\//, 'the second serve never announced a URL');
-  t.is(Number.parseInt(readFileSync(join(dataDir, 'serve.lock'), 'utf8'), 10), srv.pid, 'the lock still names the first serve');
+  t.is(Number.parseInt(readFileSync(join(dataDir, 'serve.pid'), 'utf8'), 10), srv.pid, 'the pid file still names the first serve');
   t.is((await c.req('GET', `${G}/${org}`)).status, 200, 'the first serve still answers');
 
   t.notRegex(srv.stderr(), /internal error/i, 'serve logged no internal error');

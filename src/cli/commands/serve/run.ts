@@ -120,8 +120,12 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     const usage = await seedUsageError(e, opts.demo ? 'the demo data set' : `seed file ${opts.seed}`);
     if (usage) throw usage;
     if (e instanceof DataDirLockedError) throw new Error(e.message);
-    if (code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use; pass --port 0 to pick a free one`);
-    if (code === 'EACCES') throw new Error(`not allowed to listen on port ${port}; pick a port above 1023`);
+    const syscall = (e as NodeJS.ErrnoException).syscall;
+    if (syscall === 'listen' && code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use; pass --port 0 to pick a free one`);
+    if (syscall === 'listen' && code === 'EACCES') throw new Error(`not allowed to listen on port ${port}; pick a port above 1023`);
+    if (syscall === 'listen' && code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${opts.host}: no such address on this machine`);
+    const storage = dataDirProblem(e, dataDir);
+    if (storage) throw new Error(storage);
     throw e;
   }
 
@@ -160,6 +164,18 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     process.on('SIGTERM', onTerm);
   });
   return 0;
+}
+
+/** A start that failed on the data dir's files, in words (read-only, not ours, full), or undefined. */
+function dataDirProblem(e: unknown, dataDir: string): string | undefined {
+  const code = (e as { code?: string }).code ?? '';
+  const why: Record<string, string> = {
+    EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'the file system is read-only', ENOSPC: 'the disk is full',
+    SQLITE_READONLY: 'its files are read-only', SQLITE_CANTOPEN: 'the database file cannot be opened (permission denied or a read-only directory)',
+    SQLITE_FULL: 'the disk is full',
+  };
+  const reason = why[code] ?? (code.startsWith('SQLITE_READONLY') ? why.SQLITE_READONLY : code.startsWith('SQLITE_IOERR') ? 'an I/O error' : undefined);
+  return reason ? `cannot use the data dir ${dataDir}: ${reason}; pass --data with a directory you can write` : undefined;
 }
 
 /** Prints the data of a data dir as a seed document (YAML), without the bootstrap owner. */
