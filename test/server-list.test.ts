@@ -23,11 +23,14 @@ function manualClock(start = Date.parse('2026-11-01T00:00:00.000Z')) {
  */
 async function seedTree(srv: TestServer) {
   const start = Date.parse('2026-10-01T00:00:00.000Z');
-  const teamUids = addGroups(srv, srv.organizationUid, 3, (i) => ['alpha', 'beta', 'gamma'][i]!, (i) => start + i);
-  const teams = teamUids.map((uid) => ({ uid }));
-  for (let i = 0; i < 126; i++) {
-    addGroups(srv, teams[i % 3]!.uid, 1, () => `svc-${String(i % 40).padStart(2, '0')}`, () => start + 10 + Math.floor((i * 2) / 3));
-  }
+  // One transaction for all 129 (addGroups' own transactions join it): one commit, not 129.
+  const teams = srv.store.transaction(() => {
+    const teamUids = addGroups(srv, srv.organizationUid, 3, (i) => ['alpha', 'beta', 'gamma'][i]!, (i) => start + i);
+    for (let i = 0; i < 126; i++) {
+      addGroups(srv, teamUids[i % 3]!, 1, () => `svc-${String(i % 40).padStart(2, '0')}`, () => start + 10 + Math.floor((i * 2) / 3));
+    }
+    return teamUids.map((uid) => ({ uid }));
+  });
   // Touch a few through the API so updateTime differs from createTime.
   const some = await srv.call('GET', `${G}?uidp.children_of=${teams[0]!.uid}&page_size=5`);
   for (const g of some.json.groups as Group[]) {

@@ -65,6 +65,11 @@ test('each failed start says its own cause: port in use, data dir not writable, 
   t.regex(unwritable.stderr, /^error: cannot use the data dir \/sys\/pctl-test-data: permission denied/);
   t.notRegex(unwritable.stderr, /listen|port/);
 
+  // procfs answers ENOENT to mkdir under an existing dir: a recursive mkdir used to spin forever.
+  const procfs = await pctl(['serve', '--port', '0', '--data', '/proc/pctl-test-data']);
+  t.is(procfs.code, 1);
+  t.regex(procfs.stderr, /^error: cannot use the data dir \/proc\/pctl-test-data: it cannot be created there/);
+
   const inUse = await pctl(['serve', '--port', '0', '--data', srv.dataDir]);
   t.is(inUse.code, 1);
   t.regex(inUse.stderr, /^error: another pctl serve \(pid \d+\) is already using/);

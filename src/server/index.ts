@@ -1,6 +1,7 @@
 // `pctl serve` as a library: lock the data dir, open the store, bootstrap when empty,
 // listen. The CLI command and the tests both start servers through startServer().
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
 import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './auth/authenticate.js';
@@ -60,7 +61,7 @@ export interface RunningServer {
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   const clock = opts.clock ?? Date.now;
-  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  createDataDir(opts.dataDir);
   makeDataDirPrivate(opts.dataDir);
   const unlock = lockDataDir(opts.dataDir);
   let store: Store | undefined;
@@ -131,6 +132,22 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     store?.close();
     unlock();
     throw err;
+  }
+}
+
+/**
+ * mkdir -p, except where the parent exists: there a plain mkdir, because a recursive one
+ * spins forever where mkdir answers ENOENT for an existing parent (/proc).
+ */
+function createDataDir(dataDir: string): void {
+  if (!existsSync(dirname(resolve(dataDir)))) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    return;
+  }
+  try {
+    mkdirSync(dataDir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
 }
 

@@ -171,6 +171,7 @@ function dataDirProblem(e: unknown, dataDir: string): string | undefined {
   const code = (e as { code?: string }).code ?? '';
   const why: Record<string, string> = {
     EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'the file system is read-only', ENOSPC: 'the disk is full',
+    ENOENT: 'it cannot be created there', ENOTDIR: 'a file is in the way',
     SQLITE_READONLY: 'its files are read-only', SQLITE_CANTOPEN: 'the database file cannot be opened (permission denied or a read-only directory)',
     SQLITE_FULL: 'the disk is full',
   };
