@@ -138,6 +138,7 @@ test('a null (or any non-object) for an object field is code 3, with or without 
   ] as const) {
     isViolation(t, await srv.call('PATCH', path + query, body), 'claimMatch', 'must be an object', `${query} ${JSON.stringify(body)}`);
   }
+  isViolation(t, await srv.call('PATCH', path, { claimMatch: { subjct: 'typo' } }), 'claimMatch.subjct', 'is not a known field', 'a typo inside the object');
   t.deepEqual(await mustCall('GET', path), before, 'the identity is unchanged (updateTime too)');
   // A leaf inside it may still be cleared by the mask (rule 3), and a whole object replaced.
   const moved = await srv.call('PATCH', `${path}?updateMask=claimMatch`, { claimMatch: { issuer: 'https://other.example', subject: 'ci' } });

@@ -62,6 +62,10 @@ export function resolveChanges(body: unknown, rawMask: string | null, desc: Pick
       // claimMatch: null (or "x") named no leaf: it changed nothing, yet got a 200.
       violations.push({ field: key, description: 'must be an object' });
     } else {
+      // {claimMatch: {subjct: "x"}} changed nothing either: a typo is an error here as at the top level.
+      for (const sub of Object.keys(value)) {
+        if (!desc.updatable.includes(`${key}.${sub}`)) violations.push({ field: `${key}.${sub}`, description: 'is not a known field' });
+      }
       for (const leaf of expand(key)) {
         const v = lookup(obj, leaf);
         if (v !== undefined) changes.set(leaf, v);
