@@ -168,7 +168,7 @@ test.serial('repos update: the updateMask names exactly the flags given', async 
   t.regex(nothing.stderr, /^error: nothing to update/);
 
   const bad = await pctl(['repos', 'update', uid, '--name', 'Not Valid!']);
-  t.is(bad.code, 1, 'code 3 (invalid argument) is exit 1');
+  t.is(bad.code, 2, 'the server\'s repo-name rule, checked before any request');
   t.is(bad.stdout, '');
   t.regex(bad.stderr, /^error: Invalid argument: name: /);
   t.regex(bad.stderr, /\n {2}name: must match/);

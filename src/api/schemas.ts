@@ -10,8 +10,17 @@ export const GROUP_NAME_PATTERN = '^[a-z0-9 ._-]{1,}$';
 export const GROUP_NAME_RE = /^[a-z0-9 ._-]{1,}$/;
 export const GROUP_NAME_RULE = `must match ${GROUP_NAME_PATTERN}`;
 
-/** Tag digests: `sha256:` + 64 lower-case hex. */
+/** Repo names: lower-case and path-like (`library/nginx`), at most 255 characters. */
+export const REPO_NAME_PATTERN = '^[a-z0-9][a-z0-9._/-]*$';
+export const REPO_NAME_RE = /^[a-z0-9][a-z0-9._/-]*$/;
+
+/** Tag names, as OCI distribution defines them (at most 128 characters). */
+export const TAG_NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+export const TAG_NAME_RULE = 'must match ^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$';
+
+/** Tag digests: `sha256:` + 64 lower-case hex (71 characters, no more, no less). */
 export const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+export const DIGEST_RULE = 'must be sha256: followed by 64 lower-case hex characters';
 
 /** RFC 3339 UTC with milliseconds, as the server writes it: 2026-11-22T05:52:35.123Z. */
 export const Timestamp = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/, 'must be an RFC 3339 timestamp');
@@ -105,46 +114,122 @@ export function listEnvelope<K extends string, T extends z.ZodType>(plural: K, i
   });
 }
 
+// ---- field rules ----
+// Each string field a request may carry has one rule, stated here once: the create bodies
+// below, PATCH bodies (src/server/update.ts), seed files and the CLI's flag checks all use
+// it. A rule reports the first problem of a value, so a field gets one violation. Lengths
+// are in UTF-16 code units (JavaScript's string length).
+
+export const NAME_MAX = 255;
+export const DESCRIPTION_MAX = 4096;
+/** claimMatch.issuer: a URL; browsers and proxies stop being reliable beyond 2048. */
+export const ISSUER_MAX = 2048;
+/** claimMatch.subject: CI subjects embed owner, repository, ref and environment, so well above OIDC's 255. */
+export const SUBJECT_MAX = 1024;
+/** A uid named in a body (parent, identityUid, roleUid): 40 hex plus 17 per level, so 200+ levels deep. */
+export const UID_MAX = 4096;
+
+/** One string field's rule: the first problem with a value, or undefined when it is fine. */
+export type FieldRule = (value: string) => string | undefined;
+
+const atMost = (max: number) => `must be at most ${max} characters`;
+// eslint-disable-next-line no-control-regex
+const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+
+export const ISSUER_RULE = 'must be an https URL (http only on a loopback host: 127.0.0.0/8, ::1, localhost)';
+export const REPO_NAME_RULE = `must match ${REPO_NAME_PATTERN} and be at most ${NAME_MAX} characters`;
+
+export const groupNameProblem: FieldRule = (s) => (!GROUP_NAME_RE.test(s) ? GROUP_NAME_RULE : s.length > NAME_MAX ? atMost(NAME_MAX) : undefined);
+
+/** Identity and role names: free text on one line. */
+export const plainNameProblem: FieldRule = (s) =>
+  s === '' ? 'must not be empty' : s.length > NAME_MAX ? atMost(NAME_MAX) : CONTROL_RE.test(s) ? 'must not contain control characters' : undefined;
+
+export const repoNameProblem: FieldRule = (s) => (s.length > NAME_MAX || !REPO_NAME_RE.test(s) ? REPO_NAME_RULE : undefined);
+
+export const descriptionProblem: FieldRule = (s) => (s.length > DESCRIPTION_MAX ? atMost(DESCRIPTION_MAX) : undefined);
+
+export const subjectProblem: FieldRule = (s) => (s === '' ? 'must not be empty' : s.length > SUBJECT_MAX ? atMost(SUBJECT_MAX) : undefined);
+
+/** A uid that a body refers to; whether it exists is the server's question. */
+export const uidRefProblem: FieldRule = (s) => (s === '' ? 'is required' : s.length > UID_MAX ? atMost(UID_MAX) : undefined);
+
+/**
+ * The token issuer: https, or plain http only where nothing travels over a network (a
+ * `javascript:` or `file:` URL, or http to another host, would name an issuer whose keys
+ * anyone on the path could replace).
+ */
+export const issuerProblem: FieldRule = (s) => {
+  if (s === '') return 'is required';
+  if (s.length > ISSUER_MAX) return atMost(ISSUER_MAX);
+  const url = URL.parse(s);
+  if (!url) return ISSUER_RULE;
+  if (url.protocol === 'https:' && url.hostname !== '') return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
+  return ISSUER_RULE;
+};
+
+/** `hostname` as the URL parser leaves it: lower-case, IPv4 in dotted decimal, IPv6 in brackets. */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/** The rules of the string fields a PATCH may change, by resource (dotted paths for nested fields). */
+export const UPDATE_RULES = {
+  group: { name: groupNameProblem, description: descriptionProblem },
+  identity: { name: plainNameProblem, description: descriptionProblem, 'claimMatch.issuer': issuerProblem, 'claimMatch.subject': subjectProblem },
+  role: { name: plainNameProblem, description: descriptionProblem },
+  repo: { name: repoNameProblem, description: descriptionProblem },
+} as const satisfies Record<string, Record<string, FieldRule>>;
+
+/** A zod string held to a field rule: what create bodies and seed files are built from. */
+export function ruled(rule: FieldRule) {
+  return z.string().check((ctx) => {
+    const problem = rule(ctx.value);
+    if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+  });
+}
+
 // ---- request bodies ----
 
-export const DESCRIPTION_MAX = 4096;
-const Description = z.string().max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`);
+const Description = ruled(descriptionProblem);
+const UidRef = ruled(uidRefProblem);
 
 export const CreateGroupBody = z.strictObject({
-  parent: z.string().min(1, 'is required'),
+  parent: UidRef,
   group: z.strictObject({
-    name: z.string(),
+    name: ruled(groupNameProblem),
     description: Description.optional(),
   }),
 });
 export type CreateGroupBody = z.infer<typeof CreateGroupBody>;
 
 export const CreateIdentityBody = z.strictObject({
-  parent: z.string().min(1, 'is required'),
+  parent: UidRef,
   identity: z.strictObject({
-    name: z.string().min(1, 'is required'),
+    name: ruled(plainNameProblem),
     description: Description.optional(),
     claimMatch: z.strictObject({
-      issuer: z.string().min(1, 'is required'),
-      subject: z.string().min(1, 'is required'),
+      issuer: ruled(issuerProblem),
+      subject: ruled(subjectProblem),
     }),
   }),
 });
 export type CreateIdentityBody = z.infer<typeof CreateIdentityBody>;
 
 export const CreateRoleBindingBody = z.strictObject({
-  parent: z.string().min(1, 'is required'),
+  parent: UidRef,
   roleBinding: z.strictObject({
-    identityUid: z.string().min(1, 'is required'),
-    roleUid: z.string().min(1, 'is required'),
+    identityUid: UidRef,
+    roleUid: UidRef,
   }),
 });
 export type CreateRoleBindingBody = z.infer<typeof CreateRoleBindingBody>;
 
 export const CreateRoleBody = z.strictObject({
-  parent: z.string().min(1, 'is required'),
+  parent: UidRef,
   role: z.strictObject({
-    name: z.string().min(1, 'is required'),
+    name: ruled(plainNameProblem),
     description: Description.optional(),
     capabilities: z.array(z.string()).default([]),
   }),

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import { ApiError, Code, invalidField } from '../api/errors.js';
 import { redactText } from '../api/redact.js';
+import { parseParams } from './params.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -109,7 +110,7 @@ async function handle(req: http.IncomingMessage, opts: HttpOptions, byPath: Map<
   const rawUrl = req.url ?? '/';
   const q = rawUrl.indexOf('?');
   const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
-  const query = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
+  const query = parseParams(q === -1 ? '' : rawUrl.slice(q + 1));
 
   const publicHandler = opts.publicRoutes?.[`${method} ${path}`];
   if (publicHandler) return publicHandler(makeRequest(req, method, path, query, '', { identityUid: '' }));
@@ -161,7 +162,7 @@ function makeRequest(
   return {
     method, path, query, uid, principal, headers: req.headers,
     json: () => body().then(parseJson),
-    form: () => body().then((t) => new URLSearchParams(t)),
+    form: () => body().then(parseParams),
   };
 }
 
@@ -181,7 +182,9 @@ function parseJson(text: string): unknown {
   return value;
 }
 
-/** The request body as text, at most MAX_BODY_BYTES. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The request body as text, at most MAX_BODY_BYTES; bytes that are not UTF-8 are a code-3 error, not U+FFFD. */
 function readText(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -206,7 +209,12 @@ function readText(req: http.IncomingMessage): Promise<string> {
     // The client went away mid-body (`aborted`): its fault, not an internal error to log.
     req.on('error', () => reject(new ApiError(Code.CANCELLED, 'The client closed the connection before the request body was complete', { reason: 'CLIENT_CLOSED_REQUEST' })));
     req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks).toString('utf8'));
+      if (failed) return;
+      try {
+        resolve(strictUtf8.decode(Buffer.concat(chunks)));
+      } catch {
+        reject(invalidField('body', 'must be UTF-8 text'));
+      }
     });
   });
 }

@@ -5,6 +5,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidField, ApiError, Code } from '../api/errors.js';
 import { ORDER_FIELDS, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_TOKEN_TTL_MS } from '../api/resources.js';
+import { repeatedParam } from './params.js';
 import { rowToRecord, type Kind, type Record_, type Store } from './store/store.js';
 
 /** The wire names of the shared list parameters, with the camelCase spellings accepted too. */
@@ -122,6 +123,7 @@ export class ListEngine {
     const filterColumns = opts.filterColumns ?? {};
     const single = new Map<string, string>();
     const multi = new Map<string, string[]>();
+    const spelledAs = new Map<string, string>(); // wire name → the spelling given
     for (const [rawKey, value] of query) {
       if (Object.hasOwn(filterColumns, rawKey)) {
         const values = value.split(',').map((v) => v.trim()).filter(Boolean);
@@ -131,6 +133,9 @@ export class ListEngine {
       // hasOwn: `constructor`, `__proto__` and friends are not parameters (they reached SQL as column names).
       const key = Object.hasOwn(PARAM_ALIASES, rawKey) ? PARAM_ALIASES[rawKey] : undefined;
       if (!key) throw invalidField(rawKey, 'is not a known query parameter');
+      const earlier = spelledAs.get(key);
+      if (earlier !== undefined) throw repeatedParam(key, earlier, rawKey);
+      spelledAs.set(key, rawKey);
       single.set(key, value);
     }
 

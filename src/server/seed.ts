@@ -14,47 +14,26 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { BUILTIN_ROLES, CAPABILITIES } from '../api/capabilities.js';
-import { GROUP_NAME_RE, GROUP_NAME_RULE, DIGEST_RE, Timestamp } from '../api/schemas.js';
+import {
+  DIGEST_RE, DIGEST_RULE, descriptionProblem, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
+  subjectProblem, TAG_NAME_RE, TAG_NAME_RULE, Timestamp,
+} from '../api/schemas.js';
 import type { FieldViolation } from '../api/errors.js';
 import { claimKey } from './routes/iam.js';
 import { builtinRoleUid, newChildUid, timestamp } from './models.js';
 import type { Record_, Store } from './store/store.js';
 
 // ---- name rules (documented in README, "Seed files") ----
-
-/** Repo names: lower-case and path-like (`library/nginx`), at most 255 characters. */
-export const REPO_NAME_PATTERN = '^[a-z0-9][a-z0-9._/-]*$';
-export const REPO_NAME_RE = /^[a-z0-9][a-z0-9._/-]*$/;
-export const REPO_NAME_MAX = 255;
-export const REPO_NAME_RULE = `must match ${REPO_NAME_PATTERN} and be at most ${REPO_NAME_MAX} characters`;
-
-/** Tag names, as OCI distribution defines them. */
-export const TAG_NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
-export const TAG_NAME_RULE = 'must match ^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$';
+// Fields the API also takes follow the API's rules (src/api/schemas.ts); these are the seed's own.
 
 /** Advisory ids and artifact names: no whitespace, no commas (the list filters split on them). */
 export const FILTER_VALUE_RE = /^[^\s,]{1,255}$/;
 export const FILTER_VALUE_RULE = 'must be 1 to 255 characters with no whitespace or commas';
 
-export const DIGEST_RULE = 'must be sha256: followed by 64 lower-case hex characters';
-
-// eslint-disable-next-line no-control-regex
-const CONTROL_RE = /[\u0000-\u001f\u007f]/;
-
-export function repoNameProblem(name: unknown): string | undefined {
-  if (typeof name !== 'string') return 'must be a string';
-  if (name.length > REPO_NAME_MAX || !REPO_NAME_RE.test(name)) return REPO_NAME_RULE;
-  return undefined;
-}
-
 // ---- the document ----
 
-const Description = z.string().max(4096, 'must be at most 4096 characters');
-const PlainName = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(255, 'must be at most 255 characters')
-  .refine((s) => !CONTROL_RE.test(s), 'must not contain control characters');
+const Description = ruled(descriptionProblem);
+const PlainName = ruled(plainNameProblem);
 
 const SeedTag = z.strictObject({
   name: z.string().regex(TAG_NAME_RE, TAG_NAME_RULE),
@@ -64,7 +43,7 @@ const SeedTag = z.strictObject({
 });
 
 const SeedRepo = z.strictObject({
-  name: z.string().refine((s) => repoNameProblem(s) === undefined, REPO_NAME_RULE),
+  name: ruled(repoNameProblem),
   description: Description.optional(),
   tags: z.array(SeedTag).optional(),
 });
@@ -73,8 +52,8 @@ const SeedIdentity = z.strictObject({
   name: PlainName,
   description: Description.optional(),
   claimMatch: z.strictObject({
-    issuer: z.string().refine((s) => URL.canParse(s), 'must be an absolute URL (the token issuer)'),
-    subject: z.string().min(1, 'must not be empty'),
+    issuer: ruled(issuerProblem),
+    subject: ruled(subjectProblem),
   }),
 });
 
@@ -101,7 +80,7 @@ export interface SeedGroup {
 }
 
 const SeedGroupSchema: z.ZodType<SeedGroup> = z.strictObject({
-  name: z.string().regex(GROUP_NAME_RE, GROUP_NAME_RULE),
+  name: ruled(groupNameProblem),
   description: Description.optional(),
   identities: z.array(SeedIdentity).optional(),
   roles: z.array(SeedRole).optional(),

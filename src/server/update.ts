@@ -6,7 +6,8 @@
 // 4. the same for every resource.
 import { invalidArgument, invalidField, type FieldViolation } from '../api/errors.js';
 import type { ResourceDescriptor } from '../api/resources.js';
-import { DESCRIPTION_MAX } from '../api/schemas.js';
+import type { FieldRule } from '../api/schemas.js';
+import { singleParam } from './params.js';
 
 /** Changed fields by dotted path (`claimMatch.subject`); a value of undefined clears the field. */
 export type Changes = Map<string, unknown>;
@@ -26,7 +27,11 @@ export function resolveChanges(body: unknown, rawMask: string | null, desc: Pick
     const fields = rawMask.split(',').map((f) => f.trim()).filter(Boolean);
     for (const raw of fields) {
       if (raw === '*') {
-        for (const leaf of leaves) changes.set(leaf, lookup(obj, leaf));
+        for (const leaf of leaves) {
+          const notObject = nonObjectOnPath(obj, leaf, leaves);
+          if (!notObject) changes.set(leaf, lookup(obj, leaf));
+          else if (!violations.some((v) => v.field === notObject)) violations.push({ field: notObject, description: 'must be an object' });
+        }
         continue;
       }
       const field = raw.split('.').map(camel).join('.');
@@ -35,7 +40,9 @@ export function resolveChanges(body: unknown, rawMask: string | null, desc: Pick
       } else if (!desc.updatable.includes(field)) {
         violations.push({ field: 'updateMask', description: `${raw} is not an updatable field of ${desc.kind} (updatable: ${desc.updatable.join(', ') || 'none'})` });
       } else {
-        for (const leaf of expand(field)) changes.set(leaf, lookup(obj, leaf));
+        const notObject = nonObjectOnPath(obj, field, leaves);
+        if (notObject) violations.push({ field: notObject, description: 'must be an object' });
+        else for (const leaf of expand(field)) changes.set(leaf, lookup(obj, leaf));
       }
     }
     if (violations.length) throw invalidArgument(violations);
@@ -49,17 +56,43 @@ export function resolveChanges(body: unknown, rawMask: string | null, desc: Pick
       violations.push({ field: key, description: 'is not a known field' });
       continue;
     }
-    if (value && typeof value === 'object' && !Array.isArray(value) && !leaves.includes(key)) {
+    if (leaves.includes(key)) {
+      changes.set(key, value);
+    } else if (!isObject(value)) {
+      // claimMatch: null (or "x") named no leaf: it changed nothing, yet got a 200.
+      violations.push({ field: key, description: 'must be an object' });
+    } else {
+      // {claimMatch: {subjct: "x"}} changed nothing either: a typo is an error here as at the top level.
+      for (const sub of Object.keys(value)) {
+        if (!desc.updatable.includes(`${key}.${sub}`)) violations.push({ field: `${key}.${sub}`, description: 'is not a known field' });
+      }
       for (const leaf of expand(key)) {
         const v = lookup(obj, leaf);
         if (v !== undefined) changes.set(leaf, v);
       }
-    } else {
-      changes.set(key, value);
     }
   }
   if (violations.length) throw invalidArgument(violations);
   return changes;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The first object field on the way to a masked `path` that the body holds as something
+ * other than an object (`claimMatch: null` for `claimMatch` or `claimMatch.subject`). An
+ * absent one is fine: the mask then clears the fields (rule 3).
+ */
+function nonObjectOnPath(obj: Record<string, unknown>, path: string, leaves: readonly string[]): string | undefined {
+  const parts = path.split('.');
+  let cur: unknown = obj;
+  for (let i = 0; i < parts.length; i++) {
+    const prefix = parts.slice(0, i + 1).join('.');
+    cur = (cur as Record<string, unknown>)[parts[i]!];
+    if (cur === undefined || leaves.includes(prefix)) return undefined;
+    if (!isObject(cur)) return prefix;
+  }
+  return undefined;
 }
 
 function lookup(obj: Record<string, unknown>, path: string): unknown {
@@ -71,20 +104,27 @@ function lookup(obj: Record<string, unknown>, path: string): unknown {
   return cur;
 }
 
-/** A string field's new value: undefined or null clears it; anything but a string is a code-3 error. */
-export function stringChange(changes: Changes, field: string): string | undefined {
-  if (!changes.has(field)) return undefined;
-  const v = changes.get(field);
-  if (v === undefined || v === null) return '';
-  if (typeof v !== 'string') throw invalidField(field, 'must be a string');
-  return v;
+/**
+ * The new values of the string fields an update changes, each held to the rule it has on
+ * create (src/api/schemas.ts, UPDATE_RULES); every violation is reported at once. A field
+ * the update leaves alone is undefined; a cleared one is '' (and must be allowed empty).
+ */
+export function ruledChanges<F extends string>(changes: Changes, rules: Readonly<Record<F, FieldRule>>): Partial<Record<F, string>> {
+  const out: Partial<Record<F, string>> = {};
+  const violations: FieldViolation[] = [];
+  for (const field of Object.keys(rules) as F[]) {
+    if (!changes.has(field)) continue;
+    const v = changes.get(field);
+    const value = v === undefined || v === null ? '' : v;
+    const problem = typeof value === 'string' ? rules[field](value) : 'must be a string';
+    if (problem) violations.push({ field, description: problem });
+    else out[field] = value as string;
+  }
+  if (violations.length) throw invalidArgument(violations);
+  return out;
 }
 
-/** A description's new value, held to the same limit as on create. */
-export function descriptionChange(changes: Changes): string | undefined {
-  const description = stringChange(changes, 'description');
-  if (description !== undefined && description.length > DESCRIPTION_MAX) {
-    throw invalidField('description', `must be at most ${DESCRIPTION_MAX} characters`);
-  }
-  return description;
+/** The updateMask query parameter (or update_mask), given at most once; null when absent. */
+export function updateMaskParam(query: URLSearchParams): string | null {
+  return singleParam(query, 'updateMask', ['updateMask', 'update_mask']) ?? null;
 }

@@ -1,14 +1,14 @@
 // /registry/v2/: repos (list, get, update) and tags (list, and get as an extension).
 // Repos nest under a group (`<group uid>/<16 hex>`), tags under their repo
 // (`<repo uid>/<16 hex>`). Neither is created through the API: they come from seeds.
-import { alreadyExists, invalidArgument } from '../../api/errors.js';
+import { alreadyExists } from '../../api/errors.js';
 import * as R from '../../api/resources.js';
-import { DESCRIPTION_MAX } from '../../api/schemas.js';
+import { UPDATE_RULES } from '../../api/schemas.js';
 import { authorize, listResponse, mustGet, now, type ServerContext } from '../context.js';
 import type { ResourceRoutes } from '../http.js';
 import { repoToWire, tagToWire } from '../models.js';
-import { repoNameProblem } from '../seed.js';
-import { resolveChanges, stringChange } from '../update.js';
+import { singleParam } from '../params.js';
+import { resolveChanges, ruledChanges, updateMaskParam } from '../update.js';
 
 
 export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
@@ -20,18 +20,8 @@ export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
     get: (req) => ({ body: repoToWire(authorize(ctx, req.principal, 'repo.list', 'repo', 'Repo', req.uid)) }),
     update: async (req) => {
       authorize(ctx, req.principal, 'repo.update', 'repo', 'Repo', req.uid);
-      const changes = resolveChanges(await req.json(), req.query.get('updateMask') ?? req.query.get('update_mask'), R.repos);
-      const name = stringChange(changes, 'name');
-      const description = stringChange(changes, 'description');
-      const violations = [];
-      if (name !== undefined) {
-        const problem = repoNameProblem(name);
-        if (problem) violations.push({ field: 'name', description: problem });
-      }
-      if (description !== undefined && description.length > DESCRIPTION_MAX) {
-        violations.push({ field: 'description', description: `must be at most ${DESCRIPTION_MAX} characters` });
-      }
-      if (violations.length) throw invalidArgument(violations);
+      const changes = resolveChanges(await req.json(), updateMaskParam(req.query), R.repos);
+      const { name, description } = ruledChanges(changes, UPDATE_RULES.repo);
       return {
         body: repoToWire(await store.write(() => {
           const rec = mustGet(ctx, 'repo', 'Repo', req.uid);
@@ -63,7 +53,7 @@ export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
     path: R.tags.path,
     list: (req) => {
       // The spec scopes tags by their repo; a repo that does not exist is a 404, not an empty list.
-      const repo = req.query.get('uidp.children_of') ?? req.query.get('uidp.childrenOf');
+      const repo = singleParam(req.query, 'uidp.children_of', ['uidp.children_of', 'uidp.childrenOf']);
       if (repo) authorize(ctx, req.principal, 'tag.list', 'repo', 'Repo', repo, 'uidp.children_of');
       return listResponse(ctx, 'tags', req.query, { kind: 'tag', scope: authz.scope(req.principal, 'tag.list') }, tagToWire);
     },

@@ -5,7 +5,7 @@ import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
-import { checkGroupName } from '../../shared/validate.js';
+import { checkFields } from '../../shared/validate.js';
 
 export interface CreateGroupFlags {
   parent: string;
@@ -13,7 +13,7 @@ export interface CreateGroupFlags {
 }
 
 export async function run(ctx: Context, [name]: string[], opts: CreateGroupFlags): Promise<number> {
-  checkGroupName(name!);
+  checkFields('group', { name: name!, description: opts.description });
   const body: CreateGroupBody = { parent: (await groupUid(ctx, opts.parent, '--parent'))!, group: { name: name! } };
   if (opts.description !== undefined) body.group.description = opts.description;
   const client = await ctx.client();

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
-import { checkGroupName, checkSomethingToUpdate } from '../../shared/validate.js';
+import { checkFields, checkSomethingToUpdate } from '../../shared/validate.js';
 
 export interface UpdateGroupFlags {
   name?: string;
@@ -13,7 +13,7 @@ export interface UpdateGroupFlags {
 }
 
 export async function run(ctx: Context, [uid]: string[], opts: UpdateGroupFlags): Promise<number> {
-  if (opts.name !== undefined) checkGroupName(opts.name);
+  checkFields('group', { name: opts.name, description: opts.description });
   const change = new FieldMask().set('name', opts.name).set('description', opts.description);
   checkSomethingToUpdate(change.mask, ['--name', '--description']);
   const target = (await groupUid(ctx, uid!))!;

@@ -5,7 +5,7 @@ import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
-import { checkIssuer, checkNotEmpty } from '../../shared/validate.js';
+import { checkFields, checkNotEmpty } from '../../shared/validate.js';
 
 export interface CreateIdentityFlags {
   parent: string;
@@ -17,8 +17,8 @@ export interface CreateIdentityFlags {
 export async function run(ctx: Context, [name]: string[], opts: CreateIdentityFlags): Promise<number> {
   checkNotEmpty('name', name);
   checkNotEmpty('claimMatch.issuer', opts.issuer);
-  checkIssuer(opts.issuer);
   checkNotEmpty('claimMatch.subject', opts.subject);
+  checkFields('identity', { name, description: opts.description, 'claimMatch.issuer': opts.issuer, 'claimMatch.subject': opts.subject });
   const body: CreateIdentityBody = {
     parent: (await groupUid(ctx, opts.parent, '--parent'))!,
     identity: { name: name!, claimMatch: { issuer: opts.issuer, subject: opts.subject } },

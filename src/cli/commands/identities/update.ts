@@ -5,7 +5,7 @@ import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
-import { checkIssuer, checkNotEmpty, checkSomethingToUpdate } from '../../shared/validate.js';
+import { checkFields, checkNotEmpty, checkSomethingToUpdate } from '../../shared/validate.js';
 
 export interface UpdateIdentityFlags {
   name?: string;
@@ -17,8 +17,8 @@ export interface UpdateIdentityFlags {
 export async function run(ctx: Context, [uid]: string[], opts: UpdateIdentityFlags): Promise<number> {
   checkNotEmpty('name', opts.name);
   checkNotEmpty('claimMatch.issuer', opts.issuer);
-  checkIssuer(opts.issuer);
   checkNotEmpty('claimMatch.subject', opts.subject);
+  checkFields('identity', { name: opts.name, description: opts.description, 'claimMatch.issuer': opts.issuer, 'claimMatch.subject': opts.subject });
   const change = new FieldMask()
     .set('name', opts.name)
     .set('description', opts.description)

@@ -8,6 +8,7 @@ import { UsageError } from '../../errors.js';
 import { parseCapabilities } from '../../shared/capabilities.js';
 import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
+import { checkFields } from '../../shared/validate.js';
 
 export interface CreateRoleFlags {
   parent: string;
@@ -17,6 +18,7 @@ export interface CreateRoleFlags {
 
 export async function run(ctx: Context, [name]: string[], opts: CreateRoleFlags): Promise<number> {
   if (!name) throw UsageError.invalidField('name', 'is required');
+  checkFields('role', { name, description: opts.description });
   const capabilities = parseCapabilities(opts.capability);
   const body: CreateRoleBody = { parent: (await groupUid(ctx, opts.parent, '--parent'))!, role: { name, capabilities } };
   if (opts.description !== undefined) body.role.description = opts.description;

@@ -7,7 +7,7 @@ import { parseCapabilities } from '../../shared/capabilities.js';
 import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
 import { resolveRole } from '../../shared/roles.js';
-import { checkSomethingToUpdate } from '../../shared/validate.js';
+import { checkFields, checkSomethingToUpdate } from '../../shared/validate.js';
 
 export interface UpdateRoleFlags {
   name?: string;
@@ -16,6 +16,7 @@ export interface UpdateRoleFlags {
 }
 
 export async function run(ctx: Context, [role]: string[], opts: UpdateRoleFlags): Promise<number> {
+  checkFields('role', { name: opts.name, description: opts.description });
   const change = new FieldMask()
     .set('name', opts.name)
     .set('description', opts.description)
