@@ -50,6 +50,14 @@ test.serial('an existing data dir and database files of an older pctl are tighte
   t.is(mode(join(dir, 'pctl.db')), 0o600);
 });
 
+test.serial('an existing data dir open to others that holds other files is refused and left alone (never chmod /tmp)', async (t) => {
+  const dir = tempDir();
+  chmodSync(dir, 0o755);
+  mkdirSync(join(dir, 'someone-elses'));
+  await t.throwsAsync(startTestServer({ dataDir: dir }), { message: /is open to other users and holds other files \(someone-elses\)/ });
+  t.is(mode(dir), 0o755);
+});
+
 test.serial('the config dir pctl creates is 0700 and config.json 0600, even under umask 000', async (t) => {
   const base = tempDir();
   const configDir = join(base, 'nested', 'pctl');

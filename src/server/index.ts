@@ -1,6 +1,6 @@
 // `pctl serve` as a library: lock the data dir, open the store, bootstrap when empty,
 // listen. The CLI command and the tests both start servers through startServer().
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
@@ -151,8 +151,20 @@ function createDataDir(dataDir: string): void {
   }
 }
 
-/** The data dir is 0700 whatever the umask, and an existing one is tightened: it holds keys and every resource. */
+/** What pctl keeps in a data dir: a dir holding only these (or nothing) is ours to chmod. */
+const DATA_DIR_FILES = new Set(['pctl.db', 'pctl.db-wal', 'pctl.db-shm', 'pctl.db-journal', 'owner.token', 'signing-key.jwk', 'serve.lock', 'serve.pid']);
+
+/**
+ * The data dir is 0700 whatever the umask: it holds keys and every resource. An existing
+ * dir open to others is tightened when it holds only pctl's files; one that holds anything
+ * else (a home dir, /tmp) is refused and left alone, so `--data /tmp` never chmods /tmp.
+ */
 function makeDataDirPrivate(dataDir: string): void {
+  if ((statSync(dataDir).mode & 0o777) === 0o700) return;
+  const others = readdirSync(dataDir).filter((f) => !DATA_DIR_FILES.has(f));
+  if (others.length) {
+    throw new Error(`the data dir ${dataDir} is open to other users and holds other files (${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}); pass --data with a directory of its own`);
+  }
   try {
     chmodSync(dataDir, 0o700);
   } catch (err) {

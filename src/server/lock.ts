@@ -15,7 +15,8 @@ export function lockDataDir(dataDir: string): () => void {
   const pidFile = join(dir, 'serve.pid');
   let db: InstanceType<typeof Database> | undefined;
   try {
-    db = new Database(file, { timeout: 0 });
+    // A second's grace: a holder just killed may not have exited yet, and its exit frees the lock.
+    db = new Database(file, { timeout: 1000 });
     chmodSync(file, 0o600);
     db.pragma('locking_mode = EXCLUSIVE');
     db.exec('BEGIN EXCLUSIVE');
