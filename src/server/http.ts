@@ -2,6 +2,7 @@
 // authentication, and the one place where errors become AIP-193 responses.
 import http from 'node:http';
 import { ApiError, Code, invalidField } from '../api/errors.js';
+import { storageErrorCode, storageFailure } from './store/failure.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -243,8 +244,15 @@ function toErrorResponse(err: unknown, log?: (line: string) => void): Response {
   if (err instanceof ApiError) {
     return { status: err.httpStatus, body: err.toStatus(), headers: err.headers };
   }
+  const write = log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // The disk, not the request, failed: the operator needs to know, the client gets a 503 that says so.
+  const storage = storageFailure(err);
+  if (storage) {
+    write(`storage error: ${storageErrorCode(err)}: ${(err as Error).message}`);
+    return { status: storage.httpStatus, body: storage.toStatus(), headers: storage.headers };
+  }
   // A bug of ours, not the client's: log it, and say nothing about internals.
-  (log ?? ((line: string) => process.stderr.write(`${line}\n`)))(`internal error: ${(err as Error)?.stack ?? String(err)}`);
+  write(`internal error: ${(err as Error)?.stack ?? String(err)}`);
   const internal = new ApiError(Code.INTERNAL, 'Internal error', { reason: 'INTERNAL' });
   return { status: 500, body: internal.toStatus() };
 }

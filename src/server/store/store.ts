@@ -112,6 +112,10 @@ export class Store {
           this.db.exec('RELEASE request');
           settle.push(() => item.resolve(value));
         } catch (err) {
+          // SQLite ends the whole transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR,
+          // SQLITE_NOMEM …): then the writes before this one are gone too, and the batch fails
+          // with this error (not with the "no such savepoint" a ROLLBACK TO would raise).
+          if (!this.db.inTransaction) throw err;
           this.db.exec('ROLLBACK TO request');
           this.db.exec('RELEASE request');
           settle.push(() => item.reject(err));
