@@ -2,7 +2,7 @@
 // with PCTL_DEBUG=api; no credential anywhere in the trace (the owner token, JWTs and token
 // fields in bodies), and stdout exactly as without tracing.
 import test from 'ava';
-import { redactText } from '../src/client/redact.js';
+import { redactText } from '../src/api/redact.js';
 import { cli, lines, serveWithCli } from './helpers/cli.js';
 import type { TestServer } from './helpers/serve.js';
 import { stub } from './helpers/stub.js';

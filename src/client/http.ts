@@ -6,7 +6,7 @@ import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
 import type { z } from 'zod';
 import { ApiError, codeForHttpStatus } from '../api/errors.js';
 import { NetworkError, ResponseError } from '../cli/errors.js';
-import { redactHeader, redactText } from './redact.js';
+import { redactHeader, redactText, redactUrl } from '../api/redact.js';
 import { defaultSleep, formatWait, isIdempotent, RETRY_STATUSES, retryableFailure, retryDelay } from './retry.js';
 
 export interface ClientOptions {
@@ -187,7 +187,7 @@ export class HttpClient {
     const tracing = Boolean(this.#opts.trace);
     const bodies = tracing && this.#opts.traceBodies;
     if (tracing) {
-      this.#trace(`> ${method} ${redactText(url)}`);
+      this.#trace(`> ${method} ${redactUrl(url)}`);
       for (const [k, v] of Object.entries(headers)) this.#trace(`> ${k}: ${redactHeader(k, v)}`);
       if (bodies && payload !== undefined) this.#traceBody('>', typeof payload === 'string' ? payload : Buffer.from(payload).toString('utf8'));
     }

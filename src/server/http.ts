@@ -2,6 +2,7 @@
 // authentication, and the one place where errors become AIP-193 responses.
 import http from 'node:http';
 import { ApiError, Code, invalidField } from '../api/errors.js';
+import { redactUrl } from '../api/redact.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -75,7 +76,8 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         if (payload && out.raw === undefined) headers['content-type'] = 'application/json';
         res.writeHead(status, headers);
         res.end(payload);
-        opts.log?.(`${req.method} ${req.url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+        // The URL as sent may hold a token (`?access_token=…`): masked like the CLI's trace.
+        opts.log?.(`${req.method} ${redactUrl(req.url ?? '/')} ${status} ${(performance.now() - started).toFixed(1)}ms`);
       });
   });
   // Requests node's HTTP parser rejects (unknown method, bad request line or header, headers
