@@ -1,8 +1,10 @@
 // The node:http front of serve: routing by resource path, bounded JSON bodies, bearer
-// authentication, and the one place where errors become AIP-193 responses.
+// authentication, rate limits per caller, and the one place where errors become AIP-193
+// responses.
 import http from 'node:http';
 import { ApiError, Code, invalidField } from '../api/errors.js';
 import { redactUrl } from '../api/redact.js';
+import type { RateLimiter } from './ratelimit.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -55,7 +57,14 @@ export interface HttpOptions {
   routes: ResourceRoutes[];
   publicRoutes?: PublicRoutes;
   authenticate: (authorization: string | undefined) => Principal | Promise<Principal>;
+  /** Counts each request against its caller's bucket; absent, nothing is limited. */
+  rateLimiter?: RateLimiter;
   log?: (line: string) => void;
+}
+
+/** The rate-limit key of a caller that is not (or not yet) authenticated. */
+function addressKey(socket: import('node:net').Socket): string {
+  return `address ${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
 }
 
 export function createHttpServer(opts: HttpOptions): http.Server {
@@ -64,7 +73,14 @@ export function createHttpServer(opts: HttpOptions): http.Server {
   // node answering a bare 400 before the handler (and its AIP-193 errors) ever sees it.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     const started = performance.now();
-    handle(req, opts, byPath)
+    let rateHeaders: Record<string, string> | undefined;
+    const admit = (caller: string) => {
+      if (!opts.rateLimiter) return;
+      const admission = opts.rateLimiter.take(caller);
+      rateHeaders = admission.headers;
+      if (admission.error) throw admission.error;
+    };
+    handle(req, opts, byPath, admit)
       .catch((err: unknown) => toErrorResponse(err, opts.log))
       .then((out) => {
         const status = out.status ?? 200;
@@ -72,6 +88,7 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         const headers: Record<string, string | number> = {
           'content-length': Buffer.byteLength(payload),
           ...out.headers,
+          ...rateHeaders,
         };
         if (payload && out.raw === undefined) headers['content-type'] = 'application/json';
         res.writeHead(status, headers);
@@ -97,7 +114,9 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         : `Invalid argument: request: malformed HTTP request (${err.code ?? 'parse error'})`;
     const apiError = new ApiError(status === 408 ? Code.DEADLINE_EXCEEDED : Code.INVALID_ARGUMENT, message, { reason: 'MALFORMED_REQUEST', httpStatus: status });
     const payload = JSON.stringify(apiError.toStatus());
-    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nconnection: close\r\n\r\n${payload}`);
+    // Not counted (it was never a request), but reported like every other answer.
+    const rate = Object.entries(opts.rateLimiter?.peek(addressKey(socket)) ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n${rate}connection: close\r\n\r\n${payload}`);
   });
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
@@ -105,7 +124,14 @@ export function createHttpServer(opts: HttpOptions): http.Server {
   return server;
 }
 
-async function handle(req: http.IncomingMessage, opts: HttpOptions, byPath: Map<string, ResourceRoutes>): Promise<Response> {
+/**
+ * Routes one request. `admit` counts it against its caller (throwing the 429 when over the
+ * limit): the identity once the token is checked, else the client's address, so that
+ * requests with no or a bad token are limited too.
+ */
+async function handle(
+  req: http.IncomingMessage, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => void,
+): Promise<Response> {
   const method = req.method ?? 'GET';
   const rawUrl = req.url ?? '/';
   const q = rawUrl.indexOf('?');
@@ -113,9 +139,19 @@ async function handle(req: http.IncomingMessage, opts: HttpOptions, byPath: Map<
   const query = new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1));
 
   const publicHandler = opts.publicRoutes?.[`${method} ${path}`];
-  if (publicHandler) return publicHandler(makeRequest(req, method, path, query, '', { identityUid: '' }));
+  if (publicHandler) {
+    admit(addressKey(req.socket));
+    return publicHandler(makeRequest(req, method, path, query, '', { identityUid: '' }));
+  }
 
-  const principal = await opts.authenticate(req.headers.authorization);
+  let principal: Principal;
+  try {
+    principal = await opts.authenticate(req.headers.authorization);
+  } catch (err) {
+    admit(addressKey(req.socket));
+    throw err;
+  }
+  admit(`identity ${principal.identityUid}`);
 
   const { routes, uid } = matchRoute(path, byPath);
   if (!routes) {

@@ -20,6 +20,7 @@ import { registryRoutes } from './routes/registry.js';
 import { vulnerabilityRoutes } from './routes/vulnerabilities.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { Store } from './store/store.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from './ratelimit.js';
 
 export interface ServeOptions {
   dataDir: string;
@@ -36,6 +37,8 @@ export interface ServeOptions {
   seedIfNotEmpty?: 'error' | 'keep';
   /** Other token issuers accepted offline: issuer URL → its JWKS (`--trust-issuer URL=JWKS_FILE`). */
   trustedIssuers?: Record<string, { keys: JWK[] }>;
+  /** Requests per caller (`--rate-limit`); default DEFAULT_RATE_LIMIT, 'off' for none. Its buckets run on `clock`. */
+  rateLimit?: RateLimit | 'off';
 }
 
 export interface RunningServer {
@@ -84,6 +87,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         ...oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock, authenticate: (h) => authenticate(h) }),
       },
       authenticate: (h) => authenticate(h),
+      ...(opts.rateLimit === 'off' ? {} : { rateLimiter: new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT, clock) }),
       ...(opts.log ? { log: opts.log } : {}),
     });
     await new Promise<void>((resolve, reject) => {
