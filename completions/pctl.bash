@@ -98,10 +98,10 @@ _pctl_flags() {
     'api') REPLY='-f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
     'auth login') REPLY='--no-browser --with-token' ;;
     'config get') REPLY='--show-token' ;;
-    'serve') REPLY='--host --port --data --seed --demo --log --trust-issuer --owner-token-ttl' ;;
-    'serve export') REPLY='--data --host --port --data --seed --demo --log --trust-issuer --owner-token-ttl' ;;
-    'serve token') REPLY='--identity --ttl --data --host --port --data --seed --demo --log --trust-issuer --owner-token-ttl' ;;
-    'serve reset') REPLY='--data --host --port --data --seed --demo --log --trust-issuer --owner-token-ttl' ;;
+    'serve') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl' ;;
+    'serve export') REPLY='--data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl' ;;
+    'serve token') REPLY='--identity --ttl --data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl' ;;
+    'serve reset') REPLY='--data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl' ;;
   esac
   REPLY+=' -V --version -o --output --profile --api-url --timeout --retries --jq --debug --no-color -y --yes -h --help'
 }
@@ -134,18 +134,18 @@ _pctl_flag() {
     'advisories list --limit'|'advisories list --page-size'|'advisories list --order-by'|'advisories list --skip'|'advisories list --page-token'|'advisories list --artifact'|'advisories list --advisory-id') REPLY='value' ;;
     'api -f'|'api --raw-field'|'api -F'|'api --field'|'api -q'|'api --query'|'api -H'|'api --header') REPLY='value' ;;
     'api --input') REPLY='file' ;;
-    'serve --host'|'serve --port'|'serve --trust-issuer'|'serve --owner-token-ttl') REPLY='value' ;;
+    'serve --host'|'serve --port'|'serve --rate-limit'|'serve --trust-issuer'|'serve --owner-token-ttl') REPLY='value' ;;
     'serve --data') REPLY='dir' ;;
     'serve --seed') REPLY='file' ;;
     'serve export --data'|'serve export --data') REPLY='dir' ;;
-    'serve export --host'|'serve export --port'|'serve export --trust-issuer'|'serve export --owner-token-ttl') REPLY='value' ;;
+    'serve export --host'|'serve export --port'|'serve export --rate-limit'|'serve export --trust-issuer'|'serve export --owner-token-ttl') REPLY='value' ;;
     'serve export --seed') REPLY='file' ;;
     'serve token --identity') REPLY='live' ;;
-    'serve token --ttl'|'serve token --host'|'serve token --port'|'serve token --trust-issuer'|'serve token --owner-token-ttl') REPLY='value' ;;
+    'serve token --ttl'|'serve token --host'|'serve token --port'|'serve token --rate-limit'|'serve token --trust-issuer'|'serve token --owner-token-ttl') REPLY='value' ;;
     'serve token --data'|'serve token --data') REPLY='dir' ;;
     'serve token --seed') REPLY='file' ;;
     'serve reset --data'|'serve reset --data') REPLY='dir' ;;
-    'serve reset --host'|'serve reset --port'|'serve reset --trust-issuer'|'serve reset --owner-token-ttl') REPLY='value' ;;
+    'serve reset --host'|'serve reset --port'|'serve reset --rate-limit'|'serve reset --trust-issuer'|'serve reset --owner-token-ttl') REPLY='value' ;;
     'serve reset --seed') REPLY='file' ;;
     *)
       case "$2" in

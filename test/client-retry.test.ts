@@ -83,6 +83,15 @@ test('a 503 on POST is not retried', async (t) => {
   t.deepEqual(waits, []);
 });
 
+test('a 429 on POST is retried after Retry-After: a rate limiter refused it before acting on it', async (t) => {
+  const s = await stub(t, (_req, res, n) => (n === 1 ? json(res, 429, {}, { 'retry-after': '2' }) : json(res, 200, GROUP)));
+  const { c, waits, notices } = client(s.url);
+  await c.create(groups, { parent: 'x', group: { name: 'y' } });
+  t.is(s.requests.length, 2);
+  t.deepEqual(waits, [2000]);
+  t.is(notices[0], 'retrying POST /iam/v2/groups in 2s (429 Too Many Requests, attempt 2 of 4)');
+});
+
 test('Retry-After: 1 is honoured (1000 ms requested), and 429 is retried too', async (t) => {
   const s = await stub(t, (_req, res, n) => (n === 1 ? json(res, 429, {}, { 'retry-after': '1' }) : json(res, 200, GROUP)));
   const { c, waits, notices } = client(s.url);

@@ -91,3 +91,30 @@ test('serve start/stop, export, token and reset each exit 0 with no native abort
   assertClean(t, 'serve reset', reset);
   t.regex(reset.stderr, /bootstrapped it again/);
 });
+
+test('serve --rate-limit and --log as a process: the limit applies and is reported, the log masks tokens', async (t) => {
+  if (!existsSync(join(root, 'dist/cli/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
+  const data = tempDir('pctl-proc-data-');
+  const env = { PCTL_CONFIG_DIR: tempDir('pctl-proc-cfg-') };
+  t.teardown(() => {
+    rmSync(data, { recursive: true, force: true });
+    rmSync(env.PCTL_CONFIG_DIR, { recursive: true, force: true });
+  });
+  // One request an hour: the second is refused whatever the machine's speed.
+  const serve = started(['serve', '--port', '0', '--data', data, '--log', '--rate-limit', '1/h'], env);
+  t.teardown(() => void serve.child.kill('SIGKILL'));
+  const url = (await serve.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  const auth = { authorization: `Bearer ${readFileSync(join(data, 'owner.token'), 'utf8').trim()}` };
+  const first = await request(url, 'GET', '/iam/v2/groups?access_token=process-secret', undefined, auth);
+  t.is(first.headers.get('ratelimit-policy'), '"default";q=1;w=3600');
+  const second = await request(url, 'GET', '/iam/v2/groups', undefined, auth);
+  t.is(second.status, 429);
+  t.is(second.headers.get('retry-after'), '3600');
+  serve.child.kill('SIGTERM');
+  const e = await serve.exited;
+  assertClean(t, 'serve (SIGTERM)', e);
+  t.regex(e.stderr, /^Rate limit: 1\/h per caller$/m);
+  t.regex(e.stderr, /^GET \/iam\/v2\/groups\?access_token=\*\*\* \d{3} /m);
+  t.regex(e.stderr, /^GET \/iam\/v2\/groups 429 /m);
+  t.false(e.stderr.includes('process-secret'));
+});

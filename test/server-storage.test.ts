@@ -1,58 +1,74 @@
-// When the disk fails under serve (full, I/O error), a write is 503 UNAVAILABLE saying the
-// storage failed, not a bare 500; nothing is half-written; reads go on. And --log never
-// writes a token that came in the URL.
+// The server's storage fails (a full disk, an I/O error): the client gets a 503, code 14,
+// that says so; nothing is half-written, and reads go on being served. A full disk is made
+// real with `PRAGMA max_page_count` on serve's own database: a write that needs one more
+// page fails with SQLITE_FULL exactly where a full disk fails it.
 import test from 'ava';
-import { startTestServer } from './helpers/serve.js';
+import Database from '../src/server/store/sqlite.js';
+import { storageFailure } from '../src/server/store/failure.js';
+import { DESCRIPTION_MAX } from '../src/api/schemas.js';
+import { startTestServer, type ApiResponse, type TestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
+/** Longer than a page (4096 bytes): storing it needs a new page. */
+const BIG = 'x'.repeat(DESCRIPTION_MAX);
 
-test('disk full: a create is 503, code 14, "storage failed"; nothing of it is stored; reads still work', async (t) => {
-  const logged: string[] = [];
-  const srv = await startTestServer({ log: (line) => logged.push(line) });
-  t.teardown(() => srv.dispose());
-  // A database that may not grow by a single page behaves as a full disk does (SQLITE_FULL).
+function fillDisk(srv: TestServer): void {
   const pages = srv.store.db.pragma('page_count', { simple: true }) as number;
   srv.store.db.pragma(`max_page_count = ${pages}`);
+}
 
-  let failed: Awaited<ReturnType<typeof srv.call>> | undefined;
-  const created: string[] = [];
-  for (let i = 0; i < 5000 && !failed; i++) {
-    const res = await srv.call('POST', G, { parent: srv.organizationUid, group: { name: `filler-${i}`, description: 'x'.repeat(2000) } });
-    if (res.status === 200) created.push(res.json.name);
-    else failed = res;
-  }
-  t.truthy(failed, 'the database never filled up');
-  t.is(failed!.status, 503);
-  t.is(failed!.json.code, 14);
-  t.is(failed!.json.status, 'UNAVAILABLE');
-  t.regex(failed!.json.message, /storage failed \(the disk is full\); nothing was changed/);
-  t.is(failed!.headers.get('retry-after'), '5');
-  t.like(failed!.json.details[0], { reason: 'STORAGE_UNAVAILABLE', metadata: { cause: 'SQLITE_FULL' } });
-  t.true(logged.includes('storage error: database or disk is full (SQLITE_FULL)'), 'the operator sees the cause in the log');
+function freeDisk(srv: TestServer): void {
+  srv.store.db.pragma('max_page_count = 1073741823');
+}
 
-  // Every acknowledged create is there, the refused one is not, and reads are served.
-  const list = await srv.call('GET', `${G}?uidp.children_of=${srv.organizationUid}&page_size=200&order_by=name`);
-  t.is(list.status, 200);
-  const names = (list.json.groups as { name: string }[]).map((g) => g.name);
-  t.deepEqual(names.filter((n) => n.startsWith('filler-')).sort(), [...created].sort());
-  t.is(list.json.totalCount, String(names.length));
-  t.is((await srv.call('GET', `${G}/${srv.organizationUid}`)).status, 200);
+const reasonOf = (res: ApiResponse) => res.json?.details?.find((d: { reason?: string }) => d.reason)?.reason;
 
-  // Space again: writes work again.
-  srv.store.db.pragma(`max_page_count = ${pages * 100}`);
-  t.is((await srv.call('POST', G, { parent: srv.organizationUid, group: { name: 'after' } })).status, 200);
+test('a full disk: 503, code 14 UNAVAILABLE, STORAGE_FULL; nothing written; reads still served; writes work again once there is room', async (t) => {
+  const logged: string[] = [];
+  const now = Date.parse('2026-06-01T12:00:00Z');
+  const srv = await startTestServer({ clock: () => now, log: (line) => logged.push(line) });
+  t.teardown(() => srv.dispose());
+  const org = srv.organizationUid;
+  const kept = await srv.call('POST', G, { parent: org, group: { name: 'kept', description: 'before' } });
+  t.is(kept.status, 200, kept.text);
+  const before = (await srv.call('GET', `${G}?page_size=100`)).json;
+
+  fillDisk(srv);
+  const create = await srv.call('POST', G, { parent: org, group: { name: 'too-big', description: BIG } });
+  t.is(create.status, 503, create.text);
+  t.is(create.json.code, 14);
+  t.is(create.json.status, 'UNAVAILABLE');
+  t.is(reasonOf(create), 'STORAGE_FULL');
+  t.regex(create.json.message, /^The server's storage is full .*\(SQLITE_FULL\); the request was not carried out and nothing was written$/);
+
+  const update = await srv.call('PATCH', `${G}/${kept.json.uid}?updateMask=description`, { description: BIG });
+  t.is(update.status, 503, update.text);
+  t.is(reasonOf(update), 'STORAGE_FULL');
+
+  // Reads: served, and they show the data as it was.
+  const after = await srv.call('GET', `${G}?page_size=100`);
+  t.is(after.status, 200);
+  t.deepEqual(after.json, before, 'nothing was half-written');
+  t.is((await srv.call('GET', `${G}/${kept.json.uid}`)).json.description, 'before');
+  t.true(logged.some((l) => /^storage error: SQLITE_FULL: /.test(l)), 'the operator sees the cause in the log');
+  t.false(logged.some((l) => l.startsWith('internal error')));
+
+  freeDisk(srv);
+  const retried = await srv.call('POST', G, { parent: org, group: { name: 'too-big', description: BIG } });
+  t.is(retried.status, 200, retried.text);
 });
 
-test('--log masks a token sent in the query string or the path', async (t) => {
-  const logged: string[] = [];
-  const srv = await startTestServer({ log: (line) => logged.push(line) });
-  t.teardown(() => srv.dispose());
-  const jwt = srv.ownerToken;
-  await srv.call('GET', `${G}?access_token=${jwt}&page_size=1`);
-  await srv.call('GET', `${G}/${jwt}`);
-  const requestLines = logged.filter((l) => l.startsWith('GET '));
-  t.is(requestLines.length, 2);
-  t.true(logged.every((l) => !l.includes(jwt.slice(20))), logged.join('\n'));
-  t.regex(requestLines[0]!, /^GET \/iam\/v2\/groups\?access_token=\*\*\*&page_size=1 400 /);
-  t.regex(requestLines[1]!, /^GET \/iam\/v2\/groups\/eyJ\*\*\* 404 /);
+test('storage failures by SQLite code: I/O error and read-only are 503; busy adds Retry-After; a constraint error stays an internal error', (t) => {
+  const err = (code: string) => new Database.SqliteError(`${code} happened`, code);
+  const io = storageFailure(err('SQLITE_IOERR_FSYNC'))!;
+  t.is(io.httpStatus, 503);
+  t.is(io.code, 14);
+  t.is(io.reason, 'STORAGE_IO_ERROR');
+  t.regex(io.message, /I\/O error \(SQLITE_IOERR_FSYNC\)/);
+  t.is(storageFailure(err('SQLITE_READONLY_DBMOVED'))!.reason, 'STORAGE_READ_ONLY');
+  const busy = storageFailure(err('SQLITE_BUSY'))!;
+  t.is(busy.httpStatus, 503);
+  t.deepEqual(busy.headers, { 'retry-after': '1' });
+  t.is(storageFailure(err('SQLITE_CONSTRAINT_PRIMARYKEY')), undefined);
+  t.is(storageFailure(Object.assign(new Error('not sqlite'), { code: 'SQLITE_FULL' })), undefined, 'only what SQLite raised');
 });

@@ -56,3 +56,60 @@ test('writes queued in different turns of the event loop commit separately', asy
   t.truthy(store.get('first'));
   t.truthy(store.get('second'));
 });
+
+/** A store and a second connection that sees only what is committed. */
+function storeWithReader(t: import('ava').ExecutionContext) {
+  const dir = tempDir();
+  const store = new Store(dir);
+  const reader = new Database(join(dir, 'pctl.db'), { readonly: true });
+  t.teardown(() => {
+    reader.close();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const committed = (uid: string) => Boolean(reader.prepare('SELECT 1 FROM resources WHERE uid = ?').get(uid));
+  return { store, committed };
+}
+
+const codeOf = async (p: Promise<unknown>) => p.then(() => 'acknowledged', (e: { code?: string }) => e.code ?? String(e));
+
+test('a write that fills the disk takes its whole batch down (SQLite ends the transaction): none acknowledged, none on disk, each told SQLITE_FULL', async (t) => {
+  const { store, committed } = storeWithReader(t);
+  await store.write(() => store.insert(rec('existing')));
+  store.db.pragma(`max_page_count = ${store.db.pragma('page_count', { simple: true }) as number}`);
+
+  const a = store.write(() => store.insert(rec('a')));
+  const big = store.write(() => store.insert({ ...rec('big'), data: { description: 'x'.repeat(20_000) } }));
+  const c = store.write(() => store.insert(rec('c')));
+  t.deepEqual(await Promise.all([codeOf(a), codeOf(big), codeOf(c)]), ['SQLITE_FULL', 'SQLITE_FULL', 'SQLITE_FULL']);
+  for (const uid of ['a', 'big', 'c']) {
+    t.false(committed(uid), `${uid} is not on disk`);
+    t.is(store.get(uid), undefined, `${uid} is not seen by the server either`);
+  }
+  t.truthy(store.get('existing'), 'what was committed before stays, and reads work');
+
+  store.db.pragma('max_page_count = 1073741823');
+  await store.write(() => store.insert(rec('later')));
+  t.true(committed('later'), 'the next batch commits once there is room');
+});
+
+test('a COMMIT that fails (an I/O error at fsync) rejects every write of the batch; none is acknowledged or on disk', async (t) => {
+  const { store, committed } = storeWithReader(t);
+  const exec = store.db.exec.bind(store.db);
+  let failCommit = true;
+  store.db.exec = (sql: string) => {
+    if (sql === 'COMMIT' && failCommit) {
+      failCommit = false;
+      throw new Database.SqliteError('disk I/O error', 'SQLITE_IOERR_FSYNC');
+    }
+    return exec(sql);
+  };
+  const writes = ['a', 'b', 'c'].map((uid) => store.write(() => store.insert(rec(uid))));
+  t.deepEqual(await Promise.all(writes.map(codeOf)), ['SQLITE_IOERR_FSYNC', 'SQLITE_IOERR_FSYNC', 'SQLITE_IOERR_FSYNC']);
+  for (const uid of ['a', 'b', 'c']) {
+    t.false(committed(uid));
+    t.is(store.get(uid), undefined);
+  }
+  await store.write(() => store.insert(rec('d')));
+  t.true(committed('d'));
+});

@@ -1,9 +1,11 @@
-// Masking of credentials, for the CLI's debug trace and serve's --log: a token never reaches a
-// terminal or a log, whichever way it travels.
+// Masking of credentials, shared by the CLI's debug trace and serve's --log: tokens never
+// reach stderr, whichever way they travel.
 //   headers  Authorization / Proxy-Authorization → `Bearer ***`; Cookie / Set-Cookie → ***
 //   bodies   JWTs (`eyJ…`), `pctl_…` tokens, and the values of token-ish JSON fields and
 //            form/query parameters (access_token, id_token, refresh_token, token, code,
 //            code_verifier, client_secret, password)
+//   URLs     the same rules, applied to each path segment and query parameter as decoded
+//            too, so that percent-encoding (`acc%65ss_token=…`) hides nothing
 const SECRET_KEYS = 'access_token|id_token|refresh_token|token|client_secret|code_verifier|password|ownerToken';
 const JSON_FIELD_RE = new RegExp(`("(?:${SECRET_KEYS})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'gi');
 const FORM_FIELD_RE = new RegExp(`(^|[?&\\s])((?:${SECRET_KEYS}|code)=)[^&\\s"]+`, 'gi');
@@ -28,4 +30,37 @@ export function redactHeader(name: string, value: string): string {
   }
   if (n === 'cookie' || n === 'set-cookie') return '***';
   return redactText(value);
+}
+
+/**
+ * A URL (absolute, or a request target such as `/a/b?c=d`) with its credentials masked: each
+ * path segment and each query parameter is checked raw and decoded; one that holds a token
+ * is shown decoded with the token masked, every other part is left as it came.
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  const maskedPath = path.split('/').map((segment) => redactPart(segment, decodePart(segment))).join('/');
+  if (q === -1) return maskedPath;
+  const query = url.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    const decoded = eq === -1 ? decodePart(pair, true) : `${decodePart(pair.slice(0, eq), true)}=${decodePart(pair.slice(eq + 1), true)}`;
+    return redactPart(pair, decoded);
+  });
+  return `${maskedPath}?${query.join('&')}`;
+}
+
+function redactPart(raw: string, decoded: string): string {
+  const masked = redactText(decoded);
+  return masked !== decoded ? masked : redactText(raw);
+}
+
+/** Percent-decoding that never throws (a malformed escape leaves the text as it is); `+` is a space in a query. */
+function decodePart(text: string, query = false): string {
+  const t = query ? text.replaceAll('+', ' ') : text;
+  try {
+    return decodeURIComponent(t);
+  } catch {
+    return t;
+  }
 }

@@ -69,7 +69,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     .option('--profile <name>', 'saved profile to use (env PCTL_PROFILE)')
     .option('--api-url <url>', 'API base URL, overrides the profile (env PCTL_API_URL)')
     .option('--timeout <duration>', `connect and request timeout, e.g. 10s, 500ms, 2m (default ${DEFAULT_TIMEOUT_MS / 1000}s)`, parseDuration)
-    .option('--retries <n>', `retries of a failed GET, DELETE or masked PATCH on connection errors, 429, 502, 503, 504 (default ${DEFAULT_RETRIES}; 0 disables)`, nonNegativeInt)
+    .option('--retries <n>', `retries of a failed GET, DELETE or masked PATCH on connection errors, 502, 503, 504, and of any request on 429 (default ${DEFAULT_RETRIES}; 0 disables)`, nonNegativeInt)
     .option('--jq <expression>', "filter the JSON output through jq (implies -o json; strings print raw, e.g. --jq '.[].name')")
     .option('--debug', 'trace HTTP requests to stderr, tokens masked (env PCTL_DEBUG=1; PCTL_DEBUG=api adds bodies)')
     .option('--no-color', 'no ANSI color (env NO_COLOR)')
@@ -281,7 +281,8 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     .option('--data <dir>', 'data directory')
     .option('--seed <file>', 'load groups, identities, repos, tags and advisories from a YAML or JSON file into an empty data dir')
     .option('--demo', 'load the built-in demo data set into an empty data dir')
-    .option('--log', 'log each request to stderr')
+    .option('--log', 'log each request to stderr (tokens masked)')
+    .option('--rate-limit <rate>', 'requests per caller (identity, else client address): RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200; or off (default: 100/s)')
     .option('--trust-issuer <url=jwks-file>', "also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)", collect)
     .option('--owner-token-ttl <duration>', 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)')
     .action(async (_opts: unknown, cmd: Command) => {

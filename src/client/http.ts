@@ -6,8 +6,8 @@ import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
 import type { z } from 'zod';
 import { ApiError, codeForHttpStatus } from '../api/errors.js';
 import { NetworkError, ResponseError } from '../cli/errors.js';
-import { redactHeader, redactText } from '../api/redact.js';
-import { defaultSleep, formatWait, isIdempotent, RETRY_STATUSES, retryableFailure, retryDelay } from './retry.js';
+import { redactHeader, redactText, redactUrl } from '../api/redact.js';
+import { defaultSleep, formatWait, isIdempotent, retryableFailure, retryableStatus, retryDelay } from './retry.js';
 
 export interface ClientOptions {
   /** Base URL, e.g. http://127.0.0.1:8700 (a path prefix is kept). */
@@ -146,7 +146,7 @@ export class HttpClient {
       let retryAfter: string | undefined;
       try {
         outcome = await this.#once(method, url, payload, extraHeaders);
-        if (!(idempotent && RETRY_STATUSES.has(outcome.status)) || attempt >= attempts) return outcome;
+        if (!retryableStatus(outcome.status, idempotent) || attempt >= attempts) return outcome;
         reason = `${outcome.status} ${STATUS_TEXT[outcome.status] ?? ''}`.trim();
         retryAfter = outcome.retryAfter;
       } catch (err) {
@@ -187,7 +187,7 @@ export class HttpClient {
     const tracing = Boolean(this.#opts.trace);
     const bodies = tracing && this.#opts.traceBodies;
     if (tracing) {
-      this.#trace(`> ${method} ${redactText(url)}`);
+      this.#trace(`> ${method} ${redactUrl(url)}`);
       for (const [k, v] of Object.entries(headers)) this.#trace(`> ${k}: ${redactHeader(k, v)}`);
       if (bodies && payload !== undefined) this.#traceBody('>', typeof payload === 'string' ? payload : Buffer.from(payload).toString('utf8'));
     }

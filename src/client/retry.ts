@@ -6,7 +6,8 @@
 //                    (the same fields set to the same values twice is the same result).
 //                    A POST is never retried once it may have reached the server; it is retried
 //                    only when the connection itself failed (refused, connect timeout, host not
-//                    found yet), i.e. when no byte of it was sent.
+//                    found yet), i.e. when no byte of it was sent, or when the answer is 429:
+//                    a rate limiter refuses a request before acting on it.
 //   how long         Retry-After (seconds or an HTTP date) when the server sends one, capped at
 //                    RETRY_AFTER_CAP_MS; otherwise exponential backoff with full jitter:
 //                    random(0, min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2^(retry-1)))
@@ -14,6 +15,12 @@
 import { NetworkError } from '../cli/errors.js';
 
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+/** Whether an answer with this status is worth another attempt of this request. */
+export function retryableStatus(status: number, idempotent: boolean): boolean {
+  // 429: the server refused the request unprocessed (over its rate limit), so even a POST is safe to send again.
+  return status === 429 || (idempotent && RETRY_STATUSES.has(status));
+}
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_CAP_MS = 8_000;
 export const RETRY_AFTER_CAP_MS = 30_000;

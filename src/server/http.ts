@@ -1,9 +1,12 @@
 // The node:http front of serve: routing by resource path, bounded JSON bodies, bearer
-// authentication, and the one place where errors become AIP-193 responses.
+// authentication, rate limits per caller, and the one place where errors become AIP-193
+// responses.
 import http from 'node:http';
 import { ApiError, Code, invalidField } from '../api/errors.js';
-import { redactText } from '../api/redact.js';
 import { parseParams } from './params.js';
+import { redactUrl } from '../api/redact.js';
+import type { RateLimiter } from './ratelimit.js';
+import { storageErrorCode, storageFailure } from './store/failure.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -55,7 +58,14 @@ export interface HttpOptions {
   routes: ResourceRoutes[];
   publicRoutes?: PublicRoutes;
   authenticate: (authorization: string | undefined) => Principal | Promise<Principal>;
+  /** Counts each request against its caller's bucket; absent, nothing is limited. */
+  rateLimiter?: RateLimiter;
   log?: (line: string) => void;
+}
+
+/** The rate-limit key of a caller that is not (or not yet) authenticated. */
+function addressKey(socket: import('node:net').Socket): string {
+  return `address ${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
 }
 
 export function createHttpServer(opts: HttpOptions): http.Server {
@@ -64,7 +74,14 @@ export function createHttpServer(opts: HttpOptions): http.Server {
   // node answering a bare 400 before the handler (and its AIP-193 errors) ever sees it.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     const started = performance.now();
-    handle(req, opts, byPath)
+    let rateHeaders: Record<string, string> | undefined;
+    const admit = (caller: string) => {
+      if (!opts.rateLimiter) return;
+      const admission = opts.rateLimiter.take(caller);
+      rateHeaders = admission.headers;
+      if (admission.error) throw admission.error;
+    };
+    handle(req, opts, byPath, admit)
       .catch((err: unknown) => toErrorResponse(err, opts.log))
       .then((out) => {
         const status = out.status ?? 200;
@@ -72,12 +89,13 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         const headers: Record<string, string | number> = {
           'content-length': Buffer.byteLength(payload),
           ...out.headers,
+          ...rateHeaders,
         };
         if (payload && out.raw === undefined) headers['content-type'] = 'application/json';
         res.writeHead(status, headers);
         res.end(payload);
-        // A token can travel in the URL (`?access_token=`, a path): masked like the CLI's trace.
-        opts.log?.(`${req.method} ${redactText(req.url ?? '')} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+        // The URL as sent may hold a token (`?access_token=…`): masked like the CLI's trace.
+        opts.log?.(`${req.method} ${redactUrl(req.url ?? '/')} ${status} ${(performance.now() - started).toFixed(1)}ms`);
       });
   });
   // Requests node's HTTP parser rejects (unknown method, bad request line or header, headers
@@ -97,7 +115,9 @@ export function createHttpServer(opts: HttpOptions): http.Server {
         : `Invalid argument: request: malformed HTTP request (${err.code ?? 'parse error'})`;
     const apiError = new ApiError(status === 408 ? Code.DEADLINE_EXCEEDED : Code.INVALID_ARGUMENT, message, { reason: 'MALFORMED_REQUEST', httpStatus: status });
     const payload = JSON.stringify(apiError.toStatus());
-    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nconnection: close\r\n\r\n${payload}`);
+    // Not counted (it was never a request), but reported like every other answer.
+    const rate = Object.entries(opts.rateLimiter?.peek(addressKey(socket)) ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n${rate}connection: close\r\n\r\n${payload}`);
   });
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
@@ -105,7 +125,14 @@ export function createHttpServer(opts: HttpOptions): http.Server {
   return server;
 }
 
-async function handle(req: http.IncomingMessage, opts: HttpOptions, byPath: Map<string, ResourceRoutes>): Promise<Response> {
+/**
+ * Routes one request. `admit` counts it against its caller (throwing the 429 when over the
+ * limit): the identity once the token is checked, else the client's address, so that
+ * requests with no or a bad token are limited too.
+ */
+async function handle(
+  req: http.IncomingMessage, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => void,
+): Promise<Response> {
   const method = req.method ?? 'GET';
   const rawUrl = req.url ?? '/';
   const q = rawUrl.indexOf('?');
@@ -113,9 +140,19 @@ async function handle(req: http.IncomingMessage, opts: HttpOptions, byPath: Map<
   const query = parseParams(q === -1 ? '' : rawUrl.slice(q + 1));
 
   const publicHandler = opts.publicRoutes?.[`${method} ${path}`];
-  if (publicHandler) return publicHandler(makeRequest(req, method, path, query, '', { identityUid: '' }));
+  if (publicHandler) {
+    admit(addressKey(req.socket));
+    return publicHandler(makeRequest(req, method, path, query, '', { identityUid: '' }));
+  }
 
-  const principal = await opts.authenticate(req.headers.authorization);
+  let principal: Principal;
+  try {
+    principal = await opts.authenticate(req.headers.authorization);
+  } catch (err) {
+    admit(addressKey(req.socket));
+    throw err;
+  }
+  admit(`identity ${principal.identityUid}`);
 
   const { routes, uid } = matchRoute(path, byPath);
   if (!routes) {
@@ -253,38 +290,15 @@ function toErrorResponse(err: unknown, log?: (line: string) => void): Response {
   if (err instanceof ApiError) {
     return { status: err.httpStatus, body: err.toStatus(), headers: err.headers };
   }
-  const writeLog = log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const write = log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // The disk, not the request, failed: the operator needs to know, the client gets a 503 that says so.
   const storage = storageFailure(err);
   if (storage) {
-    writeLog(`storage error: ${(err as Error).message} (${storage.sqliteCode})`);
-    return { status: storage.error.httpStatus, body: storage.error.toStatus(), headers: storage.error.headers };
+    write(`storage error: ${storageErrorCode(err)}: ${(err as Error).message}`);
+    return { status: storage.httpStatus, body: storage.toStatus(), headers: storage.headers };
   }
   // A bug of ours, not the client's: log it, and say nothing about internals.
-  writeLog(`internal error: ${(err as Error)?.stack ?? String(err)}`);
+  write(`internal error: ${(err as Error)?.stack ?? String(err)}`);
   const internal = new ApiError(Code.INTERNAL, 'Internal error', { reason: 'INTERNAL' });
   return { status: 500, body: internal.toStatus() };
-}
-
-/**
- * SQLite failures of the disk rather than of the request (disk full, I/O error, a read-only or
- * vanished file, a lock held too long): 503 UNAVAILABLE saying so. The write did not happen
- * (its transaction rolled back), reads go on, and the client may retry later.
- */
-function storageFailure(err: unknown): { error: ApiError; sqliteCode: string } | undefined {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  if ((err as Error | undefined)?.name !== 'SqliteError' || typeof code !== 'string') return undefined;
-  const cause =
-    code === 'SQLITE_FULL' ? 'the disk is full'
-      : code.startsWith('SQLITE_IOERR') ? 'an I/O error'
-        : code.startsWith('SQLITE_READONLY') ? 'its data files are read-only'
-          : code.startsWith('SQLITE_CANTOPEN') ? 'its data files cannot be opened'
-            : code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') ? 'its database is locked by another process'
-              : undefined;
-  if (!cause) return undefined;
-  const error = new ApiError(Code.UNAVAILABLE, `The server's storage failed (${cause}); nothing was changed. Try again later`, {
-    reason: 'STORAGE_UNAVAILABLE',
-    metadata: { cause: code },
-    headers: { 'retry-after': '5' },
-  });
-  return { error, sqliteCode: code };
 }

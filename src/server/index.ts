@@ -21,6 +21,7 @@ import { registryRoutes } from './routes/registry.js';
 import { vulnerabilityRoutes } from './routes/vulnerabilities.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { Store } from './store/store.js';
+import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from './ratelimit.js';
 
 export interface ServeOptions {
   dataDir: string;
@@ -39,6 +40,8 @@ export interface ServeOptions {
   trustedIssuers?: Record<string, { keys: JWK[] }>;
   /** Lifetime of DIR/owner.token in seconds (default 30 days, at most MAX_TOKEN_TTL_S). */
   ownerTokenTtlSeconds?: number;
+  /** Requests per caller (`--rate-limit`); default DEFAULT_RATE_LIMIT, 'off' for none. Its buckets run on `clock`. */
+  rateLimit?: RateLimit | 'off';
 }
 
 export interface RunningServer {
@@ -88,6 +91,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         ...oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock, authenticate: (h) => authenticate(h) }),
       },
       authenticate: (h) => authenticate(h),
+      ...(opts.rateLimit === 'off' ? {} : { rateLimiter: new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT, clock) }),
       ...(opts.log ? { log: opts.log } : {}),
     });
     await new Promise<void>((resolve, reject) => {

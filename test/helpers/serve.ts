@@ -24,9 +24,14 @@ export interface ApiResponse {
   json: any;
 }
 
+/**
+ * Rate limiting is off unless a test names `rateLimit` (`rateLimit: undefined` is the server's
+ * default): tests about other things send many requests, some with the clock standing still.
+ */
 export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
-  const srv = await startServer({ port: 0, host: '127.0.0.1', ...opts, dataDir });
+  const rateLimit = 'rateLimit' in opts ? opts.rateLimit : 'off';
+  const srv = await startServer({ port: 0, host: '127.0.0.1', ...opts, dataDir, ...(rateLimit ? { rateLimit } : {}) });
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(srv.url, method, path, body, { authorization: `Bearer ${srv.ownerToken}`, ...headers });
   return Object.assign(srv, {

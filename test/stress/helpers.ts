@@ -55,11 +55,14 @@ export interface Serve {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `node bin/pctl.js serve --port 0 --data DIR`; resolves when it prints its URL. */
-export function startServe(dataDir: string, opts: { timeoutMs?: number } = {}): Promise<Serve> {
+/**
+ * Spawns `node bin/pctl.js serve --port 0 --data DIR --rate-limit off`; resolves when it prints
+ * its URL. No rate limit unless asked: 50 clients as one identity are the load under test.
+ */
+export function startServe(dataDir: string, opts: { timeoutMs?: number; rateLimit?: string } = {}): Promise<Serve> {
   assertBuilt();
   const configDir = tempDir('pctl-stress-config-');
-  const child = spawn(process.execPath, [PCTL, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir], {
+  const child = spawn(process.execPath, [PCTL, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--rate-limit', opts.rateLimit ?? 'off'], {
     env: { ...process.env, PCTL_CONFIG_DIR: configDir, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

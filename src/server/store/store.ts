@@ -112,8 +112,9 @@ export class Store {
           this.db.exec('RELEASE request');
           settle.push(() => item.resolve(value));
         } catch (err) {
-          // Disk full or an I/O error can make SQLite roll the whole transaction back: then
-          // the batch as a whole failed (below), not this one write.
+          // SQLite ends the whole transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR,
+          // SQLITE_NOMEM …): then the writes before this one are gone too, and the batch fails
+          // with this error (not with the "no such savepoint" a ROLLBACK TO would raise).
           if (!this.db.inTransaction) throw err;
           this.db.exec('ROLLBACK TO request');
           this.db.exec('RELEASE request');

@@ -12,6 +12,8 @@ export interface ServeCommandOptions {
   seed?: string;
   demo?: boolean;
   log?: boolean;
+  /** `100/s`, `6000/m,200`, `off` (see server/ratelimit.ts); absent, the server's default. */
+  rateLimit?: string;
   /** `URL=JWKS_FILE`, repeatable: another issuer whose tokens serve accepts, checked offline. */
   trustIssuer?: string[];
   ownerTokenTtl?: string;
@@ -54,6 +56,24 @@ export async function resolveDataDir(ctx: Context, data?: string): Promise<strin
   if (ctx.env.PCTL_DATA_DIR) return ctx.env.PCTL_DATA_DIR;
   const { default: envPaths } = await import('env-paths');
   return envPaths('pctl', { suffix: '' }).data;
+}
+
+/** `--rate-limit` as ServeOptions takes it; undefined (the server's default) when not given. */
+async function parseRateLimitFlag(raw: string | undefined): Promise<import('../../../server/ratelimit.js').RateLimit | 'off' | undefined> {
+  if (raw === undefined) return undefined;
+  const { parseRateLimit, RateLimitSyntaxError } = await import('../../../server/ratelimit.js');
+  try {
+    return parseRateLimit(raw);
+  } catch (e) {
+    if (e instanceof RateLimitSyntaxError) throw UsageError.invalidField('rate-limit', e.message);
+    throw e;
+  }
+}
+
+async function describeRateLimit(rateLimit: import('../../../server/ratelimit.js').RateLimit | 'off' | undefined): Promise<string> {
+  if (rateLimit === 'off') return 'Rate limit: off';
+  const { DEFAULT_RATE_LIMIT, formatRateLimit } = await import('../../../server/ratelimit.js');
+  return `Rate limit: ${formatRateLimit(rateLimit ?? DEFAULT_RATE_LIMIT)} per caller${rateLimit ? '' : ' (the default; --rate-limit sets it, --rate-limit off removes it)'}`;
 }
 
 function parsePort(raw: string | number | undefined): number {
@@ -100,6 +120,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const dataDir = await resolveDataDir(ctx, opts.data);
   // The seed is read and validated before the data dir is touched; the file is only ever read.
   const seed = opts.seed ? await readSeedFile(opts.seed) : opts.demo ? (await import('../../../server/demo.js')).demoSeed() : undefined;
+  const rateLimit = await parseRateLimitFlag(opts.rateLimit);
   const { startServer } = await import('../../../server/index.js');
   const { DataDirLockedError } = await import('../../../server/lock.js');
   const err = (line: string) => ctx.io.stderr.write(`${line}\n`);
@@ -111,6 +132,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       host: opts.host ?? '127.0.0.1',
       port,
       ...(opts.log ? { log: err } : {}),
+      ...(rateLimit ? { rateLimit } : {}),
       trustedIssuers: await trustedIssuers(opts.trustIssuer),
       ...(ownerTokenTtlSeconds ? { ownerTokenTtlSeconds } : {}),
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
@@ -140,6 +162,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   if (opts.demo && !server.seeded) err(`Notice: ${dataDir} already holds data; starting with it as it is (the demo data set loads only into an empty data dir; pctl serve reset --data ${dataDir} --yes empties it).`);
   else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
+  err(await describeRateLimit(rateLimit));
   err(current === 'local'
     ? 'Profile "local" points at it (and is the current profile). Try, in another terminal:'
     : `Profile "local" points at it; the current profile is "${current}", so run \`pctl config use local\` or add --profile local. Try, in another terminal:`);
