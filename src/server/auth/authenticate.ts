@@ -7,6 +7,7 @@ import type { Principal } from '../http.js';
 import { claimKey } from '../routes/iam.js';
 import { timestamp } from '../models.js';
 import type { Record_, Store } from '../store/store.js';
+import { storageFailure } from '../store/failure.js';
 import { mintToken, type SigningKey, type TokenVerifier } from './tokens.js';
 
 /** The owner token's lifetime unless `serve --owner-token-ttl` says otherwise. */
@@ -82,8 +83,13 @@ export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock
     if (now - (lastSeenWritten.get(identity.uid) ?? 0) >= LAST_SEEN_EVERY_MS) {
       lastSeenWritten.set(identity.uid, now);
       identity.data.lastSeenTime = timestamp(now);
-      // Not an update of the resource by a user: updateTime stays.
-      store.update(identity);
+      // Not an update of the resource by a user: updateTime stays. Best effort: a full disk
+      // must not turn a read into a 503 (the next request after a minute tries again).
+      try {
+        store.update(identity);
+      } catch (err) {
+        if (!storageFailure(err)) throw err;
+      }
     }
     return { identityUid: identity.uid };
   };
