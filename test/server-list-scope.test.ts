@@ -120,21 +120,24 @@ test('a list over several granted subtrees pages completely, in order, with an e
   }
 });
 
-test('skip across several subtrees: the same slice a full listing has; past the end an empty page that echoes skipped', (t) => {
+test('skip, from the start or (past the middle) from the end: the same slice a full listing has; past the end an empty page that echoes skipped', (t) => {
   const { big, mid, smallChild, all, lists } = buildTree(t);
-  const scope = scopeOf([big, mid, smallChild]);
-  const visible = all('group').filter((g) => scope.roots.some((r) => within(g.uid, r)));
-  for (const order of ['name desc', 'createTime', 'uid']) {
-    const full = expected(visible, order);
-    for (const skip of [0, 1, 36, 300, 640, visible.length - 1, visible.length, visible.length + 5, 1_000_000]) {
-      const page = lists.list(new URLSearchParams({ order_by: order, skip: String(skip), page_size: '20' }), { kind: 'group', scope });
-      t.deepEqual(page.items.map((r) => r.uid), full.slice(skip, skip + 20), `${order}, skip ${skip}`);
-      t.is(page.skipped, skip);
-      t.is(page.totalCount, visible.length);
-      t.is(page.nextPageToken === '', skip + 20 >= visible.length, `${order}, skip ${skip}: a next page exactly when one remains`);
-      if (page.nextPageToken) {
-        const next = lists.list(new URLSearchParams({ order_by: order, page_token: page.nextPageToken, page_size: '20' }), { kind: 'group', scope });
-        t.deepEqual(next.items.map((r) => r.uid), full.slice(skip + 20, skip + 40), `${order}, after skip ${skip}: the cursor continues`);
+  for (const scope of [scopeOf([big, mid, smallChild]), scopeOf([big]), scopeOf([mid])]) {
+    const visible = all('group').filter((g) => scope.roots.some((r) => within(g.uid, r)));
+    const n = visible.length;
+    for (const order of ['name desc', 'createTime', 'uid']) {
+      const full = expected(visible, order);
+      for (const skip of [0, 1, 15, Math.floor(n / 2), n - 25, n - 21, n - 20, n - 19, n - 1, n, n + 5, 1_000_000]) {
+        const what = `${scope.key.length > 100 ? 'three subtrees' : `${n} rows`}, ${order}, skip ${skip}`;
+        const page = lists.list(new URLSearchParams({ order_by: order, skip: String(skip), page_size: '20' }), { kind: 'group', scope });
+        t.deepEqual(page.items.map((r) => r.uid), full.slice(skip, skip + 20), what);
+        t.is(page.skipped, skip);
+        t.is(page.totalCount, n);
+        t.is(page.nextPageToken === '', skip + 20 >= n, `${what}: a next page exactly when one remains`);
+        if (page.nextPageToken) {
+          const next = lists.list(new URLSearchParams({ order_by: order, page_token: page.nextPageToken, page_size: '20' }), { kind: 'group', scope });
+          t.deepEqual(next.items.map((r) => r.uid), full.slice(skip + 20, skip + 40), `${what}: the cursor continues`);
+        }
       }
     }
   }
