@@ -1,8 +1,8 @@
-// npm run bench [-- --json] [-- --quick] [-- --large]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped]
 // One report of ratios measured in the same run, each with the command behind it.
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
 // child processes. Needs a build (npm ci / npm run build has made dist/).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { populate } from './populate.js';
@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const asJson = process.argv.includes('--json');
 const quick = process.argv.includes('--quick');
+// --scoped runs only the viewer-versus-owner list comparison (10k and 100k groups).
+const scopedOnly = process.argv.includes('--scoped');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
@@ -65,6 +67,21 @@ async function orgUid(baseUrl, headers) {
   return res.groups[0].uid;
 }
 
+/** `--scoped`: only the viewer-versus-owner lists, at 10k and 100k groups. */
+async function scopedAtScale(n) {
+  const dataDir = tempDir();
+  cleanup.push(dataDir);
+  await populate(dataDir, n);
+  const serve = await startServe(dataDir);
+  try {
+    const headers = { authorization: `Bearer ${readFileSync(`${dataDir}/owner.token`, 'utf8').trim()}` };
+    const team = (await request(`${serve.url}/iam/v2/groups?name=team-3`, { headers }).then((r) => r.body.json())).groups[0].uid;
+    await scopedLists(serve.url, dataDir, headers, n, team);
+  } finally {
+    await serve.stop();
+  }
+}
+
 /** The same read figures at each data size, to show how cost grows with data. */
 async function atScale(n) {
   const dataDir = tempDir();
@@ -101,8 +118,49 @@ async function atScale(n) {
     const scoped = `${serve.url}/iam/v2/groups?order_by=name&uidp.descendants_of=${encodeURIComponent(subs.groups[0].uid)}`;
     report(`[${fmt(n)} groups] descendants_of a depth-3 group, by name`, await reqPerSec(scoped, { headers, duration }), 'req/s', { command: `autocannon '${scoped}'` });
     if (!quick && n >= 10_000 && n <= 100_000) await ndjsonStream(serve.url, ownerToken, n);
+    if (n >= 10_000 && n <= 100_000) await scopedLists(serve.url, dataDir, headers, n, someUid);
   } finally {
     await serve.stop();
+  }
+}
+
+/**
+ * A viewer's list of what it may see against the owner's list of the same subtree
+ * (`uidp.descendants_of`): both should cost the same, whatever the size of the table.
+ * Viewers are bound on a team (~1/10 of the groups) and on one of its subgroups (~1/1,000).
+ */
+async function scopedLists(url, dataDir, ownerHeaders, n, teamUid) {
+  const json = (path, init = {}) => request(`${url}${path}`, { ...init, headers: { ...ownerHeaders, 'content-type': 'application/json', ...(init.headers ?? {}) } }).then((r) => r.body.json());
+  const viewerRole = (await json('/iam/v2/roles?name=viewer')).roles[0].uid;
+  const org = (await json('/iam/v2/groups?page_size=1&order_by=uid')).groups[0].uid;
+  const sub = (await json(`/iam/v2/groups?page_size=1&uidp.children_of=${encodeURIComponent(teamUid)}`)).groups[0].uid;
+  for (const [i, [label, group]] of [['a team', teamUid], ['one of its subgroups', sub]].entries()) {
+    const subject = `bench-viewer-${i}`;
+    const id = await json('/iam/v2/identities', { method: 'POST', body: JSON.stringify({ parent: org, identity: { name: subject, claimMatch: { issuer: url, subject } } }) });
+    await json('/iam/v2/roleBindings', { method: 'POST', body: JSON.stringify({ parent: group, roleBinding: { identityUid: id.uid, roleUid: viewerRole } }) });
+    const token = spawnSync(process.execPath, [pctl, 'serve', 'token', '--identity', id.uid, '--data', dataDir], {
+      env: { ...process.env, PCTL_CONFIG_DIR: tempDir('pctl-bench-config-') }, encoding: 'utf8',
+    }).stdout.trim();
+    const viewerHeaders = { authorization: `Bearer ${token}` };
+    const visible = (await request(`${url}/iam/v2/groups?page_size=1`, { headers: viewerHeaders }).then((r) => r.body.json())).totalCount;
+    for (const query of ['', 'order_by=name', 'order_by=name%20desc&skip=9800']) {
+      const viewerUrl = `${url}/iam/v2/groups${query ? `?${query}` : ''}`;
+      const ownerUrl = `${url}/iam/v2/groups?uidp.descendants_of=${encodeURIComponent(group)}${query ? `&${query}` : ''}`;
+      // Interleaved rounds, medians: the two are compared on the same (shared) machine state.
+      const viewerRps = [];
+      const ownerRps = [];
+      for (let i = 0; i < (quick ? 1 : 3); i++) {
+        viewerRps.push(await reqPerSec(viewerUrl, { headers: viewerHeaders, duration: quick ? 2 : 3 }));
+        ownerRps.push(await reqPerSec(ownerUrl, { headers: ownerHeaders, duration: quick ? 2 : 3 }));
+      }
+      const v = median(viewerRps);
+      const o = median(ownerRps);
+      const what = `[${fmt(n)} groups] viewer of ${label} (${visible} visible)${query ? `, ${decodeURIComponent(query)}` : ''}`;
+      report(`${what}: owner, descendants_of`, o, 'req/s', { command: `autocannon '${ownerUrl}'` });
+      report(`${what}: viewer, GET /iam/v2/groups`, v, 'req/s', {
+        ratio: o / v, target: 'viewer cost <= 1.5 x owner', command: `autocannon -H 'authorization: Bearer <viewer>' '${viewerUrl}'`,
+      });
+    }
   }
 }
 
@@ -186,10 +244,14 @@ async function cliStart() {
 
 try {
   if (!asJson) console.log(`pctl bench (${quick ? 'quick' : 'full'}), node ${process.version}, load generator: autocannon (npm), 10 connections\n`);
-  await cliStart();
-  await getByUid();
-  await creates();
-  for (const n of SCALES) await atScale(n);
+  if (scopedOnly) {
+    for (const n of [10_000, 100_000]) await scopedAtScale(n);
+  } else {
+    await cliStart();
+    await getByUid();
+    await creates();
+    for (const n of SCALES) await atScale(n);
+  }
   if (asJson) console.log(JSON.stringify({ node: process.version, quick, results }, null, 2));
 } finally {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });

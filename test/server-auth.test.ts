@@ -140,7 +140,7 @@ test('a viewer on a subgroup sees exactly that subtree and may not write (403, c
 });
 
 test('an editor may update groups but not bind roles; no escalation through role bindings', async (t) => {
-  const { srv, web, person, roleUid } = await setup();
+  const { srv, web, person, roleUid, post, issuer } = await setup();
   t.teardown(() => srv.dispose());
   const editor = await person('eddie', 'editor', web.uid);
   const upd = await editor.as('PATCH', `${G}/${web.uid}`, { description: 'edited' });
@@ -157,8 +157,9 @@ test('an editor may update groups but not bind roles; no escalation through role
   const escalate = await binder.as('POST', RB, { parent: web.uid, roleBinding: { identityUid: binder.id.uid, roleUid: roleUid('owner') } });
   t.is(escalate.status, 403);
   t.regex(escalate.json.message, /groups\.create/);
-  const fine = await binder.as('POST', RB, { parent: web.uid, roleBinding: { identityUid: editor.id.uid, roleUid: roleUid('viewer') } });
-  t.is(fine.status, 200, 'binding a role one fully holds is allowed');
+  const teammate = await post(I, { parent: web.uid, identity: { name: 'tess', claimMatch: { issuer, subject: 'tess' } } });
+  const fine = await binder.as('POST', RB, { parent: web.uid, roleBinding: { identityUid: teammate.uid, roleUid: roleUid('viewer') } });
+  t.is(fine.status, 200, 'binding a role one fully holds, to an identity one can read, is allowed');
 });
 
 test('custom roles: unknown capabilities named, built-ins read-only, creators cannot exceed what they hold', async (t) => {

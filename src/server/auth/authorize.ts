@@ -3,12 +3,11 @@
 import { ApiError, Code } from '../../api/errors.js';
 import type { Capability } from '../../api/capabilities.js';
 import type { Principal } from '../http.js';
+import type { ListScope } from '../list.js';
 import type { Store } from '../store/store.js';
 
 /** Capabilities by the group they were granted on. */
 type Grants = Map<string, Set<string>>;
-
-export interface Scope { sql: string; params: unknown[]; key: string }
 
 export function permissionDenied(capability: string, target: string): ApiError {
   return new ApiError(Code.PERMISSION_DENIED, `Permission denied: ${capability} is required on ${target}`, {
@@ -70,28 +69,19 @@ export class Authorizer {
   }
 
   /**
-   * The SQL restriction of a list to what the caller may see: rows whose uid is a granting
-   * group or lies below one. `includeUnparented` also admits rows outside the hierarchy
-   * (built-in roles) when the capability is held anywhere.
+   * What a list may show the caller: the groups granting `capability` (each with everything
+   * below it), and with `includeUnparented` the rows outside the hierarchy (built-in roles,
+   * advisories) when the capability is held anywhere. The list engine reads each subtree
+   * through its own uid range.
    */
-  scope(principal: Principal, capability: Capability, includeUnparented = false): Scope {
-    const roots = [...this.grants(principal.identityUid)]
+  scope(principal: Principal, capability: Capability, includeUnparented = false): ListScope {
+    const granting = [...this.grants(principal.identityUid)]
       .filter(([, caps]) => caps.has(capability))
       .map(([group]) => group)
       .sort();
     // A grant below another grant adds nothing.
-    const minimal = roots.filter((g) => !roots.some((other) => other !== g && within(g, other)));
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    for (const g of minimal) {
-      clauses.push('uid = ? OR (uid > ? AND uid < ?)');
-      params.push(g, `${g}/`, `${g}0`);
-    }
-    if (includeUnparented && minimal.length) clauses.push('parent IS NULL');
-    return {
-      sql: clauses.length ? clauses.map((c) => `(${c})`).join(' OR ') : '0',
-      params,
-      key: `${capability}:${minimal.join(',')}:${includeUnparented && minimal.length ? 1 : 0}`,
-    };
+    const roots = granting.filter((g) => !granting.some((other) => other !== g && within(g, other)));
+    const unparented = includeUnparented && roots.length > 0;
+    return { roots, unparented, key: `${capability}:${roots.join(',')}:${unparented ? 1 : 0}` };
   }
 }

@@ -21,9 +21,16 @@ export function claimKey(issuer: string, subject: string): string {
   return `${issuer}\n${subject}`;
 }
 
-function ensureClaimUnique(ctx: ServerContext, issuer: string, subject: string, selfUid?: string): void {
+/**
+ * A claimMatch names one identity across the whole data dir (a token maps to one identity),
+ * so a taken pair is always refused; the identity holding it is named only to a caller who
+ * may read it. Others learn that the pair is taken, and nothing about who holds it.
+ */
+function ensureClaimUnique(ctx: ServerContext, principal: Principal, issuer: string, subject: string, selfUid?: string): void {
   const clash = ctx.store.findByAltKey('identity', claimKey(issuer, subject)).find((r) => r.uid !== selfUid);
-  if (clash) throw alreadyExists(`An identity with this claimMatch already exists: ${clash.uid}`);
+  if (!clash) return;
+  if (ctx.authz.can(principal, 'identity.list', clash.uid)) throw alreadyExists(`An identity with this claimMatch already exists: ${clash.uid}`);
+  throw alreadyExists('An identity with this claimMatch already exists (each issuer and subject pair can belong to one identity only)');
 }
 
 /** A group may be deleted only when it holds nothing: no groups, identities, role bindings, repos, roles. */
@@ -125,7 +132,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         createTime: t, updateTime: t,
         data: { description: body.identity.description ?? '', claimMatch: { issuer, subject }, lastSeenTime: t },
       };
-      return { body: identityToWire(await insertChild(ctx, rec, () => ensureClaimUnique(ctx, issuer, subject))) };
+      return { body: identityToWire(await insertChild(ctx, rec, () => ensureClaimUnique(ctx, req.principal, issuer, subject))) };
     },
     update: async (req) => {
       authorize(ctx, req.principal, 'identity.update', 'identity', 'Identity', req.uid);
@@ -137,7 +144,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
           if (issuer !== undefined || subject !== undefined) {
             claim.issuer = issuer ?? claim.issuer;
             claim.subject = subject ?? claim.subject;
-            ensureClaimUnique(ctx, claim.issuer, claim.subject, rec.uid);
+            ensureClaimUnique(ctx, req.principal, claim.issuer, claim.subject, rec.uid);
             rec.altKey = claimKey(claim.issuer, claim.subject);
           }
           if (name !== undefined) rec.name = name;
@@ -159,11 +166,13 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
 
 
   /** Built-in roles are outside the hierarchy: anyone holding roles.list somewhere sees them. */
-  function requireRoleVisible(principal: Principal, uid: string): void {
+  function roleVisible(principal: Principal, uid: string): boolean {
     const builtin = !uid.includes('/');
-    if (builtin ? !authz.canAnywhere(principal, 'roles.list') : !authz.can(principal, 'roles.list', uid)) {
-      throw permissionDenied('roles.list', uid);
-    }
+    return builtin ? authz.canAnywhere(principal, 'roles.list') : authz.can(principal, 'roles.list', uid);
+  }
+
+  function requireRoleVisible(principal: Principal, uid: string): void {
+    if (!roleVisible(principal, uid)) throw permissionDenied('roles.list', uid);
   }
 
 
@@ -258,16 +267,24 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         createTime: t, updateTime: t, data: { identityUid, roleUid },
       };
       await insertChild(ctx, rec, () => {
-        if (!store.get(identityUid, 'identity')) throw notFound('Identity', identityUid, 'identityUid');
+        // A binding names only an identity (or the caller itself) and a role the caller may read;
+        // any other answers exactly as one that does not exist, so creating a binding discloses nothing.
+        const readable = identityUid === req.principal.identityUid || authz.can(req.principal, 'identity.list', identityUid);
+        if (!store.get(identityUid, 'identity') || !readable) {
+          throw notFound('Identity', identityUid, 'identityUid');
+        }
         const role = store.get(roleUid, 'role');
-        if (!role) throw notFound('Role', roleUid, 'roleUid');
+        if (!role || !roleVisible(req.principal, roleUid)) throw notFound('Role', roleUid, 'roleUid');
         if (role.parent && !within(body.parent, role.parent)) {
           throw invalidField('roleUid', `role ${role.name} is defined on group ${role.parent} and can only be bound there or below`);
         }
         // No escalation: nobody grants what they do not hold themselves.
         ensureHolds(req.principal, body.parent, roleCapabilities(role), 'bind this role');
         const duplicate = store.findByAltKey('roleBinding', rec.altKey!).find((b) => b.parent === body.parent);
-        if (duplicate) throw alreadyExists(`This identity already has this role on this group: ${duplicate.uid}`);
+        if (duplicate) {
+          const named = authz.can(req.principal, 'role_bindings.list', duplicate.uid) ? `: ${duplicate.uid}` : '';
+          throw alreadyExists(`This identity already has this role on this group${named}`);
+        }
         // Role bindings sort by role name, the closest thing they have to a name.
         rec.name = role.name;
       });

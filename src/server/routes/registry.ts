@@ -31,7 +31,11 @@ export function registryRoutes(ctx: ServerContext): ResourceRoutes[] {
             const clash = store
               .prepare("SELECT uid FROM resources WHERE parent = ? AND kind = 'repo' AND name = ? AND uid <> ? LIMIT 1")
               .get(rec.parent, name, rec.uid) as { uid: string } | undefined;
-            if (clash) throw alreadyExists(`A repo named ${name} already exists in this group: ${clash.uid}`);
+            if (clash) {
+              // Named only to a caller who may read it (repo.update does not imply repo.list).
+              const named = authz.can(req.principal, 'repo.list', clash.uid) ? `: ${clash.uid}` : '';
+              throw alreadyExists(`A repo named ${name} already exists in this group${named}`);
+            }
             rec.name = name;
             changed = true;
           }
