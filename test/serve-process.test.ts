@@ -48,6 +48,17 @@ function started(args: string[], env: Record<string, string>) {
 
 const run = (args: string[], env: Record<string, string>) => started(args, env).exited;
 
+/** A data dir and a config dir of the test's own, removed after it. */
+function scratch(t: import('ava').ExecutionContext): { data: string; env: { PCTL_CONFIG_DIR: string } } {
+  const data = tempDir('pctl-proc-data-');
+  const env = { PCTL_CONFIG_DIR: tempDir('pctl-proc-cfg-') };
+  t.teardown(() => {
+    rmSync(data, { recursive: true, force: true });
+    rmSync(env.PCTL_CONFIG_DIR, { recursive: true, force: true });
+  });
+  return { data, env };
+}
+
 function assertClean(t: import('ava').ExecutionContext, what: string, e: Exit): void {
   t.is(e.signal, null, `${what}: killed by ${e.signal}\n${e.stderr}`);
   t.is(e.code, 0, `${what}: exit ${e.code}\n${e.stderr}`);
@@ -56,12 +67,7 @@ function assertClean(t: import('ava').ExecutionContext, what: string, e: Exit): 
 
 test('serve start/stop, export, token and reset each exit 0 with no native abort', async (t) => {
   if (!existsSync(join(root, 'dist/cli/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
-  const data = tempDir('pctl-proc-data-');
-  const env = { PCTL_CONFIG_DIR: tempDir('pctl-proc-cfg-') };
-  t.teardown(() => {
-    rmSync(data, { recursive: true, force: true });
-    rmSync(env.PCTL_CONFIG_DIR, { recursive: true, force: true });
-  });
+  const { data, env } = scratch(t);
 
   // A full serve: start on a free port with the demo data, answer requests, stop on SIGTERM.
   const serve = started(['serve', '--port', '0', '--data', data, '--demo'], env);
@@ -94,12 +100,7 @@ test('serve start/stop, export, token and reset each exit 0 with no native abort
 
 test('serve --rate-limit and --log as a process: the limit applies and is reported, the log masks tokens', async (t) => {
   if (!existsSync(join(root, 'dist/cli/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
-  const data = tempDir('pctl-proc-data-');
-  const env = { PCTL_CONFIG_DIR: tempDir('pctl-proc-cfg-') };
-  t.teardown(() => {
-    rmSync(data, { recursive: true, force: true });
-    rmSync(env.PCTL_CONFIG_DIR, { recursive: true, force: true });
-  });
+  const { data, env } = scratch(t);
   // One request an hour: the second is refused whatever the machine's speed.
   const serve = started(['serve', '--port', '0', '--data', data, '--log', '--rate-limit', '1/h'], env);
   t.teardown(() => void serve.child.kill('SIGKILL'));
