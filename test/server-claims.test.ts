@@ -72,3 +72,18 @@ test('serve token --ttl and serve --owner-token-ttl refuse more than 90 days (ex
   t.is(serve.code, 2);
   t.regex(serve.stderr, /owner-token-ttl: must be a duration/);
 });
+
+test('serve token without --identity mints a fresh owner token, e.g. once owner.token has expired', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  // The issuer is serve's URL, so the token is minted from the data dir of the running serve.
+  const pctl = cli({ PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+  const minted = await pctl(['serve', 'token', '--ttl', '2h', '--data', srv.dataDir]);
+  t.is(minted.code, 0, minted.stderr);
+  const token = minted.stdout.trim();
+  const c = claimsOf(token);
+  t.is(c.exp - c.iat, 2 * 3600);
+  t.is(c.sub, claimsOf(srv.ownerToken).sub, 'the owner');
+  t.not(token, srv.ownerToken);
+  t.is((await request(srv.url, 'GET', G, undefined, { authorization: `Bearer ${token}` })).status, 200);
+});

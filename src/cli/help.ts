@@ -333,7 +333,10 @@ export const HELP: Readonly<Record<string, HelpEntry>> = {
   },
   'serve token': {
     description: "Print a bearer token for an identity whose claimMatch.issuer is this serve. It needs the data dir (the issuer's key), not the API.",
-    examples: [['a one-day token for a test identity', 'pctl serve token --identity "$IDENTITY_UID" --ttl 1d --data ./data']],
+    examples: [
+      ['a one-day token for a test identity', 'pctl serve token --identity "$IDENTITY_UID" --ttl 1d --data ./data'],
+      ["a fresh owner token (when owner.token has expired)", 'PCTL_TOKEN=$(pctl serve token --ttl 12h --data ./data) pctl groups list'],
+    ],
   },
   'serve reset': {
     description: 'Delete all data in the data dir; the next start bootstraps again.',

@@ -296,8 +296,8 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
       setExit(await m.runExport(ctx, cmd.optsWithGlobals()));
     });
   serve.command('token').description("print a bearer token for an identity of serve's own issuer")
-    .requiredOption('--identity <uid>', 'identity uid (its claimMatch.issuer must be this serve)')
-    .option('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d', '1h')
+    .option('--identity <uid>', "identity uid (its claimMatch.issuer must be this serve); default: the data dir's owner")
+    .option('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d (at most 90d)', '1h')
     .option('--data <dir>', 'data directory')
     .action(async (_opts: unknown, cmd: Command) => {
       const m = await import('./commands/serve/token.js');
