@@ -2,12 +2,11 @@
 // own uid range and the subtrees are merged. These tests check the merged pages against a
 // brute-force answer, and that a small scope never reads the whole table.
 import test from 'ava';
-import { rmSync } from 'node:fs';
 import { compareText, ListEngine, type ListScope } from '../src/server/list.js';
 import { within } from '../src/server/auth/authorize.js';
 import { newChildUid, newOrganizationUid } from '../src/server/models.js';
-import { Store, type Kind, type Record_ } from '../src/server/store/store.js';
-import { addGroups, request, startTestServer, tempDir } from './helpers/serve.js';
+import type { Kind, Record_ } from '../src/server/store/store.js';
+import { addGroups, request, startTestServer, tempStore } from './helpers/serve.js';
 
 /**
  * org → big (620 groups below it), mid (30), small (5), elsewhere (2,000). Names repeat and
@@ -15,12 +14,7 @@ import { addGroups, request, startTestServer, tempDir } from './helpers/serve.js
  * times tie, so every comparison of the merge is exercised.
  */
 function buildTree(t: import('ava').ExecutionContext) {
-  const dir = tempDir();
-  const store = new Store(dir);
-  t.teardown(() => {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { store } = tempStore(t);
   const org = newOrganizationUid();
   let n = 0;
   const names = ['alpha', 'beta', 'é', '\u{1F600}x', '\uE000y', 'Zed', 'alpha'];

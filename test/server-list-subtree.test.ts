@@ -1,19 +1,12 @@
 // A large subtree is read through the sort index and a small one through its uid range
 // (list.ts picks by the match count); both must page in exactly the requested order.
 import test from 'ava';
-import { rmSync } from 'node:fs';
 import { ListEngine } from '../src/server/list.js';
 import { newChildUid, newOrganizationUid } from '../src/server/models.js';
-import { Store } from '../src/server/store/store.js';
-import { tempDir } from './helpers/serve.js';
+import { tempStore } from './helpers/serve.js';
 
 test('descendants_of pages completely and in order, for a subtree above and below the index switch', (t) => {
-  const dir = tempDir();
-  const store = new Store(dir);
-  t.teardown(() => {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { store } = tempStore(t);
   const org = newOrganizationUid();
   const big = newChildUid(org);
   const small = newChildUid(org);

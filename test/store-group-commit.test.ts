@@ -2,10 +2,9 @@
 // or falls alone, and none is acknowledged before the COMMIT.
 import test from 'ava';
 import Database from '../src/server/store/sqlite.js';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Store, type Record_ } from '../src/server/store/store.js';
-import { tempDir } from './helpers/serve.js';
+import type { Record_ } from '../src/server/store/store.js';
+import { tempStore } from './helpers/serve.js';
 
 const rec = (uid: string): Record_ => ({
   uid, kind: 'group', parent: null, name: uid, altKey: null,
@@ -13,15 +12,7 @@ const rec = (uid: string): Record_ => ({
 });
 
 test('a failing write in a batch is rolled back alone; the others commit, and are visible to another connection when acknowledged', async (t) => {
-  const dir = tempDir();
-  const store = new Store(dir);
-  const reader = new Database(join(dir, 'pctl.db'), { readonly: true });
-  t.teardown(() => {
-    reader.close();
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const seenByOthers = (uid: string) => Boolean(reader.prepare('SELECT 1 FROM resources WHERE uid = ?').get(uid));
+  const { store, committed: seenByOthers } = storeWithReader(t);
 
   const a = store.write(() => store.insert(rec('a')));
   const b = store.write(() => {
@@ -45,12 +36,7 @@ test('a failing write in a batch is rolled back alone; the others commit, and ar
 });
 
 test('writes queued in different turns of the event loop commit separately', async (t) => {
-  const dir = tempDir();
-  const store = new Store(dir);
-  t.teardown(() => {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { store } = tempStore(t);
   await store.write(() => store.insert(rec('first')));
   await store.write(() => store.insert(rec('second')));
   t.truthy(store.get('first'));
@@ -59,14 +45,9 @@ test('writes queued in different turns of the event loop commit separately', asy
 
 /** A store and a second connection that sees only what is committed. */
 function storeWithReader(t: import('ava').ExecutionContext) {
-  const dir = tempDir();
-  const store = new Store(dir);
+  const { store, dir } = tempStore(t);
   const reader = new Database(join(dir, 'pctl.db'), { readonly: true });
-  t.teardown(() => {
-    reader.close();
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  t.teardown(() => reader.close());
   const committed = (uid: string) => Boolean(reader.prepare('SELECT 1 FROM resources WHERE uid = ?').get(uid));
   return { store, committed };
 }

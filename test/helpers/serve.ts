@@ -1,9 +1,11 @@
 // Test helpers: a real serve on port 0 over a temp data dir, and a small fetch wrapper.
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { ExecutionContext } from 'ava';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/index.js';
 import { newChildUid, timestamp } from '../../src/server/models.js';
+import { Store } from '../../src/server/store/store.js';
 
 export function tempDir(prefix = 'pctl-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -81,4 +83,15 @@ export function addGroups(
       return rec.uid;
     }),
   );
+}
+
+/** A store over a temp data dir of the test's own, closed and removed after it (for tests below HTTP). */
+export function tempStore(t: ExecutionContext): { store: Store; dir: string } {
+  const dir = tempDir();
+  const store = new Store(dir);
+  t.teardown(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { store, dir };
 }
