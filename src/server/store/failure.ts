@@ -33,6 +33,12 @@ function primaryCode(code: string): string {
   return /^SQLITE_[A-Z]+/.exec(code)?.[0] ?? code;
 }
 
+/** What failed, in words (`is full (no space …)`), for messages outside a request; undefined when `err` is no storage failure. */
+export function storageProblem(err: unknown): string | undefined {
+  const sqliteCode = storageErrorCode(err);
+  return sqliteCode ? `${FAILURES[primaryCode(sqliteCode)]!.what} (${sqliteCode})` : undefined;
+}
+
 /** The API error for a storage failure, or undefined when `err` is not one. */
 export function storageFailure(err: unknown): ApiError | undefined {
   const sqliteCode = storageErrorCode(err);

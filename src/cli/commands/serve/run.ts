@@ -146,7 +146,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     if (syscall === 'listen' && code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use; pass --port 0 to pick a free one`);
     if (syscall === 'listen' && code === 'EACCES') throw new Error(`not allowed to listen on port ${port}; pick a port above 1023`);
     if (syscall === 'listen' && code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${opts.host}: no such address on this machine`);
-    const storage = dataDirProblem(e, dataDir);
+    const storage = await dataDirProblem(e, dataDir);
     if (storage) throw new Error(storage);
     throw e;
   }
@@ -190,15 +190,15 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
 }
 
 /** A start that failed on the data dir's files, in words (read-only, not ours, full), or undefined. */
-function dataDirProblem(e: unknown, dataDir: string): string | undefined {
-  const code = (e as { code?: string }).code ?? '';
+async function dataDirProblem(e: unknown, dataDir: string): Promise<string | undefined> {
   const why: Record<string, string> = {
     EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'the file system is read-only', ENOSPC: 'the disk is full',
     ENOENT: 'it cannot be created there', ENOTDIR: 'a file is in the way',
-    SQLITE_READONLY: 'its files are read-only', SQLITE_CANTOPEN: 'the database file cannot be opened (permission denied or a read-only directory)',
-    SQLITE_FULL: 'the disk is full',
   };
-  const reason = why[code] ?? (code.startsWith('SQLITE_READONLY') ? why.SQLITE_READONLY : code.startsWith('SQLITE_IOERR') ? 'an I/O error' : undefined);
+  // SQLite's own failures are worded once, where the API words them for a request.
+  const { storageProblem } = await import('../../../server/store/failure.js');
+  const sqlite = storageProblem(e);
+  const reason = sqlite ? `its database ${sqlite}` : why[(e as { code?: string }).code ?? ''];
   return reason ? `cannot use the data dir ${dataDir}: ${reason}; pass --data with a directory you can write` : undefined;
 }
 
