@@ -167,6 +167,8 @@ _pctl_arg() {
     'identities update 0') REPLY='live' ;;
     'identities delete 0') REPLY='live' ;;
     'roles get 0') REPLY='live' ;;
+    'roles update 0') REPLY='live' ;;
+    'roles delete 0') REPLY='live' ;;
     'role-bindings get 0') REPLY='live' ;;
     'role-bindings delete 0') REPLY='live' ;;
     'repos get 0') REPLY='live' ;;

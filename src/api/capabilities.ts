@@ -1,21 +1,16 @@
-// Capabilities a role can hold (the vendor's naming), and the built-in roles. A Get
-// needs the matching `.list` capability.
+// Capabilities a role can hold, derived from the registry (`<prefix>.<operation>` for every
+// operation but get: a Get needs the matching `.list`), and the built-in roles.
+import { capability, registry, repos, groups } from './registry/index.js';
 
-export const CAPABILITIES = [
-  'groups.list', 'groups.create', 'groups.update', 'groups.delete',
-  'identity.list', 'identity.create', 'identity.update', 'identity.delete',
-  'role_bindings.list', 'role_bindings.create', 'role_bindings.delete',
-  'roles.list', 'roles.create', 'roles.update', 'roles.delete',
-  'repo.list', 'repo.update',
-  'tag.list',
-  'advisories.list',
-] as const;
-export type Capability = (typeof CAPABILITIES)[number];
+export const CAPABILITIES: readonly string[] = registry.flatMap((d) =>
+  d.operations.filter((op) => op !== 'get').map((op) => `${d.capability}.${op}`),
+);
+export type Capability = string;
 
 const listing = CAPABILITIES.filter((c) => c.endsWith('.list'));
 
 export const BUILTIN_ROLES: readonly { name: string; description: string; capabilities: readonly Capability[] }[] = [
   { name: 'owner', description: 'Full control of the group and everything below it', capabilities: CAPABILITIES },
-  { name: 'editor', description: 'Viewer, plus updating groups and repos', capabilities: [...listing, 'groups.update', 'repo.update'] },
+  { name: 'editor', description: 'Viewer, plus updating groups and repos', capabilities: [...listing, capability(groups, 'update'), capability(repos, 'update')] },
   { name: 'viewer', description: 'Read-only access to the group and everything below it', capabilities: listing },
 ];

@@ -100,6 +100,13 @@ export const Advisory = z.looseObject({
 });
 export type Advisory = z.infer<typeof Advisory>;
 
+/** The wire schema of each resource, by its registry `kind` (which names the message). */
+const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, Repo, Tag, Advisory } as const;
+
+export function wireSchema<W extends keyof typeof WIRE_SCHEMAS>(d: { kind: W }): (typeof WIRE_SCHEMAS)[W] {
+  return WIRE_SCHEMAS[d.kind];
+}
+
 /** The list envelope: `{<plural>: [...], nextPageToken, totalCount: "123", skipped}`. */
 export function listEnvelope<K extends string, T extends z.ZodType>(plural: K, item: T) {
   return z.looseObject({

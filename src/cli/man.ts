@@ -1,7 +1,6 @@
 // man/pctl.1, generated from the command tree (summaries, descriptions, flags, arguments)
 // and the examples in help.ts: the same sources as `pctl … --help`.
 import { allCommands, HELP_FLAG, type CommandSpec, type FlagSpec } from './completion/spec.js';
-import { HELP } from './help.js';
 
 /** Escapes text for roff: backslashes, minus signs, quotes, and a leading control character. */
 export function roff(text: string): string {
@@ -49,11 +48,10 @@ function synopsis(c: CommandSpec): string {
   return parts.join(' ');
 }
 
-function examples(path: string): string[] {
-  const entry = HELP[path];
-  if (!entry) return [];
+function examples(c: CommandSpec): string[] {
+  if (!c.examples.length) return [];
   const out = ['.PP', 'Examples:', '.PP', '.RS 4', '.nf'];
-  entry.examples.forEach(([note, command], i) => {
+  c.examples.forEach(([note, command], i) => {
     if (i) out.push('');
     out.push(roff(`# ${note}`), roff(`$ ${command}`));
   });
@@ -95,7 +93,7 @@ export function manPage(root: CommandSpec, version: string): string {
     if (c.flags.length) {
       out.push('.PP', 'Options:', '.RS 4', ...flagList(c.flags), '.RE');
     }
-    out.push(...examples(c.path));
+    out.push(...examples(c));
   }
   out.push(
     '.SH GLOBAL OPTIONS',
@@ -131,9 +129,8 @@ export function manPage(root: CommandSpec, version: string): string {
 
 /** The EXAMPLES section: the root's examples, then the first example of each resource group. */
 function examplesSection(c: CommandSpec): string[] {
-  const entry = HELP[c.path];
-  if (!entry || c.path.includes(' ')) return [];
-  const picks = c.path === '' ? entry.examples : entry.examples.slice(0, 1);
+  if (!c.examples.length || c.path.includes(' ')) return [];
+  const picks = c.path === '' ? c.examples : c.examples.slice(0, 1);
   return picks.flatMap(([note, command]) => ['.PP', roff(`${note.charAt(0).toUpperCase()}${note.slice(1)}:`), '.PP', '.RS 4', '.nf', roff(`$ ${command}`), '.fi', '.RE']);
 }
 

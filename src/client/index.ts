@@ -1,8 +1,9 @@
 // The resource-level API client: paths, envelopes and validation come from the shared
 // descriptors and schemas in src/api, so the client and the server cannot disagree.
 import type { z } from 'zod';
+import type { WireType } from '../api/registry/define.js';
 import { listQueryParams, type ListQuery, type ResourceDescriptor } from '../api/resources.js';
-import { listEnvelope } from '../api/schemas.js';
+import { listEnvelope, wireSchema } from '../api/schemas.js';
 import { HttpClient, encodeUidPath, type ClientOptions, type RequestOptions } from './http.js';
 import { Paginator, type Page, type PageProgress, type PaginateOptions } from './paginate.js';
 
@@ -14,13 +15,13 @@ export interface ApiClientOptions extends ClientOptions {
   progress?: ((noun: string) => PageProgress | undefined) | undefined;
 }
 
-type Item<D extends ResourceDescriptor> = z.output<D['schema']>;
+type Item<D extends ResourceDescriptor> = WireType<D['kind']>;
 
 const envelopes = new WeakMap<ResourceDescriptor, z.ZodType>();
 
 function envelopeOf(d: ResourceDescriptor): z.ZodType {
   let schema = envelopes.get(d);
-  if (!schema) envelopes.set(d, (schema = listEnvelope(d.plural, d.schema)));
+  if (!schema) envelopes.set(d, (schema = listEnvelope(d.plural, wireSchema(d) as z.ZodType)));
   return schema;
 }
 
@@ -47,16 +48,16 @@ export class ApiClient {
   }
 
   get<D extends ResourceDescriptor>(d: D, uid: string): Promise<Item<D>> {
-    return this.http.requestValid('GET', this.resourcePath(d, uid), d.schema) as Promise<Item<D>>;
+    return this.http.requestValid('GET', this.resourcePath(d, uid), wireSchema(d) as z.ZodType) as Promise<Item<D>>;
   }
 
   create<D extends ResourceDescriptor>(d: D, body: unknown): Promise<Item<D>> {
-    return this.http.requestValid('POST', d.path, d.schema, { body }) as Promise<Item<D>>;
+    return this.http.requestValid('POST', d.path, wireSchema(d) as z.ZodType, { body }) as Promise<Item<D>>;
   }
 
   /** PATCH with `updateMask` naming exactly the fields sent, comma-separated. */
   update<D extends ResourceDescriptor>(d: D, uid: string, fields: Record<string, unknown>, mask: readonly string[]): Promise<Item<D>> {
-    return this.http.requestValid('PATCH', this.resourcePath(d, uid), d.schema, {
+    return this.http.requestValid('PATCH', this.resourcePath(d, uid), wireSchema(d) as z.ZodType, {
       query: [['updateMask', mask.join(',')]],
       body: fields,
     }) as Promise<Item<D>>;
@@ -78,7 +79,7 @@ export class ApiClient {
 
   /** Every matching item, page by page, bounded by opts.limit. */
   list<D extends ResourceDescriptor>(d: D, opts: PaginateOptions = {}): Paginator<Item<D>> {
-    const progress = opts.progress ?? this.#progress?.(d.plural.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase());
+    const progress = opts.progress ?? this.#progress?.(d.nouns.many);
     return new Paginator((query) => this.listPage(d, query), { ...opts, progress });
   }
 }

@@ -9,6 +9,7 @@
 // connection resolved (a busy machine may be slow to load them; that is no reason to give
 // up). PCTL_COMPLETE_TIMEOUT (a duration, as --timeout) sets it for a slow link.
 import type { Command } from 'commander';
+import type { ListQuery } from '../../api/resources.js';
 import { deadlineSignal, type Context, type Env } from '../context.js';
 import { parseDuration } from '../main.js';
 import { commandSpec, findFlag, flagsOf, locate, valueKindAt, type LiveNoun, type ValueKind } from './spec.js';
@@ -78,10 +79,10 @@ async function lookup(ctx: Context, noun: LiveNoun, prefix: string): Promise<Can
     const store = await ctx.config();
     return Object.entries(store.profiles()).map(([name, p]) => [name, p.apiUrl ?? ''] as const);
   }
-  const [{ resolveConnection }, { ApiClient }, resources] = await Promise.all([
+  const [{ resolveConnection }, { ApiClient }, { registry }] = await Promise.all([
     import('../../client/connect.js'),
     import('../../client/index.js'),
-    import('../../api/resources.js'),
+    import('../../api/registry/index.js'),
   ]);
   const conn = await resolveConnection(ctx);
   // The deadline starts now, with the modules loaded: it bounds the one request (connect,
@@ -89,37 +90,22 @@ async function lookup(ctx: Context, noun: LiveNoun, prefix: string): Promise<Can
   const timeoutMs = ctx.globals.timeoutMs;
   const deadline = deadlineSignal(ctx.clock, timeoutMs);
   const client = new ApiClient({ baseUrl: conn.apiUrl, token: conn.token, timeoutMs, deadline: () => deadline, retries: 0, userAgent: 'pctl' });
-  const named = (items: { uid: string; name: string }[]): Candidate[] => [
-    ...items.map((i) => [i.name, i.uid] as const),
-    ...items.map((i) => [i.uid, i.name] as const),
-  ];
-  switch (noun) {
-    case 'group':
-    case 'repo': {
-      // Typing a uid path drills down: `<org uid>/` lists that group's children.
-      const slash = prefix.lastIndexOf('/');
-      const parent = slash > 0 ? prefix.slice(0, slash) : '';
-      const query = FULL_UID_RE.test(parent) ? { childrenOf: parent } : {};
-      const d = noun === 'group' ? resources.groups : resources.repos;
-      const page = await client.listPage(d, { pageSize: PAGE, orderBy: 'name', ...query });
-      const items = page.items as { uid: string; name: string }[];
-      // Names are only worth offering when not in the middle of a uid.
-      return slash > 0 ? items.map((i) => [i.uid, i.name] as const) : named(items);
-    }
-    case 'identity': {
-      const page = await client.listPage(resources.identities, { pageSize: PAGE, orderBy: 'name' });
-      return (page.items as { uid: string; name: string }[]).map((i) => [i.uid, i.name] as const);
-    }
-    case 'role': {
-      const page = await client.listPage(resources.roles, { pageSize: PAGE, orderBy: 'name' });
-      return (page.items as { uid: string; name: string; description?: string }[]).map((r) => [r.name, r.description || r.uid] as const);
-    }
-    case 'role-binding': {
-      const page = await client.listPage(resources.roleBindings, { pageSize: PAGE });
-      type Binding = { uid: string; role?: { name?: string }; identity?: { name?: string }; group?: { name?: string } };
-      return (page.items as Binding[]).map(
-        (b) => [b.uid, `${b.role?.name ?? '?'} for ${b.identity?.name ?? '?'} in ${b.group?.name ?? '?'}`] as const,
-      );
-    }
-  }
+  const d = registry.find((r) => r.plural === noun);
+  if (!d?.completion) return [];
+  const { completion } = d;
+  const query: ListQuery = { pageSize: PAGE };
+  if (completion.orderBy) query.orderBy = completion.orderBy;
+  // Typing a uid path drills down: `<org uid>/` lists that group's children, as uids only
+  // (names are only worth offering when not in the middle of a uid).
+  const slash = d.references ? prefix.lastIndexOf('/') : -1;
+  const parent = slash > 0 ? prefix.slice(0, slash) : '';
+  if (FULL_UID_RE.test(parent)) query.childrenOf = parent;
+  const page = await client.listPage(d, query);
+  const perItem = page.items.map((item) => ({ uid: (item as { uid?: string }).uid, offered: completion.candidates(item) }));
+  if (slash > 0) return perItem.flatMap(({ uid, offered }) => offered.filter(([value]) => value === uid));
+  // Every item's first candidate (its name, for groups), then every second one (its uid) …
+  const width = Math.max(0, ...perItem.map((p) => p.offered.length));
+  const out: Candidate[] = [];
+  for (let k = 0; k < width; k++) for (const p of perItem) if (p.offered[k]) out.push(p.offered[k]!);
+  return out;
 }

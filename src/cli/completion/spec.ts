@@ -1,49 +1,24 @@
 // The command tree as plain data, read from commander: what the completion scripts, the man
 // page and `pctl __complete` all walk. Which flags and arguments take live values (uids and
-// names from the API) or files is declared here, beside the tree, by flag name and command path.
+// names from the API) or files is declared with each flag and argument (src/cli/command.ts).
 import type { Argument, Command, Option } from 'commander';
+import { examplesOf, sourceOf, type Example, type ValueSource } from '../command.js';
 import { commandPath, isHidden } from '../help.js';
 
 /**
- * What a value is completed with: `live:<noun>` asks the API (through `pctl __complete`),
- * `choice` offers the listed values, `file`/`dir` the file system, `value` nothing.
+ * What a value is completed with: `live:<noun>` asks the API (through `pctl __complete`) for
+ * a registry resource (by its plural, "roleBindings") or the profiles, `choice` offers the
+ * listed values, `file`/`dir` the file system, `value` nothing. Declared with each flag and
+ * argument (src/cli/command.ts).
  */
-export type LiveNoun = 'group' | 'repo' | 'identity' | 'role' | 'role-binding' | 'profile';
+export type LiveNoun = string;
 export type ValueKind = { kind: 'live'; noun: LiveNoun } | { kind: 'choice'; values: string[] } | { kind: 'file' } | { kind: 'dir' } | { kind: 'value' };
 
-/** Flags (long name, without dashes) whose value is a reference to something the API lists. */
-const LIVE_FLAGS: Record<string, LiveNoun> = {
-  parent: 'group',
-  'descendants-of': 'group',
-  'children-of': 'group',
-  group: 'group',
-  repo: 'repo',
-  identity: 'identity',
-  role: 'role',
-  profile: 'profile',
-};
-
-/** Flags whose value is a path. */
-const PATH_FLAGS: Record<string, 'file' | 'dir'> = { seed: 'file', input: 'file', data: 'dir' };
-
-/** Positional arguments that take references: command path → noun of each argument. */
-const LIVE_ARGS: Record<string, readonly (LiveNoun | undefined)[]> = {
-  'groups get': ['group'],
-  'groups update': ['group'],
-  'groups delete': ['group'],
-  'identities get': ['identity'],
-  'identities update': ['identity'],
-  'identities delete': ['identity'],
-  'roles get': ['role'],
-  'role-bindings get': ['role-binding'],
-  'role-bindings delete': ['role-binding'],
-  'repos get': ['repo'],
-  'repos update': ['repo'],
-  'config get': ['profile'],
-  'config set': ['profile'],
-  'config use': ['profile'],
-  'config delete': ['profile'],
-};
+function valueKind(source: ValueSource | undefined): ValueKind {
+  if (source === undefined) return { kind: 'value' };
+  if (typeof source === 'string') return { kind: source };
+  return { kind: 'live', noun: source.live };
+}
 
 export interface FlagSpec {
   /** `--output`, or undefined for a short-only flag. */
@@ -80,6 +55,7 @@ export interface CommandSpec {
   flags: FlagSpec[];
   args: ArgSpec[];
   subcommands: CommandSpec[];
+  examples: readonly Example[];
   /** Whether the command does something itself (a group such as `groups` only has subcommands). */
   runnable: boolean;
 }
@@ -98,10 +74,7 @@ function flagSpec(o: Option): FlagSpec {
   const takesValue = o.required || o.optional;
   let value: ValueKind | undefined;
   if (takesValue) {
-    if (o.argChoices) value = { kind: 'choice', values: [...o.argChoices] };
-    else if (name && LIVE_FLAGS[name]) value = { kind: 'live', noun: LIVE_FLAGS[name] };
-    else if (name && PATH_FLAGS[name]) value = { kind: PATH_FLAGS[name] };
-    else value = { kind: 'value' };
+    value = o.argChoices ? { kind: 'choice', values: [...o.argChoices] } : valueKind(sourceOf(o));
   }
   const spec: FlagSpec = {
     flags: o.flags,
@@ -120,15 +93,14 @@ function flagSpec(o: Option): FlagSpec {
   return spec;
 }
 
-function argSpec(a: Argument, noun: LiveNoun | undefined): ArgSpec {
-  const value: ValueKind = a.argChoices ? { kind: 'choice', values: [...a.argChoices] } : noun ? { kind: 'live', noun } : { kind: 'value' };
+function argSpec(a: Argument): ArgSpec {
+  const value: ValueKind = a.argChoices ? { kind: 'choice', values: [...a.argChoices] } : valueKind(sourceOf(a));
   return { name: a.name(), description: a.description, required: a.required, variadic: a.variadic, value };
 }
 
 /** The visible tree below (and including) cmd. */
 export function commandSpec(cmd: Command): CommandSpec {
   const path = commandPath(cmd);
-  const nouns = LIVE_ARGS[path] ?? [];
   return {
     name: cmd.name(),
     path,
@@ -136,7 +108,8 @@ export function commandSpec(cmd: Command): CommandSpec {
     summary: cmd.summary() || cmd.description(),
     description: cmd.description(),
     flags: cmd.options.filter((o) => !o.hidden).map(flagSpec),
-    args: cmd.registeredArguments.map((a, i) => argSpec(a, nouns[i])),
+    args: cmd.registeredArguments.map(argSpec),
+    examples: examplesOf(cmd),
     subcommands: cmd.commands.filter((c) => !isHidden(c)).map(commandSpec),
     runnable: Boolean((cmd as unknown as { _actionHandler?: unknown })._actionHandler),
   };

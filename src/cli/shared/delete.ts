@@ -15,7 +15,7 @@ export async function confirmDestructive(ctx: Context, question: string, what: s
 }
 
 export async function runDelete(ctx: Context, descriptor: ResourceDescriptor, ref: string): Promise<number> {
-  const noun = humanKind(descriptor.kind);
+  const noun = descriptor.nouns.one;
   // Refuse before any lookup when we cannot ask; then resolve a name or uid suffix first, so
   // that the question names the uid that will go.
   if (!ctx.globals.yes && !ctx.io.stdinIsTTY) await confirmDestructive(ctx, '', `delete ${noun} ${ref}`);
@@ -30,9 +30,4 @@ export async function runDelete(ctx: Context, descriptor: ResourceDescriptor, re
   await client.delete(descriptor, uid);
   if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Deleted ${noun} ${uid}\n`);
   return 0;
-}
-
-/** `RoleBinding` → `role binding`. */
-export function humanKind(kind: string): string {
-  return kind.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 }

@@ -1,19 +1,15 @@
-// What every `<resource> list` does: turn the paging and scope flags into one paginator
-// and stream its pages into the printer.
+// What every `<resource> list` does: turn the paging, scope and filter flags into one
+// paginator and stream its pages into the printer.
 import type { ListQuery, ResourceDescriptor } from '../../api/resources.js';
 import type { PaginateOptions } from '../../client/paginate.js';
 import type { View } from '../../output/columns.js';
 import { createPrinter } from '../../output/print.js';
+import { optionKey, type PagingFlags } from '../command.js';
 import type { Context } from '../context.js';
 import { groupUid } from './resolve.js';
+import { checkNotEmpty } from './validate.js';
 
-export interface PagingFlags {
-  limit?: number;
-  pageSize?: number;
-  orderBy?: string;
-  skip?: number;
-  pageToken?: string;
-}
+export type { PagingFlags };
 
 export interface ScopeFlags {
   descendantsOf?: string;
@@ -47,14 +43,27 @@ export async function resolveScope<F extends ScopeFlags>(ctx: Context, flags: F)
   return out;
 }
 
-export async function runList<D extends ResourceDescriptor>(
+/** The declaration's filters (`artifactNames`) from their repeatable flags (`--artifact`). */
+function filterValues(d: ResourceDescriptor, flags: Record<string, unknown>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [param, f] of Object.entries(d.filters)) {
+    const values = flags[optionKey(f.flag)] as string[] | undefined;
+    for (const v of values ?? []) checkNotEmpty(param, v);
+    if (values?.length) out[param] = values;
+  }
+  return out;
+}
+
+export async function runList(
   ctx: Context,
-  descriptor: D,
-  view: View<never>,
-  flags: PagingFlags & ScopeFlags,
+  d: ResourceDescriptor,
+  flags: PagingFlags & ScopeFlags & Record<string, unknown>,
+  view: View<never> = d.view,
 ): Promise<number> {
   const client = await ctx.client();
-  const pages = client.list(descriptor, paginateOptions(await resolveScope(ctx, flags)));
+  const filters = filterValues(d, flags);
+  const query = paginateOptions(await resolveScope(ctx, flags));
+  const pages = client.list(d, Object.keys(filters).length ? { ...query, filters } : query);
   await createPrinter(ctx).list(view as View<unknown>, pages.pages());
   return 0;
 }

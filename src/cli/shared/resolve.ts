@@ -31,15 +31,6 @@ export interface Resolved {
   item?: unknown;
 }
 
-/** The resources that references work for, and the label used in messages. */
-const NOUNS = new Map<ResourceDescriptor, string>([
-  [groups, 'group'],
-  [repos, 'repo'],
-]);
-
-export function supportsReferences(d: ResourceDescriptor): boolean {
-  return NOUNS.has(d);
-}
 
 export class Resolver {
   readonly #ctx: Context;
@@ -56,7 +47,7 @@ export class Resolver {
   }
 
   resolve(d: ResourceDescriptor, ref: string, flag?: string): Promise<Resolved> {
-    if (!NOUNS.has(d) || ref === '' || FULL_UID_RE.test(ref)) return Promise.resolve({ uid: ref });
+    if (!d.references || ref === '' || FULL_UID_RE.test(ref)) return Promise.resolve({ uid: ref });
     const key = `${d.path}\0${ref}`;
     let p = this.#memo.get(key);
     if (!p) this.#memo.set(key, (p = this.#lookup(d, ref, flag)));
@@ -64,7 +55,7 @@ export class Resolver {
   }
 
   async #lookup(d: ResourceDescriptor, ref: string, flag: string | undefined): Promise<Resolved> {
-    const noun = NOUNS.get(d)!;
+    const noun = d.nouns.one;
     const client = await this.#ctx.client();
     const found = new Map<string, Named>();
 
@@ -92,13 +83,13 @@ export class Resolver {
       const shown = [...found.values()].slice(0, MAX_CANDIDATES);
       const more = found.size > MAX_CANDIDATES ? ' (first ' + MAX_CANDIDATES + ' shown)' : '';
       throw new UsageError(
-        `${where}"${ref}" is ambiguous: it matches ${found.size > MAX_CANDIDATES ? 'more than ' + MAX_CANDIDATES : found.size} ${noun}s${more}; give one of these uids instead`,
+        `${where}"${ref}" is ambiguous: it matches ${found.size > MAX_CANDIDATES ? 'more than ' + MAX_CANDIDATES : found.size} ${d.nouns.many}${more}; give one of these uids instead`,
         shown.map((c) => ({ field: c.uid, description: c.name })),
       );
     }
     const hint = complete
-      ? `see: pctl ${d.plural} list`
-      : `only the first ${SCAN_LIMIT.toLocaleString('en-US')} ${noun}s were searched for a uid suffix; give the full uid`;
+      ? `see: pctl ${d.nouns.cli} list`
+      : `only the first ${SCAN_LIMIT.toLocaleString('en-US')} ${d.nouns.many} were searched for a uid suffix; give the full uid`;
     throw new NotFoundError(`${where}${noun} not found: no ${noun} has the name or uid suffix "${ref}" (${hint})`);
   }
 

@@ -2,6 +2,8 @@
 // The escape hatch for endpoints without a command, modelled on `gh api`: same client (auth,
 // profiles, timeout, retries, --debug), same errors and exit codes as every other command.
 // --paginate walks pages through the one client Paginator and merges the plural array.
+import type { FlagValues } from '../../command.js';
+import type { apiFlags } from './index.js';
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { listQueryParams } from '../../../api/resources.js';
@@ -14,15 +16,7 @@ import {
   buildFields, fieldsToQuery, methodAndPath, parseHeaders, parseQuery, splitPathQuery, type ReadSource,
 } from './fields.js';
 
-export interface ApiFlags {
-  rawField?: string[];
-  field?: string[];
-  input?: string;
-  query?: string[];
-  header?: string[];
-  paginate?: boolean;
-  include?: boolean;
-}
+type ApiFlags = FlagValues<typeof apiFlags>;
 
 const ENVELOPE_KEYS = new Set(['nextPageToken', 'totalCount', 'skipped']);
 

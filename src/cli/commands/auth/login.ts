@@ -3,6 +3,8 @@
 // with a one-shot loopback server on 127.0.0.1 receiving the answer (RFC 8252). The URL
 // is always printed on stderr; the browser is opened unless --no-browser.
 // --with-token reads a token from stdin instead (CI), checks it against the API, saves it.
+import type { FlagValues } from '../../command.js';
+import type { loginFlags } from './index.js';
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,10 +21,7 @@ export const LOGIN_TIMEOUT_MS = 5 * 60_000;
 const CLIENT_ID = 'pctl';
 const CALLBACK_PATH = '/callback';
 
-interface LoginFlags {
-  browser?: boolean;
-  withToken?: boolean;
-}
+type LoginFlags = FlagValues<typeof loginFlags>;
 
 export async function run(ctx: Context, _args: string[], opts: LoginFlags): Promise<number> {
   const store = await ctx.config();

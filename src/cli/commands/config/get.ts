@@ -3,8 +3,10 @@ import { createPrinter, write } from '../../../output/print.js';
 import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { MASK, profileKey, profileRow, profileView } from '../../shared/profiles.js';
+import type { FlagValues } from '../../command.js';
+import type { getFlags } from './index.js';
 
-export async function run(ctx: Context, [nameArg, key]: string[], opts: { showToken?: boolean }): Promise<number> {
+export async function run(ctx: Context, [nameArg, key]: string[], opts: FlagValues<typeof getFlags>): Promise<number> {
   const store = await ctx.config();
   const name = nameArg ?? ctx.globals.profile ?? (ctx.env.PCTL_PROFILE || undefined) ?? store.currentProfileName();
   if (!name) throw new NotFoundError('no current profile: name one, or pick one with `pctl config use NAME`');

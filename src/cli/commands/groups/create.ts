@@ -6,11 +6,10 @@ import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
 import { checkFields } from '../../shared/validate.js';
+import type { FlagValues } from '../../command.js';
+import type { createFlags } from './index.js';
 
-export interface CreateGroupFlags {
-  parent: string;
-  description?: string;
-}
+type CreateGroupFlags = FlagValues<typeof createFlags>;
 
 export async function run(ctx: Context, [name]: string[], opts: CreateGroupFlags): Promise<number> {
   checkFields('group', { name: name!, description: opts.description });

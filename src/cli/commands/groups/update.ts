@@ -6,11 +6,10 @@ import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
 import { checkFields, checkSomethingToUpdate } from '../../shared/validate.js';
+import type { FlagValues } from '../../command.js';
+import type { updateFlags } from './index.js';
 
-export interface UpdateGroupFlags {
-  name?: string;
-  description?: string;
-}
+type UpdateGroupFlags = FlagValues<typeof updateFlags>;
 
 export async function run(ctx: Context, [uid]: string[], opts: UpdateGroupFlags): Promise<number> {
   checkFields('group', { name: opts.name, description: opts.description });

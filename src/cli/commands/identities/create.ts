@@ -6,13 +6,10 @@ import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
 import { checkFields, checkNotEmpty } from '../../shared/validate.js';
+import type { FlagValues } from '../../command.js';
+import type { createFlags } from './index.js';
 
-export interface CreateIdentityFlags {
-  parent: string;
-  issuer: string;
-  subject: string;
-  description?: string;
-}
+type CreateIdentityFlags = FlagValues<typeof createFlags>;
 
 export async function run(ctx: Context, [name]: string[], opts: CreateIdentityFlags): Promise<number> {
   checkNotEmpty('name', name);

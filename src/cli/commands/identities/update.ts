@@ -6,13 +6,10 @@ import type { Context } from '../../context.js';
 import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
 import { checkFields, checkNotEmpty, checkSomethingToUpdate } from '../../shared/validate.js';
+import type { FlagValues } from '../../command.js';
+import type { updateFlags } from './index.js';
 
-export interface UpdateIdentityFlags {
-  name?: string;
-  description?: string;
-  issuer?: string;
-  subject?: string;
-}
+type UpdateIdentityFlags = FlagValues<typeof updateFlags>;
 
 export async function run(ctx: Context, [uid]: string[], opts: UpdateIdentityFlags): Promise<number> {
   checkNotEmpty('name', opts.name);

@@ -7,11 +7,10 @@ import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
 import { repoUid } from '../../shared/resolve.js';
 import { checkFields, checkNotEmpty, checkSomethingToUpdate } from '../../shared/validate.js';
+import type { FlagValues } from '../../command.js';
+import type { updateFlags } from './index.js';
 
-export interface UpdateRepoFlags {
-  name?: string;
-  description?: string;
-}
+type UpdateRepoFlags = FlagValues<typeof updateFlags>;
 
 export async function run(ctx: Context, [uid]: string[], opts: UpdateRepoFlags): Promise<number> {
   checkNotEmpty('name', opts.name);

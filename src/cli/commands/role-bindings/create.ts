@@ -7,12 +7,10 @@ import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
 import { resolveRole } from '../../shared/roles.js';
 import { checkField, checkNotEmpty } from '../../shared/validate.js';
+import type { FlagValues } from '../../command.js';
+import type { createFlags } from './index.js';
 
-export interface CreateRoleBindingFlags {
-  parent: string;
-  identity: string;
-  role: string;
-}
+type CreateRoleBindingFlags = FlagValues<typeof createFlags>;
 
 export async function run(ctx: Context, _args: string[], opts: CreateRoleBindingFlags): Promise<number> {
   checkNotEmpty('parent', opts.parent);

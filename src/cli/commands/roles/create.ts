@@ -9,12 +9,10 @@ import { parseCapabilities } from '../../shared/capabilities.js';
 import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
 import { checkFields } from '../../shared/validate.js';
+import type { FlagValues } from '../../command.js';
+import type { createFlags } from './index.js';
 
-export interface CreateRoleFlags {
-  parent: string;
-  capability?: string[];
-  description?: string;
-}
+type CreateRoleFlags = FlagValues<typeof createFlags>;
 
 export async function run(ctx: Context, [name]: string[], opts: CreateRoleFlags): Promise<number> {
   if (!name) throw UsageError.invalidField('name', 'is required');

@@ -8,12 +8,10 @@ import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
 import { resolveRole } from '../../shared/roles.js';
 import { checkFields, checkSomethingToUpdate } from '../../shared/validate.js';
+import type { FlagValues } from '../../command.js';
+import type { updateFlags } from './index.js';
 
-export interface UpdateRoleFlags {
-  name?: string;
-  description?: string;
-  capability?: string[];
-}
+type UpdateRoleFlags = FlagValues<typeof updateFlags>;
 
 export async function run(ctx: Context, [role]: string[], opts: UpdateRoleFlags): Promise<number> {
   checkFields('role', { name: opts.name, description: opts.description });

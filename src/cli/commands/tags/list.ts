@@ -8,11 +8,10 @@ import { createPrinter } from '../../../output/print.js';
 import type { Context } from '../../context.js';
 import { paginateOptions, type PagingFlags } from '../../shared/list.js';
 import { repoUid } from '../../shared/resolve.js';
+import type { FlagValues } from '../../command.js';
+import type { listFlags } from './index.js';
 
-export interface TagListFlags extends PagingFlags {
-  repo: string;
-  deprecated?: boolean;
-}
+type TagListFlags = FlagValues<typeof listFlags> & PagingFlags;
 
 export async function run(ctx: Context, _args: string[], opts: TagListFlags): Promise<number> {
   const { limit, deprecated, repo, ...paging } = opts;

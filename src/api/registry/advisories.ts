@@ -1,0 +1,57 @@
+// Advisories: vulnerability advisories, each about one artifact. Flat uids, outside the group
+// tree, from seeds. artifactName is kept in the store's name column and advisoryId in
+// alt_key, so both filters are exact matches the list engine indexes.
+import { col, defineResource, timeCol } from './define.js';
+import type { Advisory } from '../schemas.js';
+
+export const advisories = defineResource({
+  kind: 'Advisory',
+  plural: 'advisories',
+  path: '/vulnerabilities/v2/advisories',
+  nouns: { one: 'advisory', many: 'advisories', cli: 'advisories' },
+  storeKind: 'advisory',
+  capability: 'advisories',
+  operations: ['list', 'get'],
+  visibility: 'global',
+  parent: null,
+  filters: {
+    artifactNames: { column: 'name', flag: '--artifact <name>', description: 'only advisories for this artifact (repeatable: any of them)' },
+    advisoryIds: { column: 'alt_key', flag: '--advisory-id <id>', description: 'only this advisory id, e.g. CGA-2026-0001 (repeatable: any of them)' },
+  },
+  updatable: [],
+  outputOnly: ['uid', 'createTime', 'updateTime'],
+  references: false,
+  seedKey: 'advisories',
+  view: {
+    noun: 'advisories',
+    id: (a) => a.uid,
+    columns: [
+      col<Advisory>('ADVISORY ID', (a) => a.advisoryId),
+      col<Advisory>('ARTIFACT', (a) => a.artifactName),
+      timeCol<Advisory>('UPDATED', (a) => a.updateTime),
+      col<Advisory>('UID', (a) => a.uid, { wide: true, keep: true }),
+    ],
+  },
+  cli: {
+    help: {
+      summary: 'vulnerability advisories',
+      description: 'Vulnerability advisories, each about one artifact (an image name).',
+      examples: [['the advisories for nginx', 'pctl advisories list --artifact nginx']],
+    },
+    list: {
+      scope: 'none',
+      summary: 'list advisories',
+      description: 'List advisories, every page. --artifact and --advisory-id may be repeated; an advisory matching any of them is listed.',
+      examples: [
+        ['the advisories for two artifacts', 'pctl advisories list --artifact nginx --artifact envoy'],
+        ['one advisory by its id', 'pctl advisories list --advisory-id CGA-2026-0001 -o yaml'],
+      ],
+    },
+    get: {
+      argument: 'advisory uid',
+      summary: 'show an advisory',
+      description: 'Show one advisory by its uid.',
+      examples: [['as YAML', 'pctl advisories get "$ADVISORY_UID" -o yaml']],
+    },
+  },
+});

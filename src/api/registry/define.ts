@@ -1,0 +1,141 @@
+// What a resource declaration says, once: the wire message, REST paths, nouns, store kind,
+// capabilities, filters, field rules for updates, references, table columns, completion and
+// the help of its generic verbs. Client, CLI, server, completion, help and seeds read it.
+//
+// Plain data and small functions, with type-only imports: `pctl --help` reads the
+// registry, so it must not load zod (the wire schemas are named, not imported: see
+// `wireSchema()` in src/api/schemas.ts).
+import type { z } from 'zod';
+import type * as Wire from '../schemas.js';
+
+/** The wire messages of src/api/schemas.ts that are resources (also the .proto message names). */
+export type WireName = 'Group' | 'Identity' | 'Role' | 'RoleBinding' | 'Repo' | 'Tag' | 'Advisory';
+export type WireType<W extends WireName> = z.output<(typeof Wire)[W]>;
+
+/** The operations of the spec's domain table. */
+export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete';
+
+// ---- table columns (what `-o table` and `-o wide` show) ----
+
+export type CellKind = 'text' | 'time' | 'bool' | 'digest';
+
+export interface Column<T> {
+  header: string;
+  value: (item: T) => string | number | boolean | undefined | null;
+  /** `time` cells are relative on a TTY and RFC 3339 elsewhere; `digest` cells are short on a TTY, full elsewhere. */
+  kind?: CellKind;
+  /** Shown only with `-o wide`. */
+  wide?: boolean;
+  /** Free text that may be cut first when the table is wider than the terminal. */
+  shrink?: boolean;
+  /** Never cut (uids: a cut uid cannot be copied into the next command). */
+  keep?: boolean;
+}
+
+export interface View<T> {
+  /** Plural noun for messages ("No groups found."). */
+  noun: string;
+  columns: Column<T>[];
+  /** What `-o id` prints, one per line. */
+  id: (item: T) => string;
+}
+
+/** Small helpers so that a declaration reads like a table of columns. */
+export const col = <T>(header: string, value: Column<T>['value'], extra: Omit<Column<T>, 'header' | 'value'> = {}): Column<T> => ({
+  header,
+  value,
+  ...extra,
+});
+export const timeCol = <T>(header: string, value: Column<T>['value'], extra: Omit<Column<T>, 'header' | 'value' | 'kind'> = {}): Column<T> =>
+  col(header, value, { kind: 'time', ...extra });
+export const byUid = (item: { uid?: string | undefined }): string => item.uid ?? '';
+/** The UID column most resources start with. */
+export const uidCol = <T extends { uid?: string | undefined }>(): Column<T> => col<T>('UID', byUid, { keep: true });
+
+// ---- help ----
+
+/** [what it does, the command line]: shown as `  # note` then `  $ command`. */
+export type Example = readonly [note: string, command: string];
+
+export interface Help {
+  /** One line, for the parent's command list. */
+  summary: string;
+  /** The longer text of `--help` and the man page. */
+  description: string;
+  examples: readonly Example[];
+}
+
+// ---- the declaration ----
+
+/** A stored column a list filter matches exactly. */
+export type FilterColumn = 'name' | 'alt_key' | 'parent';
+
+export interface ListFilter {
+  /** The store column the query parameter matches (exact, repeatable, comma-separated). */
+  column: FilterColumn;
+  /** The CLI flag that sets it (repeatable). */
+  flag: string;
+  description: string;
+}
+
+/**
+ * How `<noun> list` is scoped on the command line: `subtree` takes --descendants-of,
+ * --children-of and --name; `group` takes --group (= --children-of) and --descendants-of.
+ */
+export type ListScopeFlags = 'subtree' | 'group' | 'none';
+
+export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
+  /** Wire message name (schemas.ts export, proto message, AIP-193 messages): "RoleBinding". */
+  kind: W;
+  /** The list envelope key and the last segment of the collection path: "roleBindings". */
+  plural: string;
+  /** Collection path; a single resource lives at `${path}/${uid}`. */
+  path: string;
+  nouns: {
+    /** In messages: "role binding". */
+    one: string;
+    /** In messages: "role bindings". */
+    many: string;
+    /** The CLI command: "role-bindings". */
+    cli: string;
+  };
+  /** The store's kind column: "roleBinding". */
+  storeKind: string;
+  /** Capability prefix: `${capability}.list`, `.create` … ("role_bindings"). */
+  capability: string;
+  /** The operations the API offers; each but `get` has a capability (a get needs `.list`). */
+  operations: readonly Operation[];
+  /**
+   * `hierarchy`: a caller sees what lies below the groups it holds `.list` on;
+   * `global`: `.list` held on any group shows every item (advisories, built-in roles).
+   */
+  visibility: 'hierarchy' | 'global';
+  /** Where items live: under a group, under another resource (tags under repos), or nowhere. */
+  parent: { kind: 'group' | 'repo'; field: string } | null;
+  /** Query filters this list accepts beyond the shared ones. */
+  filters: Readonly<Record<string, ListFilter>>;
+  /** Fields an update may name in updateMask (dotted for nested fields). */
+  updatable: readonly string[];
+  /** Fields the server sets; in a PATCH body without a mask they are ignored, in a mask they are an error. */
+  outputOnly: readonly string[];
+  /** Whether a name or a unique uid suffix is accepted wherever a uid of this resource is expected. */
+  references: boolean;
+  /** The table: columns, wide columns and what `-o id` prints. */
+  view: View<T>;
+  /** Live completion: the candidates one listing (ordered so) offers, `value → description`. */
+  completion?: { orderBy?: string; candidates: (item: T) => readonly (readonly [value: string, description: string])[] };
+  /** The seed document key items appear under (in their parent's entry), if seeds carry them. */
+  seedKey?: string;
+  /** The CLI: the noun's help, and the generic verbs it offers (list, get, delete) with their help. */
+  cli: {
+    help: Help;
+    list?: Help & { scope: ListScopeFlags };
+    get?: Help & { argument: string };
+    delete?: Help & { argument: string };
+  };
+}
+
+/** Checks a declaration against its wire type (columns, completion) and keeps its literal types. */
+export function defineResource<W extends WireName>(decl: ResourceDecl<W>): ResourceDecl<W> {
+  return decl;
+}

@@ -1,0 +1,38 @@
+// The resource registry: every resource of the API, declared once (one file each), in the
+// order the CLI lists them. Adding a resource is a file here and a line below.
+import { advisories } from './advisories.js';
+import type { Operation, ResourceDecl, WireName } from './define.js';
+import { groups } from './groups.js';
+import { identities } from './identities.js';
+import { repos } from './repos.js';
+import { roleBindings } from './role-bindings.js';
+import { roles } from './roles.js';
+import { tags } from './tags.js';
+
+export const resources = { groups, identities, roles, roleBindings, repos, tags, advisories } as const;
+export type ResourceName = keyof typeof resources;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyResource = ResourceDecl<WireName, any>;
+
+/** Every declaration, in registry order. */
+export const registry: readonly AnyResource[] = Object.values(resources);
+
+/** The declaration whose store kind is `kind`. */
+export function byStoreKind(kind: string): AnyResource | undefined {
+  return registry.find((r) => r.storeKind === kind);
+}
+
+/** The declaration whose CLI noun is `noun` ("role-bindings"). */
+export function byCliNoun(noun: string): AnyResource | undefined {
+  return registry.find((r) => r.nouns.cli === noun);
+}
+
+/** The capability an operation needs: a get needs `.list` (the vendor's naming: `identity.list`). */
+export function capability(d: AnyResource, op: Operation): string {
+  const verb = op === 'get' ? 'list' : op;
+  if (!d.operations.includes(op)) throw new Error(`${d.kind} has no ${op} operation`);
+  return `${d.capability}.${verb}`;
+}
+
+export type { AnyResource as Resource };
+export { advisories, groups, identities, repos, roleBindings, roles, tags };

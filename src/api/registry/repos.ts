@@ -1,0 +1,57 @@
+// Repos: image repositories, in groups. They come from seeds (the API has no create).
+import { col, defineResource, timeCol, uidCol } from './define.js';
+import type { Repo } from '../schemas.js';
+
+export const repos = defineResource({
+  kind: 'Repo',
+  plural: 'repos',
+  path: '/registry/v2/repos',
+  nouns: { one: 'repo', many: 'repos', cli: 'repos' },
+  storeKind: 'repo',
+  capability: 'repo',
+  operations: ['list', 'get', 'update'],
+  visibility: 'hierarchy',
+  parent: { kind: 'group', field: 'parent' },
+  filters: {},
+  updatable: ['name', 'description'],
+  outputOnly: ['uid', 'createTime', 'updateTime'],
+  references: true,
+  seedKey: 'repos',
+  view: {
+    noun: 'repos',
+    id: (r) => r.uid,
+    columns: [
+      uidCol<Repo>(),
+      col<Repo>('NAME', (r) => r.name),
+      col<Repo>('DESCRIPTION', (r) => r.description, { shrink: true }),
+      timeCol<Repo>('CREATED', (r) => r.createTime, { wide: true }),
+      timeCol<Repo>('UPDATED', (r) => r.updateTime, { wide: true }),
+    ],
+  },
+  completion: { orderBy: 'name', candidates: (r) => [[r.name, r.uid], [r.uid, r.name]] },
+  cli: {
+    help: {
+      summary: 'image repositories (they live in groups)',
+      description: 'Image repositories live in groups; each has tags. Wherever a repo is expected, its uid, name or unique uid suffix is accepted.',
+      examples: [
+        ['the repos below an organization', 'pctl repos list --descendants-of acme'],
+        ['the tags of a repo', 'pctl tags list --repo nginx'],
+      ],
+    },
+    list: {
+      scope: 'subtree',
+      summary: 'list repos',
+      description: 'List repos, every page, optionally scoped to a subtree, to one group, or to an exact name.',
+      examples: [
+        ['every repo below an organization', 'pctl repos list --descendants-of acme'],
+        ['find a repo by name', 'pctl repos list --name nginx -o id'],
+      ],
+    },
+    get: {
+      argument: 'repo uid',
+      summary: 'show a repo',
+      description: 'Show one repo, by uid, name or unique uid suffix.',
+      examples: [['show a repo by name', 'pctl repos get nginx']],
+    },
+  },
+});

@@ -1,0 +1,39 @@
+// Tags: the tags of an image repository (they nest under their repo's uid). From seeds only.
+import { col, defineResource, timeCol } from './define.js';
+import type { Tag } from '../schemas.js';
+
+export const tags = defineResource({
+  kind: 'Tag',
+  plural: 'tags',
+  path: '/registry/v2/tags',
+  nouns: { one: 'tag', many: 'tags', cli: 'tags' },
+  storeKind: 'tag',
+  capability: 'tag',
+  // Get of a single tag is not in the spec; serve offers it as an extension.
+  operations: ['list', 'get'],
+  visibility: 'hierarchy',
+  parent: { kind: 'repo', field: 'uidp.children_of' },
+  filters: {},
+  updatable: [],
+  outputOnly: ['uid', 'createTime', 'updateTime'],
+  references: false,
+  seedKey: 'tags',
+  view: {
+    noun: 'tags',
+    id: (t) => t.uid ?? '',
+    columns: [
+      col<Tag>('NAME', (t) => t.name),
+      col<Tag>('DIGEST', (t) => t.digest, { kind: 'digest', keep: true }),
+      col<Tag>('DEPRECATED', (t) => t.deprecated, { kind: 'bool' }),
+      timeCol<Tag>('UPDATED', (t) => t.updateTime),
+      col<Tag>('UID', (t) => t.uid, { wide: true, keep: true }),
+    ],
+  },
+  cli: {
+    help: {
+      summary: 'image tags of a repo',
+      description: 'The tags of an image repository: name, digest and whether the tag is deprecated (end of life).',
+      examples: [['the tags of a repo', 'pctl tags list --repo nginx']],
+    },
+  },
+});

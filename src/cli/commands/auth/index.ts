@@ -1,0 +1,64 @@
+// pctl auth login | status | token | logout
+import { defineCommand, defineGroup, flag } from '../../command.js';
+
+export const loginFlags = {
+  browser: flag.bool('--no-browser', 'only print the sign-in URL, do not open a browser'),
+  withToken: flag.bool('--with-token', 'read a token from stdin instead (CI), check it against the API and save it'),
+};
+
+export const authCommand = defineGroup(
+  'auth',
+  {
+    summary: 'sign in to the API and manage the saved token',
+    description: 'Sign in to the API, and show, print or remove the token saved in the current profile.',
+    examples: [
+      ['sign in with a browser', 'pctl auth login'],
+      ['who am I, and until when', 'pctl auth status'],
+    ],
+  },
+  [
+    defineCommand({
+      name: 'login',
+      flags: loginFlags,
+      help: {
+        summary: 'sign in with a browser (authorization code + PKCE) and save the token in the profile',
+        description:
+          'Sign in with a browser (authorization code with PKCE, answered on a loopback port) and save the token in the profile. ' +
+          'In CI, --with-token reads a token from stdin instead and checks it against the API before saving it.',
+        examples: [
+          ['sign in with a browser', 'pctl auth login'],
+          ['print the sign-in URL instead of opening a browser', 'pctl auth login --no-browser'],
+          ['CI: a token from a secret', 'echo "$PCTL_CI_TOKEN" | pctl auth login --with-token'],
+        ],
+      },
+      load: () => import('./login.js'),
+    }),
+    defineCommand({
+      name: 'status',
+      help: {
+        summary: 'show the profile, API URL, issuer, subject, identity and expiry of the token (never the token)',
+        description: 'Show the profile, API URL, issuer, subject, identity and expiry of the token in use. The token itself is never printed.',
+        examples: [['check the token in use', 'pctl auth status']],
+      },
+      load: () => import('./status.js'),
+    }),
+    defineCommand({
+      name: 'token',
+      help: {
+        summary: 'print the token, for $(pctl auth token)',
+        description: 'Print the token in use (from PCTL_TOKEN or the profile), for other tools.',
+        examples: [['call the API with curl', 'curl -H "Authorization: Bearer $(pctl auth token)" "$PCTL_API_URL/iam/v2/groups"']],
+      },
+      load: () => import('./token.js'),
+    }),
+    defineCommand({
+      name: 'logout',
+      help: {
+        summary: 'remove the token from the profile',
+        description: 'Remove the token from the profile; the API URL stays.',
+        examples: [['sign out of the current profile', 'pctl auth logout']],
+      },
+      load: () => import('./logout.js'),
+    }),
+  ],
+);

@@ -1,0 +1,38 @@
+// Every command of pctl, in the order `pctl --help` lists them: a group per registry
+// resource (its generic verbs derived, its own verbs declared beside their handlers), then
+// the commands that are not resources. Declarations only: handlers load on use.
+import { registry, type AnyResource } from '../../api/registry/index.js';
+import type { AnyCommand } from '../command.js';
+import { resourceCommand } from '../resource-commands.js';
+import { apiCommand } from './api/index.js';
+import { authCommand } from './auth/index.js';
+import { completionCommand } from './completion/index.js';
+import { configCommand } from './config/index.js';
+import { groupCommands } from './groups/index.js';
+import { identityCommands } from './identities/index.js';
+import { repoCommands } from './repos/index.js';
+import { roleBindingCommands } from './role-bindings/index.js';
+import { roleCommands } from './roles/index.js';
+import { serveCommand } from './serve/index.js';
+import { tagCommands } from './tags/index.js';
+
+/** A resource's own verbs, by its registry key (plural); the rest are generic. */
+const OWN_VERBS: Readonly<Record<string, readonly AnyCommand[]>> = {
+  groups: groupCommands,
+  identities: identityCommands,
+  roles: roleCommands,
+  roleBindings: roleBindingCommands,
+  repos: repoCommands,
+  tags: tagCommands,
+};
+
+export function commandTree(resources: readonly AnyResource[] = registry): AnyCommand[] {
+  return [
+    ...resources.map((d) => resourceCommand(d, OWN_VERBS[d.plural])),
+    apiCommand,
+    authCommand,
+    configCommand,
+    serveCommand,
+    completionCommand,
+  ];
+}

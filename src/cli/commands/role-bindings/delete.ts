@@ -1,8 +1,0 @@
-// pctl role-bindings delete UID [--yes]
-import { roleBindings } from '../../../api/resources.js';
-import type { Context } from '../../context.js';
-import { runDelete } from '../../shared/delete.js';
-
-export async function run(ctx: Context, [uid]: string[]): Promise<number> {
-  return runDelete(ctx, roleBindings, uid!);
-}

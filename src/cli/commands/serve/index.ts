@@ -1,0 +1,87 @@
+// pctl serve [export | token | reset]: the local implementation of the API.
+import { defineCommand, flag, parsePort } from '../../command.js';
+
+const data = flag.string('--data <dir>', 'data directory', { complete: 'dir' });
+
+export const serveFlags = {
+  host: { ...flag.string('--host <host>', 'interface to listen on'), default: '127.0.0.1' },
+  port: flag.parsed('--port <port>', 'port to listen on (0 picks a free port)', parsePort, { default: 8700 }),
+  data,
+  seed: flag.string('--seed <file>', 'load groups, identities, repos, tags and advisories from a YAML or JSON file into an empty data dir', { complete: 'file' }),
+  demo: flag.bool('--demo', 'load the built-in demo data set into an empty data dir'),
+  log: flag.bool('--log', 'log each request to stderr (tokens masked)'),
+  rateLimit: flag.string('--rate-limit <rate>', 'requests per caller (identity, else client address): RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200; or off (default: 100/s)'),
+  trustIssuer: flag.list('--trust-issuer <url=jwks-file>', 'also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)'),
+  ownerTokenTtl: flag.string('--owner-token-ttl <duration>', 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)'),
+};
+
+export const tokenFlags = {
+  identity: flag.string('--identity <uid>', "identity uid (its claimMatch.issuer must be this serve); default: the data dir's owner", { complete: { live: 'identities' } }),
+  ttl: { ...flag.string('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d (at most 90d)'), default: '1h' },
+  data,
+};
+
+
+export const serveCommand = defineCommand({
+  name: 'serve',
+  flags: serveFlags,
+  help: {
+    summary: 'run the local, file-backed implementation of the API',
+    description:
+      'Run the local, file-backed implementation of the API (SQLite in the data dir). The first start bootstraps an ' +
+      'organization, an owner identity, the built-in roles and the owner token, and saves a profile named "local".',
+    examples: [
+      ['a local API with demo data on the default port', 'pctl serve --demo'],
+      ['a throwaway server on a free port', 'pctl serve --port 0 --data "$(mktemp -d)"'],
+      ['load your own seed file', 'pctl serve --data ./data --seed seed.yaml'],
+    ],
+  },
+  load: async () => {
+    const m = await import('./run.js');
+    return { run: (ctx, _args, opts) => m.runServe(ctx, opts) };
+  },
+  subcommands: [
+    defineCommand({
+      name: 'export',
+      flags: { data },
+      help: {
+        summary: 'print the data dir as a seed file (YAML) on stdout',
+        description: 'Print the data dir as a seed file (YAML) on stdout; `pctl serve --seed` loads it back.',
+        examples: [['copy a data set', 'pctl serve export --data ./data > seed.yaml']],
+      },
+      load: async () => {
+        const m = await import('./run.js');
+        return { run: (ctx, _args, opts) => m.runExport(ctx, opts) };
+      },
+    }),
+    defineCommand({
+      name: 'token',
+      flags: tokenFlags,
+      help: {
+        summary: "print a bearer token for an identity of serve's own issuer",
+        description: "Print a bearer token for an identity whose claimMatch.issuer is this serve. It needs the data dir (the issuer's key), not the API.",
+        examples: [
+          ['a one-day token for a test identity', 'pctl serve token --identity "$IDENTITY_UID" --ttl 1d --data ./data'],
+          ['a fresh owner token (when owner.token has expired)', 'PCTL_TOKEN=$(pctl serve token --ttl 12h --data ./data) pctl groups list'],
+        ],
+      },
+      load: async () => {
+        const m = await import('./token.js');
+        return { run: (ctx, _args, opts) => m.runToken(ctx, opts) };
+      },
+    }),
+    defineCommand({
+      name: 'reset',
+      flags: { data },
+      help: {
+        summary: 'delete all data in the data dir',
+        description: 'Delete all data in the data dir; the next start bootstraps again.',
+        examples: [['start over', 'pctl serve reset --data ./data']],
+      },
+      load: async () => {
+        const m = await import('./run.js');
+        return { run: (ctx, _args, opts) => m.runReset(ctx, opts) };
+      },
+    }),
+  ],
+});
