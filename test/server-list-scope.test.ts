@@ -2,7 +2,7 @@
 // own uid range and the subtrees are merged. These tests check the merged pages against a
 // brute-force answer, and that a small scope never reads the whole table.
 import test from 'ava';
-import { compareText, ListEngine, type ListScope } from '../src/server/list.js';
+import { compareText, ListEngine, type ListScope } from '../src/server/store/list.js';
 import { within } from '../src/server/auth/authorize.js';
 import { newChildUid, newOrganizationUid } from '../src/server/models.js';
 import type { Kind, Record_ } from '../src/server/store/store.js';

@@ -1,7 +1,7 @@
 // A large subtree is read through the sort index and a small one through its uid range
 // (list.ts picks by the match count); both must page in exactly the requested order.
 import test from 'ava';
-import { ListEngine } from '../src/server/list.js';
+import { ListEngine } from '../src/server/store/list.js';
 import { newChildUid, newOrganizationUid } from '../src/server/models.js';
 import { tempStore } from './helpers/serve.js';
 

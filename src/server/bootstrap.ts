@@ -1,8 +1,7 @@
 // First start on an empty data dir: one organization, the built-in roles, an owner
 // identity bound to `owner` on the organization. One transaction: all or nothing.
 import { BUILTIN_ROLES } from '../api/capabilities.js';
-import { claimKey } from './routes/iam.js';
-import { builtinRoleUid, newChildUid, newOrganizationUid, timestamp } from './models.js';
+import { builtinRoleUid, claimKey, newChildUid, newOrganizationUid, records, timestamp } from './models.js';
 import { bindRole, loadSeed, SeedValidationError, type SeedDocument } from './seed.js';
 import type { Record_, Store } from './store/store.js';
 
@@ -26,27 +25,24 @@ export function bootstrap(store: Store, opts: BootstrapOptions): void {
   const t = timestamp(opts.clock());
   store.transaction(() => {
     for (const role of BUILTIN_ROLES) {
-      store.insert({
-        uid: builtinRoleUid(role.name), kind: 'role', parent: null, name: role.name, altKey: null, createTime: t, updateTime: t,
-        data: { description: role.description, capabilities: [...role.capabilities], builtin: true },
-      });
+      store.insert(records.role({ uid: builtinRoleUid(role.name), parent: null, ...role, builtin: true, createTime: t }));
     }
     const seeded = opts.seed ? loadSeed(store, opts.seed, t).organizationUids : [];
     const org: Record_ = seeded.length
       ? store.get(seeded[0]!)!
-      : {
-          uid: newOrganizationUid(), kind: 'group', parent: null, name: opts.organizationName ?? DEFAULT_ORGANIZATION,
-          altKey: null, createTime: t, updateTime: t, data: { description: 'Organization created by pctl serve', verified: false },
-        };
+      : records.group({
+          uid: newOrganizationUid(), parent: null, name: opts.organizationName ?? DEFAULT_ORGANIZATION,
+          description: 'Organization created by pctl serve', createTime: t,
+        });
     if (!seeded.length) store.insert(org);
     const claimMatch = { issuer: opts.issuer, subject: OWNER_SUBJECT };
     if (store.findByAltKey('identity', claimKey(claimMatch.issuer, claimMatch.subject)).length) {
       throw new SeedValidationError([{ field: 'claimMatch', description: `issuer ${claimMatch.issuer} with subject ${OWNER_SUBJECT} is reserved for the owner of this serve` }]);
     }
-    const owner: Record_ = {
-      uid: newChildUid(org.uid), kind: 'identity', parent: org.uid, name: 'owner', altKey: claimKey(claimMatch.issuer, claimMatch.subject),
-      createTime: t, updateTime: t, data: { description: 'Owner of this pctl serve (token in DIR/owner.token)', claimMatch, lastSeenTime: t },
-    };
+    const owner = records.identity({
+      uid: newChildUid(org.uid), parent: org.uid, name: 'owner', description: 'Owner of this pctl serve (token in DIR/owner.token)',
+      ...claimMatch, createTime: t,
+    });
     store.insert(owner);
     for (const orgUid of seeded.length ? seeded : [org.uid]) bindRole(store, orgUid, owner.uid, 'owner', t);
     store.setMeta('organization', org.uid);

@@ -3,11 +3,13 @@ import type { z } from 'zod';
 import { invalidArgument, notFound } from '../api/errors.js';
 import { zodViolations } from '../api/schemas.js';
 import type { Capability } from '../api/capabilities.js';
+import { capability, groups, type Resource } from '../api/registry/index.js';
+import { permissionDenied } from './auth/authorize.js';
 import type { Authorizer } from './auth/authorize.js';
 import type { Principal } from './http.js';
-import type { ListEngine, ListOptions } from './list.js';
+import type { ListEngine, ListOptions } from './store/list.js';
 import { newChildUid, timestamp } from './models.js';
-import type { Kind, Record_, Store } from './store/store.js';
+import type { Record_, Store } from './store/store.js';
 
 export interface ServerContext {
   store: Store;
@@ -31,18 +33,32 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown, extra: 
   return result.data as z.infer<T>;
 }
 
-export function mustGet(ctx: ServerContext, kind: Kind, label: string, uid: string, field?: string): Record_ {
-  const rec = ctx.store.get(uid, kind);
-  if (!rec) throw notFound(label, uid, field);
+/** The stored resource of declaration `d` with this uid; a NOT_FOUND naming it (and `field`) otherwise. */
+export function mustGet(ctx: ServerContext, d: Resource, uid: string, field?: string): Record_ {
+  const rec = ctx.store.get(uid, d.storeKind);
+  if (!rec) throw notFound(d.kind, uid, field);
   return rec;
 }
 
-/** 404 when the resource does not exist, then 403 when the caller may not use `capability` on it. */
-export function authorize(
-  ctx: ServerContext, principal: Principal, capability: Capability, kind: Kind, label: string, uid: string, field?: string,
-): Record_ {
-  const rec = mustGet(ctx, kind, label, uid, field);
+/** 404 when the `d` with this uid does not exist, then 403 when the caller may not use `capability` on it. */
+export function authorize(ctx: ServerContext, principal: Principal, capability: Capability, d: Resource, uid: string, field?: string): Record_ {
+  const rec = mustGet(ctx, d, uid, field);
   ctx.authz.require(principal, capability, uid);
+  return rec;
+}
+
+/**
+ * A resource the caller may read: in the hierarchy, the declaration's `.list` on it; outside
+ * (built-in roles, advisories, of a `global` declaration), `.list` held on any group.
+ */
+export function readable(ctx: ServerContext, principal: Principal, d: Resource, uid: string): Record_ {
+  const rec = mustGet(ctx, d, uid);
+  const cap = capability(d, 'list');
+  if (d.visibility === 'global' && !rec.parent) {
+    if (!ctx.authz.canAnywhere(principal, cap)) throw permissionDenied(cap, 'any group');
+  } else {
+    ctx.authz.require(principal, cap, uid);
+  }
   return rec;
 }
 
@@ -66,10 +82,10 @@ export function listResponse(
  * is written with a new updateTime. An empty change set writes nothing (and keeps updateTime).
  */
 export function updateRecord(
-  ctx: ServerContext, kind: Kind, label: string, uid: string, changes: { size: number }, apply: (rec: Record_) => void,
+  ctx: ServerContext, d: Resource, uid: string, changes: { size: number }, apply: (rec: Record_) => void,
 ): Promise<Record_> {
   return ctx.store.write(() => {
-    const rec = mustGet(ctx, kind, label, uid);
+    const rec = mustGet(ctx, d, uid);
     if (changes.size === 0) return rec;
     apply(rec);
     rec.updateTime = now(ctx);
@@ -81,7 +97,7 @@ export function updateRecord(
 /** A new child of an existing group: the parent is checked and the uid made in the insert's write. */
 export async function insertChild(ctx: ServerContext, rec: Record_, check: () => void = () => {}): Promise<Record_> {
   await ctx.store.write(() => {
-    mustGet(ctx, 'group', 'Group', rec.parent!, 'parent');
+    mustGet(ctx, groups, rec.parent!, 'parent');
     check();
     rec.uid = newChildUid(rec.parent!);
     ctx.store.insert(rec);

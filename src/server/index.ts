@@ -14,7 +14,7 @@ import type { ServerContext } from './context.js';
 import { createHttpServer, type Principal, type ResourceRoutes } from './http.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
-import { ListEngine } from './list.js';
+import { ListEngine } from './store/list.js';
 import { lockDataDir } from './lock.js';
 import { iamRoutes } from './routes/iam.js';
 import { registryRoutes } from './routes/registry.js';

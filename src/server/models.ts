@@ -1,6 +1,15 @@
-// How stored records become wire resources, and how new uids are made.
+// The server's model: how each kind of stored record is built (one builder per kind, used by
+// routes, seeds and bootstrap alike) and how it becomes its wire resource, typed by the
+// contract's own schemas (src/api/schemas.ts), so that what serve sends is what the client
+// validates.
 import { randomBytes, createHash } from 'node:crypto';
+import type { z } from 'zod';
+import type { WireName } from '../api/registry/define.js';
+import type * as Wire from '../api/schemas.js';
 import type { Record_, Store } from './store/store.js';
+
+/** What serve may send for a wire message (defaults may be left out, as zod's input allows). */
+export type WireOut<W extends WireName> = z.input<(typeof Wire)[W]>;
 
 /** An organization (root group) uid: 40 lower-case hex characters. */
 export function newOrganizationUid(): string {
@@ -12,6 +21,11 @@ export function newChildUid(parentUid: string): string {
   return `${parentUid}/${randomBytes(8).toString('hex')}`;
 }
 
+/** An advisory uid: flat, 32 lower-case hex characters. */
+export function newAdvisoryUid(): string {
+  return randomBytes(16).toString('hex');
+}
+
 /** Built-in roles have flat opaque uids, the same in every data dir. */
 export function builtinRoleUid(name: string): string {
   return createHash('sha256').update(`pctl built-in role ${name}`).digest('hex').slice(0, 40);
@@ -21,9 +35,71 @@ export function timestamp(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** Identities are found by their claimMatch; the pair is kept unique so a token maps to one identity. */
+export function claimKey(issuer: string, subject: string): string {
+  return `${issuer}\n${subject}`;
+}
+
+/** A role binding's alt_key: found by identity (the authorizer) and by role (in-use checks). */
+export function bindingKey(identityUid: string, roleUid: string): string {
+  return `${identityUid}\n${roleUid}`;
+}
+
+// ---- records: the one place each kind's stored form is built ----
+
+interface Base {
+  /** Empty for a record whose uid is made when it is inserted below its parent. */
+  uid?: string;
+  createTime: string;
+  updateTime?: string;
+}
+
+function record(kind: string, parent: string | null, name: string, altKey: string | null, b: Base, data: Record<string, unknown>): Record_ {
+  return { uid: b.uid ?? '', kind, parent, name, altKey, createTime: b.createTime, updateTime: b.updateTime ?? b.createTime, data };
+}
+
+export const records = {
+  group: (b: Base & { parent: string | null; name: string; description?: string | undefined }) =>
+    record('group', b.parent, b.name, null, b, { description: b.description ?? '', verified: false }),
+
+  identity: (b: Base & { parent: string; name: string; description?: string | undefined; issuer: string; subject: string }) =>
+    record('identity', b.parent, b.name, claimKey(b.issuer, b.subject), b, {
+      description: b.description ?? '',
+      claimMatch: { issuer: b.issuer, subject: b.subject },
+      lastSeenTime: b.createTime,
+    }),
+
+  role: (b: Base & { parent: string | null; name: string; description?: string | undefined; capabilities: readonly string[]; builtin?: boolean }) =>
+    record('role', b.parent, b.name, null, b, {
+      description: b.description ?? '',
+      capabilities: [...new Set(b.capabilities)],
+      ...(b.builtin ? { builtin: true } : {}),
+    }),
+
+  /** Role bindings sort by role name, the closest thing they have to a name. */
+  roleBinding: (b: Base & { parent: string; identityUid: string; roleUid: string; roleName: string }) =>
+    record('roleBinding', b.parent, b.roleName, bindingKey(b.identityUid, b.roleUid), b, { identityUid: b.identityUid, roleUid: b.roleUid }),
+
+  repo: (b: Base & { parent: string; name: string; description?: string | undefined }) =>
+    record('repo', b.parent, b.name, null, b, { description: b.description ?? '' }),
+
+  tag: (b: Base & { parent: string; name: string; digest: string; deprecated?: boolean | undefined }) =>
+    record('tag', b.parent, b.name, null, b, { digest: b.digest, deprecated: b.deprecated === true }),
+
+  /** artifactName lives in the name column and advisoryId in alt_key: both are exact-match list filters. */
+  advisory: (b: Base & { advisoryId: string; artifactName: string }) => record('advisory', null, b.artifactName, b.advisoryId, b, {}),
+};
+
+// ---- wire forms ----
+
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-export function groupToWire(r: Record_) {
+function claimOf(r: Record_ | undefined): { issuer: string; subject: string } {
+  const claim = (r?.data.claimMatch ?? {}) as { issuer?: unknown; subject?: unknown };
+  return { issuer: str(claim.issuer), subject: str(claim.subject) };
+}
+
+export function groupToWire(r: Record_): WireOut<'Group'> {
   return {
     uid: r.uid,
     name: r.name,
@@ -35,21 +111,19 @@ export function groupToWire(r: Record_) {
   };
 }
 
-export function identityToWire(r: Record_) {
-  const claim = (r.data.claimMatch ?? {}) as { issuer?: string; subject?: string };
-  const out: Record<string, unknown> = {
+export function identityToWire(r: Record_): WireOut<'Identity'> {
+  return {
     uid: r.uid,
     name: r.name,
     description: str(r.data.description),
-    claimMatch: { issuer: str(claim.issuer), subject: str(claim.subject) },
+    claimMatch: claimOf(r),
+    ...(typeof r.data.lastSeenTime === 'string' ? { lastSeenTime: r.data.lastSeenTime } : {}),
+    createTime: r.createTime,
+    updateTime: r.updateTime,
   };
-  if (typeof r.data.lastSeenTime === 'string') out.lastSeenTime = r.data.lastSeenTime;
-  out.createTime = r.createTime;
-  out.updateTime = r.updateTime;
-  return out;
 }
 
-export function roleToWire(r: Record_) {
+export function roleToWire(r: Record_): WireOut<'Role'> {
   return {
     uid: r.uid,
     name: r.name,
@@ -61,19 +135,19 @@ export function roleToWire(r: Record_) {
 }
 
 /** A role binding with identity, group and role expanded, so no follow-up lookup is needed. */
-export function roleBindingToWire(r: Record_, store: Store) {
+export function roleBindingToWire(r: Record_, store: Store): WireOut<'RoleBinding'> {
   const identity = store.get(str(r.data.identityUid));
   const group = r.parent ? store.get(r.parent) : undefined;
   const role = store.get(str(r.data.roleUid));
-  const claim = (identity?.data.claimMatch ?? {}) as { issuer?: string; subject?: string };
+  const claim = claimOf(identity);
   return {
     uid: r.uid,
     identity: {
       uid: str(r.data.identityUid),
       name: identity?.name ?? '',
       description: str(identity?.data.description),
-      subject: str(claim.subject),
-      issuer: str(claim.issuer),
+      subject: claim.subject,
+      issuer: claim.issuer,
     },
     group: { uid: r.parent ?? '', name: group?.name ?? '', description: str(group?.data.description) },
     role: { uid: str(r.data.roleUid), name: role?.name ?? '', description: str(role?.data.description) },
@@ -81,11 +155,11 @@ export function roleBindingToWire(r: Record_, store: Store) {
   };
 }
 
-export function repoToWire(r: Record_) {
+export function repoToWire(r: Record_): WireOut<'Repo'> {
   return { uid: r.uid, name: r.name, description: str(r.data.description), createTime: r.createTime, updateTime: r.updateTime };
 }
 
-export function tagToWire(r: Record_) {
+export function tagToWire(r: Record_): WireOut<'Tag'> {
   return {
     uid: r.uid,
     name: r.name,
@@ -96,7 +170,17 @@ export function tagToWire(r: Record_) {
   };
 }
 
-/** Advisories keep artifactName in the name column and advisoryId in alt_key (both filterable). */
-export function advisoryToWire(r: Record_) {
+export function advisoryToWire(r: Record_): WireOut<'Advisory'> {
   return { uid: r.uid, advisoryId: r.altKey ?? '', artifactName: r.name, createTime: r.createTime, updateTime: r.updateTime };
 }
+
+/** Every resource's wire form, by its registry kind: a resource without one does not compile. */
+export const TO_WIRE: { [W in WireName]: (r: Record_, store: Store) => WireOut<W> } = {
+  Group: groupToWire,
+  Identity: identityToWire,
+  Role: roleToWire,
+  RoleBinding: roleBindingToWire,
+  Repo: repoToWire,
+  Tag: tagToWire,
+  Advisory: advisoryToWire,
+};

@@ -11,7 +11,6 @@
 //   custom role named the same way.
 // - `roles: [{name, description, capabilities}]` on any group: custom roles.
 // - `updateTime` on tags and advisories (RFC 3339), so that a data set keeps its history.
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { BUILTIN_ROLES, CAPABILITIES } from '../api/capabilities.js';
 import {
@@ -19,8 +18,8 @@ import {
   subjectProblem, TAG_NAME_RE, TAG_NAME_RULE, Timestamp,
 } from '../api/schemas.js';
 import type { FieldViolation } from '../api/errors.js';
-import { claimKey } from './routes/iam.js';
-import { builtinRoleUid, newChildUid, timestamp } from './models.js';
+
+import { builtinRoleUid, claimKey, newAdvisoryUid, newChildUid, newOrganizationUid, records, timestamp } from './models.js';
 import type { Record_, Store } from './store/store.js';
 
 // ---- name rules (documented in README, "Seed files") ----
@@ -257,11 +256,6 @@ export interface LoadedSeed {
   organizationUids: string[];
 }
 
-/** An advisory uid: flat, 32 lower-case hex characters. */
-export function newAdvisoryUid(): string {
-  return randomBytes(16).toString('hex');
-}
-
 const iso = (t: string | undefined, fallback: string) => (t ? timestamp(Date.parse(t)) : fallback);
 
 /**
@@ -277,10 +271,7 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
 
   const insertGroup = (g: SeedGroup, parent: string | null, uid: string, chain: string[], path: string) => {
     const namePath = chain[chain.length - 1]!;
-    store.insert({
-      uid, kind: 'group', parent, name: g.name, altKey: null, createTime: t, updateTime: t,
-      data: { description: g.description ?? '', verified: false },
-    });
+    store.insert(records.group({ uid, parent, name: g.name, description: g.description, createTime: t }));
     const ids = new Map<string, string>();
     identityUids.set(namePath, ids);
     (g.identities ?? []).forEach((identity, i) => {
@@ -289,10 +280,7 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
       if (store.findByAltKey('identity', altKey).length) {
         throw new SeedValidationError([{ field: `${path}.identities[${i}].claimMatch`, description: 'is already used by an identity of this server' }]);
       }
-      const rec: Record_ = {
-        uid: newChildUid(uid), kind: 'identity', parent: uid, name: identity.name, altKey, createTime: t, updateTime: t,
-        data: { description: identity.description ?? '', claimMatch: { issuer, subject }, lastSeenTime: t },
-      };
+      const rec = records.identity({ uid: newChildUid(uid), parent: uid, name: identity.name, description: identity.description, issuer, subject, createTime: t });
       store.insert(rec);
       ids.set(identity.name, rec.uid);
     });
@@ -300,25 +288,15 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
     roleUids.set(namePath, roles);
     for (const role of g.roles ?? []) {
       const roleUid = newChildUid(uid);
-      store.insert({
-        uid: roleUid, kind: 'role', parent: uid, name: role.name, altKey: null, createTime: t, updateTime: t,
-        data: { description: role.description ?? '', capabilities: [...new Set(role.capabilities)] },
-      });
+      store.insert(records.role({ uid: roleUid, parent: uid, ...role, createTime: t }));
       roles.set(role.name, roleUid);
     }
     for (const repo of g.repos ?? []) {
       const repoUid = newChildUid(uid);
-      store.insert({
-        uid: repoUid, kind: 'repo', parent: uid, name: repo.name, altKey: null, createTime: t, updateTime: t,
-        data: { description: repo.description ?? '' },
-      });
+      store.insert(records.repo({ uid: repoUid, parent: uid, name: repo.name, description: repo.description, createTime: t }));
       for (const tag of repo.tags ?? []) {
         const updated = iso(tag.updateTime, t);
-        store.insert({
-          uid: newChildUid(repoUid), kind: 'tag', parent: repoUid, name: tag.name, altKey: null,
-          createTime: updated < t ? updated : t, updateTime: updated,
-          data: { digest: tag.digest, deprecated: tag.deprecated === true },
-        });
+        store.insert(records.tag({ uid: newChildUid(repoUid), parent: repoUid, ...tag, createTime: updated < t ? updated : t, updateTime: updated }));
       }
     }
     if (g.roleBindings?.length) pending.push({ groupUid: uid, chain, bindings: g.roleBindings, path });
@@ -327,7 +305,7 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
   };
 
   (doc.organizations ?? []).forEach((org, i) => {
-    const uid = randomBytes(20).toString('hex');
+    const uid = newOrganizationUid();
     organizationUids.push(uid);
     insertGroup(org, null, uid, [org.name], `organizations[${i}]`);
   });
@@ -351,10 +329,7 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
 
   for (const a of doc.advisories ?? []) {
     const updated = iso(a.updateTime, t);
-    store.insert({
-      uid: newAdvisoryUid(), kind: 'advisory', parent: null, name: a.artifactName, altKey: a.advisoryId,
-      createTime: updated < t ? updated : t, updateTime: updated, data: {},
-    });
+    store.insert(records.advisory({ uid: newAdvisoryUid(), ...a, createTime: updated < t ? updated : t, updateTime: updated }));
   }
   return { organizationUids };
 }
@@ -365,15 +340,12 @@ export function bindRole(store: Store, groupUid: string, identityUid: string, ro
 }
 
 function bindRoleUid(store: Store, groupUid: string, identityUid: string, roleUid: string, roleName: string, t: string): void {
-  store.insert({
-    uid: newChildUid(groupUid), kind: 'roleBinding', parent: groupUid, name: roleName, altKey: `${identityUid}\n${roleUid}`,
-    createTime: t, updateTime: t, data: { identityUid, roleUid },
-  });
+  store.insert(records.roleBinding({ uid: newChildUid(groupUid), parent: groupUid, identityUid, roleUid, roleName, createTime: t }));
 }
 
 // ---- export ----
 
-interface Row { uid: string; kind: string; parent: string | null; name: string; alt_key: string | null; update_time: string; data: string }
+type Row = Record_;
 
 /**
  * The data of a store as a seed document: everything but the bootstrap owner identity and
@@ -382,21 +354,11 @@ interface Row { uid: string; kind: string; parent: string | null; name: string; 
  * Export → seed into a new dir → export gives the same document.
  */
 export function exportSeed(store: Store): SeedDocument {
-  const db = store.db;
   const ownerUid = store.getMeta('owner_identity') ?? '';
   const mainOrg = store.getMeta('organization') ?? '';
-  const children = db.prepare('SELECT * FROM resources WHERE parent = ? AND kind = ? ORDER BY name, uid');
-  const kids = (uid: string, kind: string) => children.all(uid, kind) as Row[];
-  const byUid = new Map<string, Row>();
-  const get = (uid: string): Row | undefined => {
-    let row = byUid.get(uid);
-    if (!row) {
-      row = db.prepare('SELECT * FROM resources WHERE uid = ?').get(uid) as Row | undefined;
-      if (row) byUid.set(uid, row);
-    }
-    return row;
-  };
-  const data = (r: Row) => JSON.parse(r.data) as Record<string, unknown>;
+  const kids = (uid: string, kind: string) => store.children(uid, kind);
+  const get = (uid: string): Row | undefined => store.get(uid);
+  const data = (r: Row) => r.data;
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   /** Name path of a group: `acme/platform/ci`. */
   const groupPath = (uid: string): string => {
@@ -459,7 +421,7 @@ export function exportSeed(store: Store): SeedDocument {
         if (tags.length) {
           repo.tags = tags.map((tag) => {
             const d = data(tag);
-            return { name: tag.name, digest: str(d.digest), deprecated: d.deprecated === true, updateTime: tag.update_time };
+            return { name: tag.name, digest: str(d.digest), deprecated: d.deprecated === true, updateTime: tag.updateTime };
           });
         }
         return repo;
@@ -470,13 +432,12 @@ export function exportSeed(store: Store): SeedDocument {
     return out;
   };
 
-  const orgs = (db.prepare("SELECT * FROM resources WHERE kind = 'group' AND parent IS NULL ORDER BY name, uid").all() as Row[])
-    .sort((a, b) => (a.uid === mainOrg ? -1 : b.uid === mainOrg ? 1 : 0));
+  const orgs = store.roots('group').sort((a, b) => (a.uid === mainOrg ? -1 : b.uid === mainOrg ? 1 : 0));
   const doc: SeedDocument = {};
   if (orgs.length) doc.organizations = orgs.map((o) => exportGroup(o, [o.uid]));
-  const advisories = db.prepare("SELECT * FROM resources WHERE kind = 'advisory' ORDER BY alt_key, name, uid").all() as Row[];
+  const advisories = store.allByAltKey('advisory');
   if (advisories.length) {
-    doc.advisories = advisories.map((a) => ({ advisoryId: a.alt_key ?? '', artifactName: a.name, updateTime: a.update_time }));
+    doc.advisories = advisories.map((a) => ({ advisoryId: a.altKey ?? '', artifactName: a.name, updateTime: a.updateTime }));
   }
   return doc;
 }

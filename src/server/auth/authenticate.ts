@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { invalidField, notFound, unauthenticated } from '../../api/errors.js';
 import type { Principal } from '../http.js';
-import { claimKey } from '../routes/iam.js';
+import { claimKey } from '../models.js';
 import { timestamp } from '../models.js';
 import type { Record_, Store } from '../store/store.js';
 import { storageFailure } from '../store/failure.js';

@@ -3,7 +3,7 @@
 import { ApiError, Code } from '../../api/errors.js';
 import type { Capability } from '../../api/capabilities.js';
 import type { Principal } from '../http.js';
-import type { ListScope } from '../list.js';
+import type { ListScope } from '../store/list.js';
 import type { Store } from '../store/store.js';
 
 /** Capabilities by the group they were granted on. */

@@ -1,24 +1,23 @@
 // /iam/v2/: groups, identities, roles and role bindings.
-import { BUILTIN_ROLES, CAPABILITIES, type Capability } from '../../api/capabilities.js';
+import { BUILTIN_ROLES, CAPABILITIES } from '../../api/capabilities.js';
 import { alreadyExists, ApiError, Code, failedPrecondition, invalidArgument, invalidField, notFound, type FieldViolation } from '../../api/errors.js';
-import * as R from '../../api/resources.js';
+import { byStoreKind, capability, groups as G, identities as I, roleBindings as RB, roles as RL, type Resource } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
-import { authorize, insertChild, listResponse, mustGet, now, parseBody, updateRecord, type ServerContext } from '../context.js';
-import { permissionDenied, within } from '../auth/authorize.js';
+import { authorize, insertChild, mustGet, now, parseBody, updateRecord, type ServerContext } from '../context.js';
+import { within } from '../auth/authorize.js';
 import type { Principal, ResourceRoutes } from '../http.js';
-import { groupToWire, identityToWire, roleBindingToWire, roleToWire } from '../models.js';
-import type { Kind, Record_ } from '../store/store.js';
+import { claimKey, groupToWire, identityToWire, records, roleBindingToWire, roleToWire } from '../models.js';
+import type { Record_ } from '../store/store.js';
 import { resolveChanges, ruledChanges, updateMaskParam } from '../update.js';
+import { resourceRoutes } from './resource.js';
+
+/** What each operation on a declaration needs. */
+const can = (d: Resource, op: 'list' | 'create' | 'update' | 'delete') => capability(d, op);
 
 /** A group name's violation on create: a missing name breaks the spec's pattern too, and is worded so. */
 export function groupNameViolation(name: unknown): FieldViolation | undefined {
   const problem = typeof name === 'string' ? S.groupNameProblem(name) : S.GROUP_NAME_RULE;
   return problem ? { field: 'name', description: problem } : undefined;
-}
-
-/** Identities are found by their claimMatch; the pair is kept unique so a token maps to one identity. */
-export function claimKey(issuer: string, subject: string): string {
-  return `${issuer}\n${subject}`;
 }
 
 /**
@@ -27,20 +26,19 @@ export function claimKey(issuer: string, subject: string): string {
  * may read it. Others learn that the pair is taken, and nothing about who holds it.
  */
 function ensureClaimUnique(ctx: ServerContext, principal: Principal, issuer: string, subject: string, selfUid?: string): void {
-  const clash = ctx.store.findByAltKey('identity', claimKey(issuer, subject)).find((r) => r.uid !== selfUid);
+  const clash = ctx.store.findByAltKey(I.storeKind, claimKey(issuer, subject)).find((r) => r.uid !== selfUid);
   if (!clash) return;
-  if (ctx.authz.can(principal, 'identity.list', clash.uid)) throw alreadyExists(`An identity with this claimMatch already exists: ${clash.uid}`);
+  if (ctx.authz.can(principal, can(I, 'list'), clash.uid)) throw alreadyExists(`An identity with this claimMatch already exists: ${clash.uid}`);
   throw alreadyExists('An identity with this claimMatch already exists (each issuer and subject pair can belong to one identity only)');
 }
 
-/** A group may be deleted only when it holds nothing: no groups, identities, role bindings, repos, roles. */
+/** A group may be deleted only when it holds nothing: no resource of any kind lives in it. */
 function ensureEmpty(ctx: ServerContext, group: Record_): void {
   const counts = ctx.store.childCounts(group.uid);
-  const names: Record<Kind, [string, string]> = {
-    group: ['group', 'groups'], identity: ['identity', 'identities'], roleBinding: ['role binding', 'role bindings'],
-    repo: ['repo', 'repos'], role: ['role', 'roles'], tag: ['tag', 'tags'], advisory: ['advisory', 'advisories'],
-  };
-  const parts = Object.entries(counts).map(([kind, n]) => `${n} ${names[kind as Kind][n === 1 ? 0 : 1]}`);
+  const parts = Object.entries(counts).map(([kind, n]) => {
+    const nouns = byStoreKind(kind)?.nouns ?? { one: kind, many: kind };
+    return `${n} ${n === 1 ? nouns.one : nouns.many}`;
+  });
   if (!parts.length) return;
   const what = parts.join(', ');
   throw failedPrecondition(`Group ${group.uid} is not empty: it still contains ${what}`, [
@@ -76,70 +74,53 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
     }
   }
 
-  const groups: ResourceRoutes = {
-    path: R.groups.path,
-    list: (req) => listResponse(ctx, 'groups', req.query, { kind: 'group', scope: authz.scope(req.principal, 'groups.list') }, groupToWire),
-    get: (req) => {
-      return { body: groupToWire(authorize(ctx, req.principal, 'groups.list', 'group', 'Group', req.uid)) };
-    },
+  const groups = resourceRoutes(ctx, G, {
     create: async (req) => {
       const raw = await req.json();
       const nameProblem = groupNameViolation((raw as { group?: { name?: unknown } } | null)?.group?.name);
       const body = parseBody(S.CreateGroupBody, raw, nameProblem ? [nameProblem] : []);
-      authorize(ctx, req.principal, 'groups.create', 'group', 'Group', body.parent, 'parent');
-      const t = now(ctx);
-      const rec: Record_ = {
-        uid: '', kind: 'group', parent: body.parent, name: body.group.name, altKey: null, createTime: t, updateTime: t,
-        data: { description: body.group.description ?? '', verified: false },
-      };
+      authorize(ctx, req.principal, can(G, 'create'), G, body.parent, 'parent');
+      const rec = records.group({ parent: body.parent, name: body.group.name, description: body.group.description, createTime: now(ctx) });
       return { body: groupToWire(await insertChild(ctx, rec)) };
     },
     update: async (req) => {
-      authorize(ctx, req.principal, 'groups.update', 'group', 'Group', req.uid);
-      const changes = resolveChanges(await req.json(), updateMaskParam(req.query), R.groups);
+      authorize(ctx, req.principal, can(G, 'update'), G, req.uid);
+      const changes = resolveChanges(await req.json(), updateMaskParam(req.query), G);
       const { name, description } = ruledChanges(changes, S.UPDATE_RULES.group);
       return {
-        body: groupToWire(await updateRecord(ctx, 'group', 'Group', req.uid, changes, (rec) => {
+        body: groupToWire(await updateRecord(ctx, G, req.uid, changes, (rec) => {
           if (name !== undefined) rec.name = name;
           if (description !== undefined) rec.data.description = description;
         })),
       };
     },
     remove: async (req) => {
-      authorize(ctx, req.principal, 'groups.delete', 'group', 'Group', req.uid);
+      authorize(ctx, req.principal, can(G, 'delete'), G, req.uid);
       await store.write(() => {
-        const rec = mustGet(ctx, 'group', 'Group', req.uid);
+        const rec = mustGet(ctx, G, req.uid);
         ensureEmpty(ctx, rec);
         store.remove(rec.uid);
       });
       return {};
     },
-  };
+  });
 
-  const identities: ResourceRoutes = {
-    path: R.identities.path,
-    list: (req) => listResponse(ctx, 'identities', req.query, { kind: 'identity', scope: authz.scope(req.principal, 'identity.list') }, identityToWire),
-    get: (req) => {
-      return { body: identityToWire(authorize(ctx, req.principal, 'identity.list', 'identity', 'Identity', req.uid)) };
-    },
+  const identities = resourceRoutes(ctx, I, {
     create: async (req) => {
       const body = parseBody(S.CreateIdentityBody, await req.json());
-      authorize(ctx, req.principal, 'identity.create', 'group', 'Group', body.parent, 'parent');
+      authorize(ctx, req.principal, can(I, 'create'), G, body.parent, 'parent');
       const { issuer, subject } = body.identity.claimMatch;
-      const t = now(ctx);
-      const rec: Record_ = {
-        uid: '', kind: 'identity', parent: body.parent, name: body.identity.name, altKey: claimKey(issuer, subject),
-        createTime: t, updateTime: t,
-        data: { description: body.identity.description ?? '', claimMatch: { issuer, subject }, lastSeenTime: t },
-      };
+      const rec = records.identity({
+        parent: body.parent, name: body.identity.name, description: body.identity.description, issuer, subject, createTime: now(ctx),
+      });
       return { body: identityToWire(await insertChild(ctx, rec, () => ensureClaimUnique(ctx, req.principal, issuer, subject))) };
     },
     update: async (req) => {
-      authorize(ctx, req.principal, 'identity.update', 'identity', 'Identity', req.uid);
-      const changes = resolveChanges(await req.json(), updateMaskParam(req.query), R.identities);
+      authorize(ctx, req.principal, can(I, 'update'), I, req.uid);
+      const changes = resolveChanges(await req.json(), updateMaskParam(req.query), I);
       const { name, description, 'claimMatch.issuer': issuer, 'claimMatch.subject': subject } = ruledChanges(changes, S.UPDATE_RULES.identity);
       return {
-        body: identityToWire(await updateRecord(ctx, 'identity', 'Identity', req.uid, changes, (rec) => {
+        body: identityToWire(await updateRecord(ctx, I, req.uid, changes, (rec) => {
           const claim = rec.data.claimMatch as { issuer: string; subject: string };
           if (issuer !== undefined || subject !== undefined) {
             claim.issuer = issuer ?? claim.issuer;
@@ -153,54 +134,37 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       };
     },
     remove: async (req) => {
-      authorize(ctx, req.principal, 'identity.delete', 'identity', 'Identity', req.uid);
+      authorize(ctx, req.principal, can(I, 'delete'), I, req.uid);
       await store.write(() => {
-        const rec = mustGet(ctx, 'identity', 'Identity', req.uid);
+        const rec = mustGet(ctx, I, req.uid);
         // A binding of a deleted identity grants nothing; it goes with the identity.
-        for (const binding of store.findByAltKeyFirstPart('roleBinding', rec.uid)) store.remove(binding.uid);
+        for (const binding of store.findByAltKeyFirstPart(RB.storeKind, rec.uid)) store.remove(binding.uid);
         store.remove(rec.uid);
       });
       return {};
     },
-  };
-
+  });
 
   /** Built-in roles are outside the hierarchy: anyone holding roles.list somewhere sees them. */
   function roleVisible(principal: Principal, uid: string): boolean {
     const builtin = !uid.includes('/');
-    return builtin ? authz.canAnywhere(principal, 'roles.list') : authz.can(principal, 'roles.list', uid);
+    return builtin ? authz.canAnywhere(principal, can(RL, 'list')) : authz.can(principal, can(RL, 'list'), uid);
   }
 
-  function requireRoleVisible(principal: Principal, uid: string): void {
-    if (!roleVisible(principal, uid)) throw permissionDenied('roles.list', uid);
-  }
-
-
-  const roles: ResourceRoutes = {
-    path: R.roles.path,
-    list: (req) => listResponse(ctx, 'roles', req.query, { kind: 'role', scope: authz.scope(req.principal, 'roles.list', true) }, roleToWire),
-    get: (req) => {
-      const rec = mustGet(ctx, 'role', 'Role', req.uid);
-      requireRoleVisible(req.principal, req.uid);
-      return { body: roleToWire(rec) };
-    },
+  const roles = resourceRoutes(ctx, RL, {
     create: async (req) => {
       const body = parseBody(S.CreateRoleBody, await req.json());
       const { name, description, capabilities } = body.role;
       checkCapabilityNames(capabilities);
-      authorize(ctx, req.principal, 'roles.create', 'group', 'Group', body.parent, 'parent');
+      authorize(ctx, req.principal, can(RL, 'create'), G, body.parent, 'parent');
       ensureHolds(req.principal, body.parent, capabilities, 'create a role with these capabilities');
       if (BUILTIN_ROLES.some((r) => r.name === name)) throw alreadyExists(`${name} is the name of a built-in role`);
-      const t = now(ctx);
-      const rec: Record_ = {
-        uid: '', kind: 'role', parent: body.parent, name, altKey: null, createTime: t, updateTime: t,
-        data: { description: description ?? '', capabilities: [...new Set(capabilities)] },
-      };
+      const rec = records.role({ parent: body.parent, name, description, capabilities, createTime: now(ctx) });
       return { body: roleToWire(await insertChild(ctx, rec)) };
     },
     update: async (req) => {
-      const role = builtinGuard(req.uid, 'roles.update', req.principal);
-      const changes = resolveChanges(await req.json(), updateMaskParam(req.query), R.roles);
+      const role = builtinGuard(req.uid, can(RL, 'update'), req.principal);
+      const changes = resolveChanges(await req.json(), updateMaskParam(req.query), RL);
       const { name, description } = ruledChanges(changes, S.UPDATE_RULES.role);
       let capabilities: string[] | undefined;
       if (changes.has('capabilities')) {
@@ -212,7 +176,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       }
       if (name && BUILTIN_ROLES.some((r) => r.name === name)) throw alreadyExists(`${name} is the name of a built-in role`);
       return {
-        body: roleToWire(await updateRecord(ctx, 'role', 'Role', req.uid, changes, (rec) => {
+        body: roleToWire(await updateRecord(ctx, RL, req.uid, changes, (rec) => {
           if (name !== undefined) rec.name = name;
           if (description !== undefined) rec.data.description = description;
           if (capabilities !== undefined) rec.data.capabilities = capabilities;
@@ -220,25 +184,24 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       };
     },
     remove: async (req) => {
-      builtinGuard(req.uid, 'roles.delete', req.principal);
+      builtinGuard(req.uid, can(RL, 'delete'), req.principal);
       await store.write(() => {
-        const rec = mustGet(ctx, 'role', 'Role', req.uid);
-        const inUse = store.prepare("SELECT count(*) AS n FROM resources WHERE kind = 'roleBinding' AND alt_key LIKE ? ESCAPE '!'")
-          .get(`%\n${rec.uid.replace(/[!%_]/g, '!$&')}`) as { n: number };
-        if (inUse.n > 0) {
-          throw failedPrecondition(`Role ${rec.name} is still bound by ${inUse.n} role binding${inUse.n === 1 ? '' : 's'}; delete them first`, [
-            { type: 'RESOURCE_IN_USE', subject: rec.uid, description: `the role is bound by ${inUse.n} role binding(s)` },
+        const rec = mustGet(ctx, RL, req.uid);
+        const inUse = store.countByAltKeyLastPart(RB.storeKind, rec.uid);
+        if (inUse > 0) {
+          throw failedPrecondition(`Role ${rec.name} is still bound by ${inUse} role binding${inUse === 1 ? '' : 's'}; delete them first`, [
+            { type: 'RESOURCE_IN_USE', subject: rec.uid, description: `the role is bound by ${inUse} role binding(s)` },
           ]);
         }
         store.remove(rec.uid);
       });
       return {};
     },
-  };
+  });
 
   /** Built-in roles are read-only (code 9); custom roles need the capability on their own uid. */
-  function builtinGuard(uid: string, capability: Capability, principal: Principal): Record_ {
-    const rec = mustGet(ctx, 'role', 'Role', uid);
+  function builtinGuard(uid: string, capability: string, principal: Principal): Record_ {
+    const rec = mustGet(ctx, RL, uid);
     if (!rec.parent) {
       throw failedPrecondition(`Role ${rec.name} is built in and cannot be changed`, [
         { type: 'BUILTIN_ROLE', subject: uid, description: 'built-in roles are read-only; create a custom role instead' },
@@ -248,41 +211,27 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
     return rec;
   }
 
-  const roleBindings: ResourceRoutes = {
-    path: R.roleBindings.path,
-    list: (req) => listResponse(
-      ctx, 'roleBindings', req.query, { kind: 'roleBinding', scope: authz.scope(req.principal, 'role_bindings.list') },
-      (r) => roleBindingToWire(r, store),
-    ),
-    get: (req) => {
-      return { body: roleBindingToWire(authorize(ctx, req.principal, 'role_bindings.list', 'roleBinding', 'RoleBinding', req.uid), store) };
-    },
+  const roleBindings = resourceRoutes(ctx, RB, {
     create: async (req) => {
       const body = parseBody(S.CreateRoleBindingBody, await req.json());
       const { identityUid, roleUid } = body.roleBinding;
-      authorize(ctx, req.principal, 'role_bindings.create', 'group', 'Group', body.parent, 'parent');
-      const t = now(ctx);
-      const rec: Record_ = {
-        uid: '', kind: 'roleBinding', parent: body.parent, name: '', altKey: `${identityUid}\n${roleUid}`,
-        createTime: t, updateTime: t, data: { identityUid, roleUid },
-      };
+      authorize(ctx, req.principal, can(RB, 'create'), G, body.parent, 'parent');
+      const rec = records.roleBinding({ parent: body.parent, identityUid, roleUid, roleName: '', createTime: now(ctx) });
       await insertChild(ctx, rec, () => {
         // A binding names only an identity (or the caller itself) and a role the caller may read;
         // any other answers exactly as one that does not exist, so creating a binding discloses nothing.
-        const readable = identityUid === req.principal.identityUid || authz.can(req.principal, 'identity.list', identityUid);
-        if (!store.get(identityUid, 'identity') || !readable) {
-          throw notFound('Identity', identityUid, 'identityUid');
-        }
-        const role = store.get(roleUid, 'role');
-        if (!role || !roleVisible(req.principal, roleUid)) throw notFound('Role', roleUid, 'roleUid');
+        const mayRead = identityUid === req.principal.identityUid || authz.can(req.principal, can(I, 'list'), identityUid);
+        if (!store.get(identityUid, I.storeKind) || !mayRead) throw notFound(I.kind, identityUid, 'identityUid');
+        const role = store.get(roleUid, RL.storeKind);
+        if (!role || !roleVisible(req.principal, roleUid)) throw notFound(RL.kind, roleUid, 'roleUid');
         if (role.parent && !within(body.parent, role.parent)) {
           throw invalidField('roleUid', `role ${role.name} is defined on group ${role.parent} and can only be bound there or below`);
         }
         // No escalation: nobody grants what they do not hold themselves.
         ensureHolds(req.principal, body.parent, roleCapabilities(role), 'bind this role');
-        const duplicate = store.findByAltKey('roleBinding', rec.altKey!).find((b) => b.parent === body.parent);
+        const duplicate = store.findByAltKey(RB.storeKind, rec.altKey!).find((b) => b.parent === body.parent);
         if (duplicate) {
-          const named = authz.can(req.principal, 'role_bindings.list', duplicate.uid) ? `: ${duplicate.uid}` : '';
+          const named = authz.can(req.principal, can(RB, 'list'), duplicate.uid) ? `: ${duplicate.uid}` : '';
           throw alreadyExists(`This identity already has this role on this group${named}`);
         }
         // Role bindings sort by role name, the closest thing they have to a name.
@@ -291,14 +240,14 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       return { body: roleBindingToWire(rec, store) };
     },
     remove: async (req) => {
-      authorize(ctx, req.principal, 'role_bindings.delete', 'roleBinding', 'RoleBinding', req.uid);
+      authorize(ctx, req.principal, can(RB, 'delete'), RB, req.uid);
       await store.write(() => {
-        mustGet(ctx, 'roleBinding', 'RoleBinding', req.uid);
+        mustGet(ctx, RB, req.uid);
         store.remove(req.uid);
       });
       return {};
     },
-  };
+  });
 
   return [groups, identities, roles, roleBindings];
 }

@@ -3,7 +3,8 @@
 import type { Statement } from 'better-sqlite3';
 import { openDatabase, type DB } from './db.js';
 
-export type Kind = 'group' | 'identity' | 'role' | 'roleBinding' | 'repo' | 'tag' | 'advisory';
+/** A resource's store kind: its registry declaration's `storeKind` ("roleBinding"). */
+export type Kind = string;
 
 export interface Record_ {
   uid: string;
@@ -55,6 +56,11 @@ export class Store {
     byAltKeyFirstPart: Statement<[string, string, string, number]>;
     metaGet: Statement<[string]>;
     metaSet: Statement<[string, string]>;
+    children: Statement<[string, string]>;
+    roots: Statement<[string]>;
+    ofKindByAltKey: Statement<[string]>;
+    byAltKeySuffix: Statement<[string, string]>;
+    siblingNamed: Statement<[string, string, string, string]>;
   };
 
   constructor(dataDir: string) {
@@ -71,6 +77,11 @@ export class Store {
       byAltKeyFirstPart: db.prepare('SELECT * FROM resources WHERE kind = ? AND alt_key > ? AND alt_key < ? ORDER BY name, uid LIMIT ?'),
       metaGet: db.prepare('SELECT value FROM meta WHERE key = ?'),
       metaSet: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+      children: db.prepare('SELECT * FROM resources WHERE parent = ? AND kind = ? ORDER BY name, uid'),
+      roots: db.prepare('SELECT * FROM resources WHERE kind = ? AND parent IS NULL ORDER BY name, uid'),
+      ofKindByAltKey: db.prepare('SELECT * FROM resources WHERE kind = ? ORDER BY alt_key, name, uid'),
+      byAltKeySuffix: db.prepare("SELECT count(*) AS n FROM resources WHERE kind = ? AND alt_key LIKE ? ESCAPE '!'"),
+      siblingNamed: db.prepare('SELECT * FROM resources WHERE parent = ? AND kind = ? AND name = ? AND uid <> ? LIMIT 1'),
     };
   }
 
@@ -171,6 +182,32 @@ export class Store {
    */
   findByAltKeyFirstPart(kind: Kind, first: string, limit = -1): Record_[] {
     return (this.stmts.byAltKeyFirstPart.all(kind, `${first}\n`, `${first}\u000b`, limit) as Row[]).map(rowToRecord);
+  }
+
+  /** The direct children of one kind, by name then uid. */
+  children(parentUid: string, kind: Kind): Record_[] {
+    return (this.stmts.children.all(parentUid, kind) as Row[]).map(rowToRecord);
+  }
+
+  /** The records of one kind outside the hierarchy (organizations, built-in roles), by name then uid. */
+  roots(kind: Kind): Record_[] {
+    return (this.stmts.roots.all(kind) as Row[]).map(rowToRecord);
+  }
+
+  /** Every record of a kind, by alt_key, name and uid (advisories by id). */
+  allByAltKey(kind: Kind): Record_[] {
+    return (this.stmts.ofKindByAltKey.all(kind) as Row[]).map(rowToRecord);
+  }
+
+  /** How many records of a kind have an alt_key ending in `\n<last>` (the bindings of a role). */
+  countByAltKeyLastPart(kind: Kind, last: string): number {
+    return (this.stmts.byAltKeySuffix.get(kind, `%\n${last.replace(/[!%_]/g, '!$&')}`) as { n: number }).n;
+  }
+
+  /** Another child of `parent` of this kind with this name (names unique among siblings). */
+  siblingNamed(parent: string, kind: Kind, name: string, exceptUid: string): Record_ | undefined {
+    const row = this.stmts.siblingNamed.get(parent, kind, name, exceptUid) as Row | undefined;
+    return row && rowToRecord(row);
   }
 
   /** A prepared statement, compiled once per SQL text (the list engine builds a few shapes). */

@@ -5,11 +5,11 @@
 // the next write. A caller's scope (the subtrees it may see) is part of the indexed query,
 // one uid range per subtree, so a list costs what the caller can see, not the table.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { invalidField, ApiError, Code } from '../api/errors.js';
-import { ORDER_FIELDS, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_TOKEN_TTL_MS } from '../api/resources.js';
-import { repeatedParam } from './params.js';
-import { within } from './auth/authorize.js';
-import { rowToRecord, type Kind, type Record_, type Store } from './store/store.js';
+import { invalidField, ApiError, Code } from '../../api/errors.js';
+import { ORDER_FIELDS, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_TOKEN_TTL_MS } from '../../api/resources.js';
+import { repeatedParam } from '../params.js';
+import { within } from '../auth/authorize.js';
+import { rowToRecord, type Kind, type Record_, type Store } from './store.js';
 
 type Row = Parameters<typeof rowToRecord>[0];
 
