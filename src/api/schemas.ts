@@ -100,8 +100,14 @@ export const Advisory = z.looseObject({
 });
 export type Advisory = z.infer<typeof Advisory>;
 
+/** Advisory ids and artifact names in seeds: no whitespace, no commas (the list filters split on them). */
+export const FILTER_VALUE_RE = /^[^\s,]{1,255}$/;
+export const FILTER_VALUE_RULE = 'must be 1 to 255 characters with no whitespace or commas';
+
 /** The wire schema of each resource, by its registry `kind` (which names the message). */
 const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, Repo, Tag, Advisory } as const;
+/** The messages that are resources: a registry declaration's `kind`. */
+export type WireName = keyof typeof WIRE_SCHEMAS;
 
 export function wireSchema<W extends keyof typeof WIRE_SCHEMAS>(d: { kind: W }): (typeof WIRE_SCHEMAS)[W] {
   return WIRE_SCHEMAS[d.kind];

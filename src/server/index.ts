@@ -16,9 +16,10 @@ import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
 import { ListEngine } from './store/list.js';
 import { lockDataDir } from './lock.js';
+import { registry } from '../api/registry/index.js';
 import { iamRoutes } from './routes/iam.js';
 import { registryRoutes } from './routes/registry.js';
-import { vulnerabilityRoutes } from './routes/vulnerabilities.js';
+import { resourceRoutes } from './routes/resource.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { Store } from './store/store.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from './ratelimit.js';
@@ -78,7 +79,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', clock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
     const ctx: ServerContext = { store, lists: new ListEngine(store, clock), clock, authz: new Authorizer(store) };
-    const routes: ResourceRoutes[] = [...iamRoutes(ctx), ...registryRoutes(ctx), ...vulnerabilityRoutes(ctx)];
+    // Every registry resource is served: by its route module's handlers, else by the generic list and get.
+    const own = new Map([...iamRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
+    const routes: ResourceRoutes[] = registry.map((d) => own.get(d.path) ?? resourceRoutes(ctx, d));
 
     // Authentication is settled once bootstrap has run; until then every request is refused.
     let authenticate: (h: string | undefined) => Promise<Principal> = async () => {

@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { BUILTIN_ROLES, CAPABILITIES } from '../api/capabilities.js';
 import {
-  DIGEST_RE, DIGEST_RULE, descriptionProblem, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
+  DIGEST_RE, DIGEST_RULE, descriptionProblem, FILTER_VALUE_RE, FILTER_VALUE_RULE, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
   subjectProblem, TAG_NAME_RE, TAG_NAME_RULE, Timestamp,
 } from '../api/schemas.js';
 import type { FieldViolation } from '../api/errors.js';
@@ -22,12 +22,7 @@ import type { FieldViolation } from '../api/errors.js';
 import { builtinRoleUid, claimKey, newAdvisoryUid, newChildUid, newOrganizationUid, records, timestamp } from './models.js';
 import type { Record_, Store } from './store/store.js';
 
-// ---- name rules (documented in README, "Seed files") ----
-// Fields the API also takes follow the API's rules (src/api/schemas.ts); these are the seed's own.
-
-/** Advisory ids and artifact names: no whitespace, no commas (the list filters split on them). */
-export const FILTER_VALUE_RE = /^[^\s,]{1,255}$/;
-export const FILTER_VALUE_RULE = 'must be 1 to 255 characters with no whitespace or commas';
+// Field rules (documented in README, "Seed files") are the API's own, from src/api/schemas.ts.
 
 // ---- the document ----
 

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import type * as Wire from '../schemas.js';
 
 /** The wire messages of src/api/schemas.ts that are resources (also the .proto message names). */
-export type WireName = 'Group' | 'Identity' | 'Role' | 'RoleBinding' | 'Repo' | 'Tag' | 'Advisory';
+export type WireName = Wire.WireName;
 export type WireType<W extends WireName> = z.output<(typeof Wire)[W]>;
 
 /** The operations of the spec's domain table. */
