@@ -6,7 +6,13 @@
 //            code_verifier, client_secret, password)
 //   URLs     the same rules, applied to each path segment and query parameter as decoded
 //            too, so that percent-encoding (`acc%65ss_token=…`) hides nothing
-const SECRET_KEYS = 'access_token|id_token|refresh_token|token|client_secret|code_verifier|password|ownerToken';
+import { registry } from './registry/index.js';
+
+/** Token-ish keys, and every resource's write-only fields (`oidc.clientSecret` → clientSecret). */
+const SECRET_KEYS = [
+  'access_token|id_token|refresh_token|token|client_secret|code_verifier|password|ownerToken',
+  ...registry.flatMap((d) => (d.writeOnly ?? []).map((path) => path.split('.').pop()!)),
+].join('|');
 const JSON_FIELD_RE = new RegExp(`("(?:${SECRET_KEYS})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'gi');
 const FORM_FIELD_RE = new RegExp(`(^|[?&\\s])((?:${SECRET_KEYS}|code)=)[^&\\s"]+`, 'gi');
 const JWT_RE = /\beyJ[A-Za-z0-9_-]{6,}(?:\.[A-Za-z0-9_-]*){0,2}/g;

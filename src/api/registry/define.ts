@@ -118,6 +118,10 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
   updatable: readonly string[];
   /** Fields the server sets; in a PATCH body without a mask they are ignored, in a mask they are an error. */
   outputOnly: readonly string[];
+  /** Secrets a request may carry and no response, log or trace ever shows (dotted paths). */
+  writeOnly?: readonly string[];
+  /** Operations beyond list that the built-in editor role may perform. */
+  editor?: readonly Operation[];
   /** Whether a name or a unique uid suffix is accepted wherever a uid of this resource is expected. */
   references: boolean;
   /** The table: columns, wide columns and what `-o id` prints. */

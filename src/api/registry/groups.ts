@@ -16,6 +16,7 @@ export const groups = defineResource({
   updatable: ['name', 'description'],
   outputOnly: ['uid', 'createTime', 'updateTime', 'verified', 'resourceLimits'],
   references: true,
+  editor: ['update'],
   seedKey: 'groups',
   view: {
     noun: 'groups',

@@ -16,6 +16,7 @@ export const repos = defineResource({
   updatable: ['name', 'description'],
   outputOnly: ['uid', 'createTime', 'updateTime'],
   references: true,
+  editor: ['update'],
   seedKey: 'repos',
   view: {
     noun: 'repos',
