@@ -9,6 +9,7 @@ _pctl_sub() {
     ':identities') REPLY='identities' ;;
     ':roles') REPLY='roles' ;;
     ':role-bindings') REPLY='role-bindings' ;;
+    ':identity-providers') REPLY='identity-providers' ;;
     ':repos') REPLY='repos' ;;
     ':tags') REPLY='tags' ;;
     ':advisories') REPLY='advisories' ;;
@@ -36,6 +37,9 @@ _pctl_sub() {
     'role-bindings:get'|'role-bindings:describe') REPLY='role-bindings get' ;;
     'role-bindings:create') REPLY='role-bindings create' ;;
     'role-bindings:delete'|'role-bindings:rm') REPLY='role-bindings delete' ;;
+    'identity-providers:list'|'identity-providers:ls') REPLY='identity-providers list' ;;
+    'identity-providers:get'|'identity-providers:describe') REPLY='identity-providers get' ;;
+    'identity-providers:delete'|'identity-providers:rm') REPLY='identity-providers delete' ;;
     'repos:list'|'repos:ls') REPLY='repos list' ;;
     'repos:get'|'repos:describe') REPLY='repos get' ;;
     'repos:update') REPLY='repos update' ;;
@@ -62,11 +66,12 @@ _pctl_sub() {
 _pctl_subs() {
   REPLY=
   case "$1" in
-    '') REPLY='groups identities roles role-bindings repos tags advisories api auth config serve completion' ;;
+    '') REPLY='groups identities roles role-bindings identity-providers repos tags advisories api auth config serve completion' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;
     'role-bindings') REPLY='list get create delete' ;;
+    'identity-providers') REPLY='list get delete' ;;
     'repos') REPLY='list get update' ;;
     'tags') REPLY='list' ;;
     'advisories') REPLY='list get' ;;
@@ -91,6 +96,7 @@ _pctl_flags() {
     'roles update') REPLY='--name --description --capability' ;;
     'role-bindings list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
     'role-bindings create') REPLY='--parent --identity --role' ;;
+    'identity-providers list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
     'repos list') REPLY='--limit --page-size --order-by --skip --page-token --descendants-of --children-of --name' ;;
     'repos update') REPLY='--name --description' ;;
     'tags list') REPLY='--limit --page-size --order-by --skip --page-token --repo --deprecated' ;;
@@ -126,6 +132,8 @@ _pctl_flag() {
     'role-bindings list --limit'|'role-bindings list --page-size'|'role-bindings list --order-by'|'role-bindings list --skip'|'role-bindings list --page-token') REPLY='value' ;;
     'role-bindings list --group'|'role-bindings list --children-of'|'role-bindings list --descendants-of') REPLY='live' ;;
     'role-bindings create --parent'|'role-bindings create --identity'|'role-bindings create --role') REPLY='live' ;;
+    'identity-providers list --limit'|'identity-providers list --page-size'|'identity-providers list --order-by'|'identity-providers list --skip'|'identity-providers list --page-token') REPLY='value' ;;
+    'identity-providers list --group'|'identity-providers list --children-of'|'identity-providers list --descendants-of') REPLY='live' ;;
     'repos list --limit'|'repos list --page-size'|'repos list --order-by'|'repos list --skip'|'repos list --page-token'|'repos list --name') REPLY='value' ;;
     'repos list --descendants-of'|'repos list --children-of') REPLY='live' ;;
     'repos update --name'|'repos update --description') REPLY='value' ;;
@@ -171,6 +179,8 @@ _pctl_arg() {
     'roles delete 0') REPLY='live' ;;
     'role-bindings get 0') REPLY='live' ;;
     'role-bindings delete 0') REPLY='live' ;;
+    'identity-providers get 0') REPLY='live' ;;
+    'identity-providers delete 0') REPLY='live' ;;
     'repos get 0') REPLY='live' ;;
     'repos update 0') REPLY='live' ;;
     'config get 0') REPLY='live' ;;

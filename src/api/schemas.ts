@@ -100,12 +100,33 @@ export const Advisory = z.looseObject({
 });
 export type Advisory = z.infer<typeof Advisory>;
 
+/** The OIDC settings of an identity provider, as responses show them (clientSecret is write-only). */
+export const CORRELATION_RULES = ['SUB_EQUALS_EXTERNAL_ID', 'OID_EQUALS_EXTERNAL_ID'] as const;
+
+export const IdentityProvider = z.looseObject({
+  uid: Uid,
+  name: z.string(),
+  description: z.string().default(''),
+  defaultRole: z.string(),
+  oidc: z.looseObject({
+    issuer: z.string(),
+    clientId: z.string(),
+    additionalScopes: z.array(z.string()).default([]),
+    groupsClaim: z.string().default(''),
+    correlationRule: z.enum(CORRELATION_RULES),
+    pkceEnabled: z.boolean().default(false),
+  }),
+  createTime: Timestamp,
+  updateTime: Timestamp,
+});
+export type IdentityProvider = z.infer<typeof IdentityProvider>;
+
 /** Advisory ids and artifact names in seeds: no whitespace, no commas (the list filters split on them). */
 export const FILTER_VALUE_RE = /^[^\s,]{1,255}$/;
 export const FILTER_VALUE_RULE = 'must be 1 to 255 characters with no whitespace or commas';
 
 /** The wire schema of each resource, by its registry `kind` (which names the message). */
-const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, Repo, Tag, Advisory } as const;
+const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, IdentityProvider, Repo, Tag, Advisory } as const;
 /** The messages that are resources: a registry declaration's `kind`. */
 export type WireName = keyof typeof WIRE_SCHEMAS;
 
@@ -193,6 +214,12 @@ export const UPDATE_RULES = {
   identity: { name: plainNameProblem, description: descriptionProblem, 'claimMatch.issuer': issuerProblem, 'claimMatch.subject': subjectProblem },
   role: { name: plainNameProblem, description: descriptionProblem },
   repo: { name: repoNameProblem, description: descriptionProblem },
+  identityProvider: {
+    name: plainNameProblem, description: descriptionProblem, defaultRole: uidRefProblem, 'oidc.issuer': issuerProblem,
+    'oidc.clientId': (s) => (s === '' ? 'is required' : s.length > NAME_MAX ? `must be at most ${NAME_MAX} characters` : undefined),
+    'oidc.clientSecret': (s) => (s.length > DESCRIPTION_MAX ? `must be at most ${DESCRIPTION_MAX} characters` : undefined),
+    'oidc.groupsClaim': (s) => (s.length > NAME_MAX ? `must be at most ${NAME_MAX} characters` : undefined),
+  },
 } as const satisfies Record<string, Record<string, FieldRule>>;
 
 /** A zod string held to a field rule: what create bodies and seed files are built from. */
@@ -249,8 +276,27 @@ export const CreateRoleBody = z.strictObject({
 });
 export type CreateRoleBody = z.infer<typeof CreateRoleBody>;
 
+export const CreateIdentityProviderBody = z.strictObject({
+  parent: UidRef,
+  identityProvider: z.strictObject({
+    name: ruled(UPDATE_RULES.identityProvider.name),
+    description: Description.optional(),
+    defaultRole: UidRef,
+    oidc: z.strictObject({
+      issuer: ruled(issuerProblem),
+      clientId: ruled(UPDATE_RULES.identityProvider['oidc.clientId']),
+      clientSecret: ruled(UPDATE_RULES.identityProvider['oidc.clientSecret']).optional(),
+      additionalScopes: z.array(z.string().min(1, 'must not be empty')).optional(),
+      groupsClaim: ruled(UPDATE_RULES.identityProvider['oidc.groupsClaim']).optional(),
+      correlationRule: z.enum(CORRELATION_RULES, `must be one of ${CORRELATION_RULES.join(', ')}`).optional(),
+      pkceEnabled: z.boolean().optional(),
+    }),
+  }),
+});
+export type CreateIdentityProviderBody = z.infer<typeof CreateIdentityProviderBody>;
+
 /** Wrapper keys of create bodies: violations inside them are named by the resource field alone. */
-export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role']);
+export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role', 'identityProvider']);
 
 /**
  * Turns zod issues into AIP-193 field violations with plain-English descriptions.

@@ -6,6 +6,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { WireName } from '../api/registry/define.js';
 import type * as Wire from '../api/schemas.js';
+import type { CORRELATION_RULES } from '../api/schemas.js';
 import type { Record_, Store } from './store/store.js';
 
 /** What serve may send for a wire message (defaults may be left out, as zod's input allows). */
@@ -47,6 +48,17 @@ export function bindingKey(identityUid: string, roleUid: string): string {
 
 // ---- records: the one place each kind's stored form is built ----
 
+/** An identity provider's stored OIDC settings (with the write-only clientSecret). */
+export interface Oidc {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  additionalScopes: string[];
+  groupsClaim: string;
+  correlationRule: (typeof CORRELATION_RULES)[number];
+  pkceEnabled: boolean;
+}
+
 interface Base {
   /** Empty for a record whose uid is made when it is inserted below its parent. */
   uid?: string;
@@ -85,6 +97,10 @@ export const records = {
 
   tag: (b: Base & { parent: string; name: string; digest: string; deprecated?: boolean | undefined }) =>
     record('tag', b.parent, b.name, null, b, { digest: b.digest, deprecated: b.deprecated === true }),
+
+  /** oidc holds the client secret too: identityProviderToWire leaves it out. */
+  identityProvider: (b: Base & { parent: string; name: string; description?: string | undefined; defaultRole: string; oidc: Oidc }) =>
+    record('identityProvider', b.parent, b.name, null, b, { description: b.description ?? '', defaultRole: b.defaultRole, oidc: b.oidc }),
 
   /** artifactName lives in the name column and advisoryId in alt_key: both are exact-match list filters. */
   advisory: (b: Base & { advisoryId: string; artifactName: string }) => record('advisory', null, b.artifactName, b.advisoryId, b, {}),
@@ -155,6 +171,27 @@ export function roleBindingToWire(r: Record_, store: Store): WireOut<'RoleBindin
   };
 }
 
+/** Never the client secret: it is write-only. */
+export function identityProviderToWire(r: Record_): WireOut<'IdentityProvider'> {
+  const oidc = (r.data.oidc ?? {}) as Partial<Oidc>;
+  return {
+    uid: r.uid,
+    name: r.name,
+    description: str(r.data.description),
+    defaultRole: str(r.data.defaultRole),
+    oidc: {
+      issuer: str(oidc.issuer),
+      clientId: str(oidc.clientId),
+      additionalScopes: Array.isArray(oidc.additionalScopes) ? oidc.additionalScopes : [],
+      groupsClaim: str(oidc.groupsClaim),
+      correlationRule: oidc.correlationRule ?? 'SUB_EQUALS_EXTERNAL_ID',
+      pkceEnabled: oidc.pkceEnabled === true,
+    },
+    createTime: r.createTime,
+    updateTime: r.updateTime,
+  };
+}
+
 export function repoToWire(r: Record_): WireOut<'Repo'> {
   return { uid: r.uid, name: r.name, description: str(r.data.description), createTime: r.createTime, updateTime: r.updateTime };
 }
@@ -180,6 +217,7 @@ export const TO_WIRE: { [W in WireName]: (r: Record_, store: Store) => WireOut<W
   Identity: identityToWire,
   Role: roleToWire,
   RoleBinding: roleBindingToWire,
+  IdentityProvider: identityProviderToWire,
   Repo: repoToWire,
   Tag: tagToWire,
   Advisory: advisoryToWire,

@@ -4,12 +4,13 @@ import { advisories } from './advisories.js';
 import type { Operation, ResourceDecl, WireName } from './define.js';
 import { groups } from './groups.js';
 import { identities } from './identities.js';
+import { identityProviders } from './identity-providers.js';
 import { repos } from './repos.js';
 import { roleBindings } from './role-bindings.js';
 import { roles } from './roles.js';
 import { tags } from './tags.js';
 
-export const resources = { groups, identities, roles, roleBindings, repos, tags, advisories } as const;
+export const resources = { groups, identities, roles, roleBindings, identityProviders, repos, tags, advisories } as const;
 export type ResourceName = keyof typeof resources;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyResource = ResourceDecl<WireName, any>;
@@ -35,4 +36,4 @@ export function capability(d: AnyResource, op: Operation): string {
 }
 
 export type { AnyResource as Resource };
-export { advisories, groups, identities, repos, roleBindings, roles, tags };
+export { advisories, groups, identities, identityProviders, repos, roleBindings, roles, tags };
