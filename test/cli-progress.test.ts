@@ -3,7 +3,7 @@
 import test from 'ava';
 import { main } from '../src/cli/main.js';
 import { closeAgent } from '../src/client/http.js';
-import { terminalProgress } from '../src/client/connect.js';
+import { terminalProgress } from '../src/cli/connect.js';
 import { captureIO, lines } from './helpers/cli.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 

@@ -5,13 +5,9 @@
 // This module stays tiny and free of heavy imports: it is loaded on every invocation.
 import type { ApiClient } from '../client/index.js';
 import type { ConfigStore } from '../config/index.js';
+import type { OutStream, OutputFormat } from '../output/target.js';
 
-/** The bit of a writable stream we use; process.stdout satisfies it, so does a test buffer. */
-export interface OutStream {
-  write(chunk: string): boolean;
-  /** Present on real streams: used to wait for 'drain' so that streaming output stays in constant memory. */
-  once?(event: 'drain' | 'error' | 'close', listener: (...args: unknown[]) => void): unknown;
-}
+export { colorEnabled, OUTPUT_FORMATS, type OutputFormat, type OutStream } from '../output/target.js';
 
 export interface IO {
   stdout: OutStream;
@@ -55,8 +51,6 @@ export interface Prompter {
   readSecret(question: string): Promise<string>;
 }
 
-export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'ndjson' | 'id';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml', 'ndjson', 'id'];
 
 /** Options every command accepts, after parsing (flags) and env overrides. */
 export interface GlobalOptions {
@@ -114,10 +108,6 @@ export function isTruthy(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }
 
-/** Whether this invocation prints color: stdout is a TTY (or io.color says so) and nobody opted out. */
-export function colorEnabled(ctx: Pick<Context, 'io' | 'globals'>): boolean {
-  return (ctx.io.color ?? ctx.io.stdoutIsTTY) && ctx.globals.color;
-}
 
 export function processIO(): IO {
   // `pctl groups list | head -1`: once the reader is gone, stop quietly instead of crashing on EPIPE.
@@ -156,7 +146,7 @@ export function createContext(partial: Partial<Context> = {}): Context {
         (configPromise ??= import('../config/index.js').then((m) => m.openConfig({ configDir: env.PCTL_CONFIG_DIR })))),
     client:
       partial.client ??
-      (() => (clientPromise ??= import('../client/connect.js').then((m) => m.connect(ctx)))),
+      (() => (clientPromise ??= import('./connect.js').then((m) => m.connect(ctx)))),
   };
   return ctx;
 }

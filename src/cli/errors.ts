@@ -2,6 +2,7 @@
 // on stderr, then each field violation and each precondition violation, and an exit code.
 // Free of heavy imports: loaded on every failing invocation.
 import { ApiError, Code, type FieldViolation } from '../api/errors.js';
+import { NetworkError, ResponseError } from '../client/errors.js';
 import type { IO } from './context.js';
 
 export const ExitCode = {
@@ -35,21 +36,7 @@ export class NotFoundError extends Error {
   }
 }
 
-/** The server could not be reached or did not answer in time (exit 1). */
-export class NetworkError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'NetworkError';
-  }
-}
-
-/** The server answered, but not with what the contract promises (exit 1). */
-export class ResponseError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ResponseError';
-  }
-}
+export { NetworkError, ResponseError };
 
 export function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError) return ExitCode.USAGE;

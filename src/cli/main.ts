@@ -115,7 +115,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
       const run = async () => (await (await load()).run(ctx, positionals, cmd.optsWithGlobals() as never, program)) ?? 0;
       if (ctx.globals.jq === undefined) return setExit(await run());
       // jq (WebAssembly) is loaded only here: the expression is compiled before the command runs.
-      const { withJq } = await import('../output/jq.js');
+      const { withJq } = await import('./jq.js');
       setExit(await withJq(ctx, ctx.globals.jq, run));
     };
 

@@ -5,7 +5,7 @@ import { STATUS_CODES } from 'node:http';
 import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
 import type { z } from 'zod';
 import { ApiError, codeForHttpStatus } from '../api/errors.js';
-import { NetworkError, ResponseError } from '../cli/errors.js';
+import { NetworkError, ResponseError } from './errors.js';
 import { redactHeader, redactText, redactUrl } from '../api/redact.js';
 import { defaultSleep, formatWait, isIdempotent, retryableFailure, retryableStatus, retryDelay } from './retry.js';
 

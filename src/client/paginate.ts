@@ -2,7 +2,7 @@
 // through it. It follows nextPageToken, applies --skip to the first request only, stops
 // at --limit, and records totalCount from the latest page.
 import type { ListQuery } from '../api/resources.js';
-import { ResponseError } from '../cli/errors.js';
+import { ResponseError } from './errors.js';
 
 export interface Page<T> {
   items: T[];

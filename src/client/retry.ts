@@ -12,7 +12,7 @@
 //                    RETRY_AFTER_CAP_MS; otherwise exponential backoff with full jitter:
 //                    random(0, min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2^(retry-1)))
 //   how often        `retries` more attempts (default 3: at most 4 attempts; 0 disables)
-import { NetworkError } from '../cli/errors.js';
+import { NetworkError } from './errors.js';
 
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 

@@ -8,8 +8,7 @@
 //   -o yaml      one mapping or one sequence (yaml is loaded only here)
 //   -o ndjson    one object per line, written page by page in constant memory
 //   -o id        one uid per line
-import type { Context, OutStream, OutputFormat } from '../cli/context.js';
-import { colorEnabled } from '../cli/context.js';
+import { colorEnabled, type OutStream, type OutputFormat, type PrintTarget } from './target.js';
 import type { Column, View } from './columns.js';
 import { relativeTime } from './time.js';
 
@@ -27,11 +26,11 @@ interface Style {
   header(text: string): string;
 }
 
-export function outputMode(ctx: Pick<Context, 'globals' | 'io'>): Mode {
+export function outputMode(ctx: Pick<PrintTarget, 'globals' | 'io'>): Mode {
   return ctx.globals.output ?? (ctx.io.stdoutIsTTY ? 'table' : 'plain');
 }
 
-export function createPrinter(ctx: Pick<Context, 'globals' | 'io' | 'clock'>): Printer {
+export function createPrinter(ctx: PrintTarget): Printer {
   const mode = outputMode(ctx);
   const out = ctx.io.stdout;
   const list = async <T>(view: View<T>, pages: AsyncIterable<T[]>): Promise<number> => {
@@ -125,7 +124,7 @@ function cell<T>(column: Column<T>, item: T, human: boolean, now: Date): string 
   return text.replace(/[\t\r\n]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
 }
 
-async function renderTable<T>(ctx: Pick<Context, 'globals' | 'io' | 'clock'>, view: View<T>, rows: T[], wide: boolean): Promise<string> {
+async function renderTable<T>(ctx: PrintTarget, view: View<T>, rows: T[], wide: boolean): Promise<string> {
   const tty = ctx.io.stdoutIsTTY;
   const cols = visibleColumns(view, wide);
   const now = ctx.clock.now();
@@ -182,7 +181,7 @@ function truncate(text: string, max: number): string {
   return [...text].slice(0, Math.max(0, max - 1)).join('') + '…';
 }
 
-async function styleFor(ctx: Pick<Context, 'globals' | 'io'>): Promise<Style> {
+async function styleFor(ctx: Pick<PrintTarget, 'globals' | 'io'>): Promise<Style> {
   if (!colorEnabled(ctx)) return { header: (t) => t };
   const { Chalk } = await import('chalk');
   const chalk = new Chalk({ level: 1 });

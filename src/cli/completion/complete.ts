@@ -80,7 +80,7 @@ async function lookup(ctx: Context, noun: LiveNoun, prefix: string): Promise<Can
     return Object.entries(store.profiles()).map(([name, p]) => [name, p.apiUrl ?? ''] as const);
   }
   const [{ resolveConnection }, { ApiClient }, { registry }] = await Promise.all([
-    import('../../client/connect.js'),
+    import('../connect.js'),
     import('../../client/index.js'),
     import('../../api/registry/index.js'),
   ]);

@@ -4,7 +4,7 @@
 import { ApiError, Code } from '../../api/errors.js';
 import { ApiClient } from '../../client/index.js';
 import { agent } from '../../client/http.js';
-import { checkApiUrl } from '../../client/connect.js';
+import { checkApiUrl } from '../connect.js';
 import { decodeClaims } from '../../client/token.js';
 import { PROFILE_NAME_RE, type ConfigStore } from '../../config/index.js';
 import { deadlineSignal, type Context } from '../context.js';

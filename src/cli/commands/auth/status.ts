@@ -1,6 +1,6 @@
 // pctl auth status: who the active profile (or PCTL_TOKEN) signs in as, where, and until
 // when. Never prints the token. Exit 4 when not logged in, expired, or refused by the API.
-import { resolveConnection } from '../../../client/connect.js';
+import { resolveConnection } from '../../connect.js';
 import { decodeClaims, expiresAt } from '../../../client/token.js';
 import { relativeTime } from '../../../output/time.js';
 import type { Context } from '../../context.js';

@@ -1,6 +1,6 @@
 // pctl auth token: prints the active token (PCTL_TOKEN, else the profile's) on stdout, for
 // `Authorization: Bearer $(pctl auth token)`. Offline; an expired token is refused (exit 4).
-import { resolveConnection } from '../../../client/connect.js';
+import { resolveConnection } from '../../connect.js';
 import { checkNotExpired, tokenSourceLabel } from '../../../client/token.js';
 import type { Context } from '../../context.js';
 import { notLoggedIn } from '../../shared/auth.js';

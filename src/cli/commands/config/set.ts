@@ -1,7 +1,7 @@
 // pctl config set NAME api-url URL | pctl config set NAME --api-url URL | pctl config set NAME token < file
 // The token is read from stdin (or typed at a prompt), never taken as an argument:
 // arguments end up in shell history and in `ps`.
-import { checkApiUrl } from '../../../client/connect.js';
+import { checkApiUrl } from '../../connect.js';
 import { PROFILE_NAME_RE } from '../../../config/index.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

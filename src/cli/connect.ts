@@ -2,11 +2,11 @@
 //   base URL: --api-url, PCTL_API_URL, then the profile's apiUrl
 //   token:    PCTL_TOKEN, then the profile's token (never a flag: flags leak into shell history)
 //   profile:  --profile, PCTL_PROFILE, then the current profile
-import type { Context } from '../cli/context.js';
-import { NotFoundError, UsageError } from '../cli/errors.js';
-import { ApiClient } from './index.js';
-import type { PageProgress } from './paginate.js';
-import { checkNotExpired, mapExpired, tokenSourceLabel } from './token.js';
+import type { Context } from './context.js';
+import { NotFoundError, UsageError } from './errors.js';
+import { ApiClient } from '../client/index.js';
+import type { PageProgress } from '../client/paginate.js';
+import { checkNotExpired, mapExpired, tokenSourceLabel } from '../client/token.js';
 
 export interface Connection {
   apiUrl: string;

@@ -7,10 +7,10 @@
 //   - other values are indented on a terminal (colored unless NO_COLOR / --no-color), and one
 //     compact JSON document per line in a pipe (like gh), so `--jq '.[]'` yields NDJSON
 //   - a filter that fails on the data (`.foo` of an array) exits 1 with jq's message
-import type { Context, IO, OutStream } from '../cli/context.js';
-import { colorEnabled } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
-import { write } from './print.js';
+import type { Context, IO, OutStream } from './context.js';
+import { colorEnabled } from './context.js';
+import { UsageError } from './errors.js';
+import { write } from '../output/print.js';
 
 interface Engine {
   raw(json: string, filter: string, flags?: string[]): string | undefined;
