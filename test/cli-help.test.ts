@@ -100,3 +100,17 @@ test('an unknown flag suggests the nearest one and exits 2', async (t) => {
   t.is(r.code, 2);
   t.true(r.stderr.includes('(Did you mean --descendants-of?)'), r.stderr);
 });
+
+test('each declared flag is keyed by the name commander gives its value (so handler options are typed right)', async (t) => {
+  const { commandTree } = await import('../src/cli/commands/index.js');
+  const { Option } = await import('commander');
+  const { PAGING_FLAGS } = await import('../src/cli/command.js');
+  type Decl = { name: string; flags?: Record<string, { flags: string }>; subcommands?: readonly Decl[] };
+  const walk = (d: Decl, path: string): void => {
+    for (const [key, f] of Object.entries({ ...(d.flags ?? {}), ...PAGING_FLAGS })) {
+      t.is(new Option(f.flags).attributeName(), key, `${path}: ${f.flags}`);
+    }
+    for (const sub of d.subcommands ?? []) walk(sub, `${path} ${sub.name}`);
+  };
+  for (const d of commandTree()) walk(d, d.name);
+});

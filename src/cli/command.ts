@@ -81,6 +81,11 @@ export function defineCommand<F extends Flags>(decl: CommandDecl<F>): AnyCommand
   return decl;
 }
 
+/** A `list` verb (alias `ls`, with the paging flags). */
+export function defineList<F extends Flags>(decl: Omit<CommandDecl<F>, 'name' | 'aliases' | 'paging'>): AnyCommand {
+  return defineCommand({ name: 'list', aliases: ['ls'], paging: true, ...decl });
+}
+
 /** A command group (`groups`): help and subcommands, no handler of its own. */
 export function defineGroup(name: string, help: Help, subcommands: readonly AnyCommand[]): AnyCommand {
   return { name, help, subcommands };

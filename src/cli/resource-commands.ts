@@ -3,7 +3,7 @@
 // declaration file under commands/. Subcommands are ordered list, get, create, update,
 // delete, then the rest.
 import type { AnyResource } from '../api/registry/index.js';
-import { flag, optionKey, type AnyCommand, type Flags } from './command.js';
+import { defineList, flag, optionKey, type AnyCommand, type Flags } from './command.js';
 
 const VERB_ORDER = ['list', 'get', 'create', 'update', 'delete'];
 
@@ -35,14 +35,14 @@ export function genericVerbs(d: AnyResource): AnyCommand[] {
   // Completed from a live listing when the declaration offers candidates.
   const arg = (description: string) => [{ name: '<uid>', description, ...(d.completion ? { complete: { live: d.plural } } : {}) }];
   if (list) {
-    out.push({
-      name: 'list', aliases: ['ls'], paging: true, help: list,
+    out.push(defineList({
+      help: list,
       flags: { ...scopeFlags(d, list.scope), ...filterFlags(d) },
       load: async () => {
         const { runList } = await import('./shared/list.js');
         return { run: (ctx, _args, opts) => runList(ctx, d, opts) };
       },
-    });
+    }));
   }
   if (get) {
     out.push({

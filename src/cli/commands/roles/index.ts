@@ -1,6 +1,6 @@
 // pctl roles list | get | create | update | delete: roles are addressed by uid or by name
 // (`viewer`), so every verb is the noun's own.
-import { defineCommand, flag } from '../../command.js';
+import { defineCommand, defineList, flag } from '../../command.js';
 
 const group = { live: 'groups' } as const;
 const role = { live: 'roles' } as const;
@@ -22,10 +22,7 @@ export const updateFlags = {
 };
 
 export const roleCommands = [
-  defineCommand({
-    name: 'list',
-    aliases: ['ls'],
-    paging: true,
+  defineList({
     flags: listFlags,
     help: {
       summary: 'list roles',

@@ -1,5 +1,5 @@
 // pctl tags list: the tags of one repo, with a client-side --deprecated filter.
-import { defineCommand, flag } from '../../command.js';
+import { defineList, flag } from '../../command.js';
 
 export const listFlags = {
   repo: flag.required('--repo <uid>', 'uid of the repo (required)', { complete: { live: 'repos' } }),
@@ -7,10 +7,7 @@ export const listFlags = {
 };
 
 export const tagCommands = [
-  defineCommand({
-    name: 'list',
-    aliases: ['ls'],
-    paging: true,
+  defineList({
     flags: listFlags,
     help: {
       summary: 'list the tags of a repo',
