@@ -10,6 +10,7 @@ _pctl_sub() {
     ':roles') REPLY='roles' ;;
     ':role-bindings') REPLY='role-bindings' ;;
     ':identity-providers') REPLY='identity-providers' ;;
+    ':invites') REPLY='invites' ;;
     ':repos') REPLY='repos' ;;
     ':tags') REPLY='tags' ;;
     ':advisories') REPLY='advisories' ;;
@@ -40,6 +41,11 @@ _pctl_sub() {
     'identity-providers:list'|'identity-providers:ls') REPLY='identity-providers list' ;;
     'identity-providers:get'|'identity-providers:describe') REPLY='identity-providers get' ;;
     'identity-providers:delete'|'identity-providers:rm') REPLY='identity-providers delete' ;;
+    'invites:list'|'invites:ls') REPLY='invites list' ;;
+    'invites:get'|'invites:describe') REPLY='invites get' ;;
+    'invites:create') REPLY='invites create' ;;
+    'invites:delete'|'invites:rm') REPLY='invites delete' ;;
+    'invites:redeem') REPLY='invites redeem' ;;
     'repos:list'|'repos:ls') REPLY='repos list' ;;
     'repos:get'|'repos:describe') REPLY='repos get' ;;
     'repos:update') REPLY='repos update' ;;
@@ -66,12 +72,13 @@ _pctl_sub() {
 _pctl_subs() {
   REPLY=
   case "$1" in
-    '') REPLY='groups identities roles role-bindings identity-providers repos tags advisories api auth config serve completion' ;;
+    '') REPLY='groups identities roles role-bindings identity-providers invites repos tags advisories api auth config serve completion' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;
     'role-bindings') REPLY='list get create delete' ;;
     'identity-providers') REPLY='list get delete' ;;
+    'invites') REPLY='list get create delete redeem' ;;
     'repos') REPLY='list get update' ;;
     'tags') REPLY='list' ;;
     'advisories') REPLY='list get' ;;
@@ -97,6 +104,8 @@ _pctl_flags() {
     'role-bindings list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
     'role-bindings create') REPLY='--parent --identity --role' ;;
     'identity-providers list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
+    'invites list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of --key-id' ;;
+    'invites create') REPLY='--parent --role --email --ttl --single-use' ;;
     'repos list') REPLY='--limit --page-size --order-by --skip --page-token --descendants-of --children-of --name' ;;
     'repos update') REPLY='--name --description' ;;
     'tags list') REPLY='--limit --page-size --order-by --skip --page-token --repo --deprecated' ;;
@@ -134,6 +143,10 @@ _pctl_flag() {
     'role-bindings create --parent'|'role-bindings create --identity'|'role-bindings create --role') REPLY='live' ;;
     'identity-providers list --limit'|'identity-providers list --page-size'|'identity-providers list --order-by'|'identity-providers list --skip'|'identity-providers list --page-token') REPLY='value' ;;
     'identity-providers list --group'|'identity-providers list --children-of'|'identity-providers list --descendants-of') REPLY='live' ;;
+    'invites list --limit'|'invites list --page-size'|'invites list --order-by'|'invites list --skip'|'invites list --page-token'|'invites list --key-id') REPLY='value' ;;
+    'invites list --group'|'invites list --children-of'|'invites list --descendants-of') REPLY='live' ;;
+    'invites create --parent'|'invites create --role') REPLY='live' ;;
+    'invites create --email'|'invites create --ttl') REPLY='value' ;;
     'repos list --limit'|'repos list --page-size'|'repos list --order-by'|'repos list --skip'|'repos list --page-token'|'repos list --name') REPLY='value' ;;
     'repos list --descendants-of'|'repos list --children-of') REPLY='live' ;;
     'repos update --name'|'repos update --description') REPLY='value' ;;
@@ -181,6 +194,8 @@ _pctl_arg() {
     'role-bindings delete 0') REPLY='live' ;;
     'identity-providers get 0') REPLY='live' ;;
     'identity-providers delete 0') REPLY='live' ;;
+    'invites get 0') REPLY='live' ;;
+    'invites delete 0') REPLY='live' ;;
     'repos get 0') REPLY='live' ;;
     'repos update 0') REPLY='live' ;;
     'config get 0') REPLY='live' ;;

@@ -3,7 +3,7 @@
 import type { AnyResource } from './registry/index.js';
 
 export type ResourceDescriptor = AnyResource;
-export { advisories, groups, identities, registry, repos, resources, roleBindings, roles, tags, type ResourceName } from './registry/index.js';
+export * from './registry/index.js';
 
 // ---- shared list parameters (spec: "Shared List parameters") ----
 

@@ -121,12 +121,41 @@ export const IdentityProvider = z.looseObject({
 });
 export type IdentityProvider = z.infer<typeof IdentityProvider>;
 
+/** An invite to a group; `code` is in the create response only. */
+export const GroupInvite = z.looseObject({
+  uid: Uid,
+  roleUid: z.string(),
+  role: z.looseObject({ uid: z.string(), name: z.string(), description: z.string().default('') }),
+  email: z.string().default(''),
+  expirationTime: Timestamp,
+  singleUse: z.boolean().default(false),
+  code: z.string().optional(),
+  keyId: z.string(),
+  createTime: Timestamp,
+});
+export type GroupInvite = z.infer<typeof GroupInvite>;
+
+/** Invite lifetimes: a protobuf Duration in JSON (`"604800s"`), from a minute to 30 days. */
+export const INVITE_TTL_MIN_S = 60;
+export const INVITE_TTL_MAX_S = 30 * 24 * 3600;
+export const INVITE_TTL_RULE = `must be a duration in seconds such as "604800s", from ${INVITE_TTL_MIN_S}s (a minute) to ${INVITE_TTL_MAX_S}s (30 days)`;
+
+/** `"604800s"` → 604800; undefined when it is not a duration in the bounds. */
+export function inviteTtlSeconds(ttl: string): number | undefined {
+  const m = /^(\d{1,9})(\.\d{1,9})?s$/.exec(ttl);
+  const seconds = m ? Number(m[1]) + Number(m[2] ?? 0) : NaN;
+  return seconds >= INVITE_TTL_MIN_S && seconds <= INVITE_TTL_MAX_S ? seconds : undefined;
+}
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const emailProblem: FieldRule = (s) => (s.length > NAME_MAX || !EMAIL_RE.test(s) ? 'must be an email address' : undefined);
+
 /** Advisory ids and artifact names in seeds: no whitespace, no commas (the list filters split on them). */
 export const FILTER_VALUE_RE = /^[^\s,]{1,255}$/;
 export const FILTER_VALUE_RULE = 'must be 1 to 255 characters with no whitespace or commas';
 
 /** The wire schema of each resource, by its registry `kind` (which names the message). */
-const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, IdentityProvider, Repo, Tag, Advisory } as const;
+const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, IdentityProvider, GroupInvite, Repo, Tag, Advisory } as const;
 /** The messages that are resources: a registry declaration's `kind`. */
 export type WireName = keyof typeof WIRE_SCHEMAS;
 
@@ -295,8 +324,21 @@ export const CreateIdentityProviderBody = z.strictObject({
 });
 export type CreateIdentityProviderBody = z.infer<typeof CreateIdentityProviderBody>;
 
+export const CreateGroupInviteBody = z.strictObject({
+  parent: UidRef,
+  groupInvite: z.strictObject({
+    roleUid: UidRef,
+    email: ruled(emailProblem).optional(),
+    ttl: z.string().refine((s) => inviteTtlSeconds(s) !== undefined, INVITE_TTL_RULE),
+    singleUse: z.boolean().optional(),
+  }),
+});
+export type CreateGroupInviteBody = z.infer<typeof CreateGroupInviteBody>;
+
+export const RedeemInviteBody = z.strictObject({ code: z.string().min(1, 'is required').max(UID_MAX) });
+
 /** Wrapper keys of create bodies: violations inside them are named by the resource field alone. */
-export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role', 'identityProvider']);
+export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role', 'identityProvider', 'groupInvite']);
 
 /**
  * Turns zod issues into AIP-193 field violations with plain-English descriptions.

@@ -63,6 +63,12 @@ export class ApiClient {
     }) as Promise<Item<D>>;
   }
 
+  /** A custom method (AIP-136): POST `<collection>:verb`, or `<collection>/<uid>:verb` with a uid; the answer checked against `schema`. */
+  action<S extends z.ZodType>(d: ResourceDescriptor, verb: string, body: unknown, schema: S, uid?: string): Promise<z.output<S>> {
+    const path = uid === undefined ? `${d.path}:${verb}` : `${this.resourcePath(d, uid)}:${verb}`;
+    return this.http.requestValid('POST', path, schema, { body }) as Promise<z.output<S>>;
+  }
+
   async delete(d: ResourceDescriptor, uid: string): Promise<void> {
     await this.http.request('DELETE', this.resourcePath(d, uid));
   }

@@ -13,6 +13,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export interface Principal {
   /** The identity the bearer token belongs to. */
   identityUid: string;
+  /** The token's email claim, when it has one. */
+  email?: string;
 }
 
 export interface Request {
@@ -49,6 +51,8 @@ export interface ResourceRoutes {
   get?: Handler;
   update?: Handler;
   remove?: Handler;
+  /** Custom methods (AIP-136), POST only: `<collection>:verb` (uid '') and `<collection>/<uid>:verb`. */
+  actions?: Record<string, Handler>;
 }
 
 /** Unauthenticated routes (OIDC discovery and the like), matched exactly by method + path. */
@@ -154,9 +158,19 @@ async function handle(
   }
   admit(`identity ${principal.identityUid}`);
 
-  const { routes, uid } = matchRoute(path, byPath);
+  const { routes, uid, verb } = matchRoute(path, byPath);
   if (!routes) {
     throw new ApiError(Code.NOT_FOUND, `No such API route: ${method} ${path}`, { reason: 'ROUTE_NOT_FOUND' });
+  }
+  if (verb !== undefined) {
+    const action = routes.actions?.[verb];
+    if (!action) throw new ApiError(Code.NOT_FOUND, `No such API route: ${method} ${path}`, { reason: 'ROUTE_NOT_FOUND' });
+    if (method !== 'POST') {
+      throw new ApiError(Code.UNIMPLEMENTED, `Method ${method} is not allowed on ${path} (allowed: POST)`, {
+        reason: 'METHOD_NOT_ALLOWED', httpStatus: 405, headers: { allow: 'POST' },
+      });
+    }
+    return action(makeRequest(req, method, path, query, uid ?? '', principal));
   }
   const handlers: Record<string, Handler | undefined> =
     uid === undefined
@@ -174,9 +188,15 @@ async function handle(
   return handler(makeRequest(req, method, path, query, uid ?? '', principal));
 }
 
-function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes?: ResourceRoutes; uid?: string } {
+function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes?: ResourceRoutes; uid?: string; verb?: string } {
   const exact = byPath.get(path) ?? byPath.get(path.replace(/\/+$/, ''));
   if (exact) return { routes: exact };
+  // A custom method: `<collection>:verb` or `<collection>/<uid>:verb` (uids never hold a colon).
+  const custom = /^(.*):([a-zA-Z]+)$/.exec(path);
+  if (custom) {
+    const inner = matchRoute(custom[1]!, byPath);
+    if (inner.routes?.actions?.[custom[2]!]) return { ...inner, verb: custom[2]! };
+  }
   // Collection paths are /<domain>/v2/<plural>; whatever follows is the uid.
   const m = /^(\/[^/]+\/v2\/[^/]+)\/(.+)$/.exec(path);
   if (!m) return {};

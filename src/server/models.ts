@@ -102,6 +102,12 @@ export const records = {
   identityProvider: (b: Base & { parent: string; name: string; description?: string | undefined; defaultRole: string; oidc: Oidc }) =>
     record('identityProvider', b.parent, b.name, null, b, { description: b.description ?? '', defaultRole: b.defaultRole, oidc: b.oidc }),
 
+  /** Only a hash of the code is kept; its first 16 hex digits are the keyId (alt_key, a list filter). */
+  groupInvite: (b: Base & { parent: string; roleUid: string; roleName: string; email?: string | undefined; expirationTime: string; singleUse: boolean; codeHash: string }) =>
+    record('groupInvite', b.parent, b.roleName, b.codeHash.slice(0, 16), b, {
+      roleUid: b.roleUid, email: b.email ?? '', expirationTime: b.expirationTime, singleUse: b.singleUse, codeHash: b.codeHash, redeemed: false,
+    }),
+
   /** artifactName lives in the name column and advisoryId in alt_key: both are exact-match list filters. */
   advisory: (b: Base & { advisoryId: string; artifactName: string }) => record('advisory', null, b.artifactName, b.advisoryId, b, {}),
 };
@@ -192,6 +198,22 @@ export function identityProviderToWire(r: Record_): WireOut<'IdentityProvider'> 
   };
 }
 
+/** The role expanded; `code` only when given (the create response). */
+export function groupInviteToWire(r: Record_, store: Store, code?: string): WireOut<'GroupInvite'> {
+  const role = store.get(str(r.data.roleUid));
+  return {
+    uid: r.uid,
+    roleUid: str(r.data.roleUid),
+    role: { uid: str(r.data.roleUid), name: role?.name ?? '', description: str(role?.data.description) },
+    email: str(r.data.email),
+    expirationTime: str(r.data.expirationTime),
+    singleUse: r.data.singleUse === true,
+    ...(code === undefined ? {} : { code }),
+    keyId: r.altKey ?? '',
+    createTime: r.createTime,
+  };
+}
+
 export function repoToWire(r: Record_): WireOut<'Repo'> {
   return { uid: r.uid, name: r.name, description: str(r.data.description), createTime: r.createTime, updateTime: r.updateTime };
 }
@@ -218,6 +240,7 @@ export const TO_WIRE: { [W in WireName]: (r: Record_, store: Store) => WireOut<W
   Role: roleToWire,
   RoleBinding: roleBindingToWire,
   IdentityProvider: identityProviderToWire,
+  GroupInvite: (r, store) => groupInviteToWire(r, store),
   Repo: repoToWire,
   Tag: tagToWire,
   Advisory: advisoryToWire,

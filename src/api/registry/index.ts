@@ -2,6 +2,7 @@
 // order the CLI lists them. Adding a resource is a file here and a line below.
 import { advisories } from './advisories.js';
 import type { Operation, ResourceDecl, WireName } from './define.js';
+import { groupInvites } from './group-invites.js';
 import { groups } from './groups.js';
 import { identities } from './identities.js';
 import { identityProviders } from './identity-providers.js';
@@ -10,7 +11,7 @@ import { roleBindings } from './role-bindings.js';
 import { roles } from './roles.js';
 import { tags } from './tags.js';
 
-export const resources = { groups, identities, roles, roleBindings, identityProviders, repos, tags, advisories } as const;
+export const resources = { groups, identities, roles, roleBindings, identityProviders, groupInvites, repos, tags, advisories } as const;
 export type ResourceName = keyof typeof resources;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyResource = ResourceDecl<WireName, any>;
@@ -36,4 +37,4 @@ export function capability(d: AnyResource, op: Operation): string {
 }
 
 export type { AnyResource as Resource };
-export { advisories, groups, identities, identityProviders, repos, roleBindings, roles, tags };
+export { advisories, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags };

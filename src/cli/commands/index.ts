@@ -10,6 +10,7 @@ import { completionCommand } from './completion/index.js';
 import { configCommand } from './config/index.js';
 import { groupCommands } from './groups/index.js';
 import { identityCommands } from './identities/index.js';
+import { inviteCommands } from './invites/index.js';
 import { repoCommands } from './repos/index.js';
 import { roleBindingCommands } from './role-bindings/index.js';
 import { roleCommands } from './roles/index.js';
@@ -22,6 +23,7 @@ const OWN_VERBS: Readonly<Record<string, readonly AnyCommand[]>> = {
   identities: identityCommands,
   roles: roleCommands,
   roleBindings: roleBindingCommands,
+  groupInvites: inviteCommands,
   repos: repoCommands,
   tags: tagCommands,
 };

@@ -73,7 +73,7 @@ export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock
     if (!authorization) throw unauthenticated('Missing Authorization header: send "Authorization: Bearer <token>"');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"');
-    const { iss, sub } = await verifier.verify(m[1]!);
+    const { iss, sub, email } = await verifier.verify(m[1]!);
     const matches = identitiesMatching(claimKey(iss, sub));
     if (matches.length !== 1) {
       throw unauthenticated(`No identity matches this token (issuer ${JSON.stringify(iss)}, subject ${JSON.stringify(sub)}); create one whose claimMatch equals them exactly`);
@@ -91,7 +91,7 @@ export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock
         if (!storageFailure(err)) throw err;
       }
     }
-    return { identityUid: identity.uid };
+    return email === undefined ? { identityUid: identity.uid } : { identityUid: identity.uid, email };
   };
 }
 

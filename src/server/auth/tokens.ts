@@ -80,7 +80,8 @@ export function parseTtl(raw: string): number | undefined {
   return n > 0 ? n * unit : undefined;
 }
 
-export interface VerifiedToken { iss: string; sub: string; exp: number }
+/** A checked token: issuer, subject, expiry, and the email claim when it has one (invites may require it). */
+export interface VerifiedToken { iss: string; sub: string; exp: number; email?: string }
 
 /**
  * Verifies bearer tokens: serve's own (its current key and issuer URL) and those of issuers
@@ -134,7 +135,8 @@ export class TokenVerifier {
     } catch (err) {
       throw unauthenticated(describeJoseError(err));
     }
-    const verified = { iss, sub: checkedClaims(payload, now), exp: payload.exp! };
+    const verified: VerifiedToken = { iss, sub: checkedClaims(payload, now), exp: payload.exp! };
+    if (typeof payload.email === 'string') verified.email = payload.email;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(hash, verified);
     return verified;

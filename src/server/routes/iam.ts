@@ -9,6 +9,7 @@ import type { Principal, ResourceRoutes } from '../http.js';
 import { claimKey, groupToWire, identityToWire, records, roleBindingToWire, roleToWire } from '../models.js';
 import type { Record_ } from '../store/store.js';
 import { resolveChanges, ruledChanges, updateMaskParam } from '../update.js';
+import { ensureHolds as holds, roleCapabilities, roleVisible } from './grants.js';
 import { resourceRoutes } from './resource.js';
 
 /** What each operation on a declaration needs. */
@@ -46,10 +47,6 @@ function ensureEmpty(ctx: ServerContext, group: Record_): void {
   ]);
 }
 
-function roleCapabilities(role: Record_): string[] {
-  return Array.isArray(role.data.capabilities) ? (role.data.capabilities as string[]) : [];
-}
-
 /** Capability names must be known ones; each unknown name is its own violation. */
 function checkCapabilityNames(names: string[]): void {
   const known = new Set<string>(CAPABILITIES);
@@ -63,16 +60,8 @@ function checkCapabilityNames(names: string[]): void {
 export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
   const { store, authz } = ctx;
 
-  function ensureHolds(principal: Principal, groupUid: string, capabilities: string[], what: string): void {
-    const held = authz.capabilitiesOn(principal, groupUid);
-    const missing = capabilities.filter((c) => !held.has(c));
-    if (missing.length) {
-      throw new ApiError(Code.PERMISSION_DENIED, `Permission denied: to ${what} you must hold ${missing.join(', ')} on ${groupUid}`, {
-        reason: 'PERMISSION_DENIED',
-        metadata: { capability: missing.join(','), resource: groupUid },
-      });
-    }
-  }
+  const ensureHolds = (principal: Principal, groupUid: string, capabilities: string[], what: string) =>
+    holds(ctx, principal, groupUid, capabilities, what);
 
   const groups = resourceRoutes(ctx, G, {
     create: async (req) => {
@@ -144,12 +133,6 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       return {};
     },
   });
-
-  /** Built-in roles are outside the hierarchy: anyone holding roles.list somewhere sees them. */
-  function roleVisible(principal: Principal, uid: string): boolean {
-    const builtin = !uid.includes('/');
-    return builtin ? authz.canAnywhere(principal, can(RL, 'list')) : authz.can(principal, can(RL, 'list'), uid);
-  }
 
   const roles = resourceRoutes(ctx, RL, {
     create: async (req) => {
@@ -223,7 +206,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         const mayRead = identityUid === req.principal.identityUid || authz.can(req.principal, can(I, 'list'), identityUid);
         if (!store.get(identityUid, I.storeKind) || !mayRead) throw notFound(I.kind, identityUid, 'identityUid');
         const role = store.get(roleUid, RL.storeKind);
-        if (!role || !roleVisible(req.principal, roleUid)) throw notFound(RL.kind, roleUid, 'roleUid');
+        if (!role || !roleVisible(ctx, req.principal, role)) throw notFound(RL.kind, roleUid, 'roleUid');
         if (role.parent && !within(body.parent, role.parent)) {
           throw invalidField('roleUid', `role ${role.name} is defined on group ${role.parent} and can only be bound there or below`);
         }

@@ -3,29 +3,22 @@
 // role_bindings.create on its group, and the role must be one a binding there could use.
 // oidc.clientSecret is write-only (never in a response: see identityProviderToWire);
 // oidc.correlationRule is fixed at create.
-import { invalidArgument, invalidField, type FieldViolation } from '../../api/errors.js';
-import { capability, groups, identityProviders as IDP, roleBindings, roles } from '../../api/registry/index.js';
+import { invalidArgument, type FieldViolation } from '../../api/errors.js';
+import { capability, groups, identityProviders as IDP, roleBindings } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
-import { within } from '../auth/authorize.js';
 import { authorize, insertChild, mustGet, now, parseBody, updateRecord, type ServerContext } from '../context.js';
 import type { Principal, ResourceRoutes } from '../http.js';
 import { identityProviderToWire, records, type Oidc } from '../models.js';
 import { resolveChanges, ruledChanges, updateMaskParam } from '../update.js';
+import { grantableRole } from './grants.js';
 import { resourceRoutes } from './resource.js';
 
 export function identityProviderRoutes(ctx: ServerContext): ResourceRoutes {
   const { store, authz } = ctx;
   const bindsRoles = capability(roleBindings, 'create');
 
-  /** defaultRole: a role the caller can see that a binding on `groupUid` could use; else code 3, revealing nothing. */
-  function checkDefaultRole(principal: Principal, groupUid: string, roleUid: string): void {
-    const role = store.get(roleUid, roles.storeKind);
-    const visible = role && (role.parent ? authz.can(principal, capability(roles, 'list'), roleUid) : authz.canAnywhere(principal, capability(roles, 'list')));
-    if (!role || !visible) throw invalidField('defaultRole', `names no role: ${roleUid}`);
-    if (role.parent && !within(groupUid, role.parent)) {
-      throw invalidField('defaultRole', `role ${role.name} is defined on group ${role.parent} and can only be used there or below`);
-    }
-  }
+  /** defaultRole: a role the caller could bind on the group; else code 3, revealing nothing. */
+  const checkDefaultRole = (principal: Principal, groupUid: string, roleUid: string) => grantableRole(ctx, principal, groupUid, roleUid, 'defaultRole');
 
   return resourceRoutes(ctx, IDP, {
     create: async (req) => {
