@@ -11,6 +11,7 @@ _pctl_sub() {
     ':role-bindings') REPLY='role-bindings' ;;
     ':identity-providers') REPLY='identity-providers' ;;
     ':invites') REPLY='invites' ;;
+    ':account-associations') REPLY='account-associations' ;;
     ':repos') REPLY='repos' ;;
     ':tags') REPLY='tags' ;;
     ':advisories') REPLY='advisories' ;;
@@ -46,6 +47,12 @@ _pctl_sub() {
     'invites:create') REPLY='invites create' ;;
     'invites:delete'|'invites:rm') REPLY='invites delete' ;;
     'invites:redeem') REPLY='invites redeem' ;;
+    'account-associations:list'|'account-associations:ls') REPLY='account-associations list' ;;
+    'account-associations:get'|'account-associations:describe') REPLY='account-associations get' ;;
+    'account-associations:create') REPLY='account-associations create' ;;
+    'account-associations:update') REPLY='account-associations update' ;;
+    'account-associations:delete'|'account-associations:rm') REPLY='account-associations delete' ;;
+    'account-associations:check') REPLY='account-associations check' ;;
     'repos:list'|'repos:ls') REPLY='repos list' ;;
     'repos:get'|'repos:describe') REPLY='repos get' ;;
     'repos:update') REPLY='repos update' ;;
@@ -72,13 +79,14 @@ _pctl_sub() {
 _pctl_subs() {
   REPLY=
   case "$1" in
-    '') REPLY='groups identities roles role-bindings identity-providers invites repos tags advisories api auth config serve completion' ;;
+    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories api auth config serve completion' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;
     'role-bindings') REPLY='list get create delete' ;;
     'identity-providers') REPLY='list get delete' ;;
     'invites') REPLY='list get create delete redeem' ;;
+    'account-associations') REPLY='list get create update delete check' ;;
     'repos') REPLY='list get update' ;;
     'tags') REPLY='list' ;;
     'advisories') REPLY='list get' ;;
@@ -106,6 +114,10 @@ _pctl_flags() {
     'identity-providers list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
     'invites list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of --key-id' ;;
     'invites create') REPLY='--parent --role --email --ttl --single-use' ;;
+    'account-associations list') REPLY='--limit --page-size --order-by --skip --page-token --descendants-of --children-of --name' ;;
+    'account-associations create') REPLY='--parent --description --aws-account --gcp-project-id --gcp-project-number --azure-tenant --azure-client' ;;
+    'account-associations update') REPLY='--name --description --aws-account --gcp-project-id --gcp-project-number --azure-tenant --azure-client' ;;
+    'account-associations check') REPLY='--provider' ;;
     'repos list') REPLY='--limit --page-size --order-by --skip --page-token --descendants-of --children-of --name' ;;
     'repos update') REPLY='--name --description' ;;
     'tags list') REPLY='--limit --page-size --order-by --skip --page-token --repo --deprecated' ;;
@@ -147,6 +159,12 @@ _pctl_flag() {
     'invites list --group'|'invites list --children-of'|'invites list --descendants-of') REPLY='live' ;;
     'invites create --parent'|'invites create --role') REPLY='live' ;;
     'invites create --email'|'invites create --ttl') REPLY='value' ;;
+    'account-associations list --limit'|'account-associations list --page-size'|'account-associations list --order-by'|'account-associations list --skip'|'account-associations list --page-token'|'account-associations list --name') REPLY='value' ;;
+    'account-associations list --descendants-of'|'account-associations list --children-of') REPLY='live' ;;
+    'account-associations create --parent') REPLY='live' ;;
+    'account-associations create --description'|'account-associations create --aws-account'|'account-associations create --gcp-project-id'|'account-associations create --gcp-project-number'|'account-associations create --azure-tenant'|'account-associations create --azure-client') REPLY='value' ;;
+    'account-associations update --name'|'account-associations update --description'|'account-associations update --aws-account'|'account-associations update --gcp-project-id'|'account-associations update --gcp-project-number'|'account-associations update --azure-tenant'|'account-associations update --azure-client') REPLY='value' ;;
+    'account-associations check --provider') REPLY='choice aws gcp azure' ;;
     'repos list --limit'|'repos list --page-size'|'repos list --order-by'|'repos list --skip'|'repos list --page-token'|'repos list --name') REPLY='value' ;;
     'repos list --descendants-of'|'repos list --children-of') REPLY='live' ;;
     'repos update --name'|'repos update --description') REPLY='value' ;;
@@ -196,6 +214,10 @@ _pctl_arg() {
     'identity-providers delete 0') REPLY='live' ;;
     'invites get 0') REPLY='live' ;;
     'invites delete 0') REPLY='live' ;;
+    'account-associations get 0') REPLY='live' ;;
+    'account-associations update 0') REPLY='live' ;;
+    'account-associations delete 0') REPLY='live' ;;
+    'account-associations check 0') REPLY='live' ;;
     'repos get 0') REPLY='live' ;;
     'repos update 0') REPLY='live' ;;
     'config get 0') REPLY='live' ;;

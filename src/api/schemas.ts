@@ -150,12 +150,56 @@ export function inviteTtlSeconds(ttl: string): number | undefined {
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const emailProblem: FieldRule = (s) => (s.length > NAME_MAX || !EMAIL_RE.test(s) ? 'must be an email address' : undefined);
 
+// ---- account associations: each provider's block, as stored, sent and checked ----
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const nonEmptyMap = (what: string) =>
+  z.record(z.string().min(1, 'keys must not be empty'), z.string().min(1, `${what} must not be empty`));
+
+export const AmazonBlock = z.strictObject({ account: z.string().regex(/^\d{12}$/, 'must be a 12-digit AWS account id') });
+export const GoogleBlock = z.strictObject({
+  projectId: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, 'must be a Google Cloud project id: 6 to 30 lower-case letters, digits or hyphens, starting with a letter'),
+  projectNumber: z.string().regex(/^\d{1,20}$/, 'must be a project number (decimal digits)'),
+});
+export const AzureBlock = z.strictObject({
+  tenantId: z.string().regex(UUID_RE, 'must be a UUID'),
+  clientIds: nonEmptyMap('client ids').optional(),
+});
+/** int64 ids travel as decimal strings (proto3 JSON); a JSON number is accepted too. */
+const Int64 = z.union([z.string().regex(/^\d{1,19}$/, 'must be a decimal integer'), z.number().int().nonnegative()]).transform(String);
+export const GithubBlock = z.strictObject({
+  appInstallations: z.record(
+    z.string().regex(/^\d{1,19}$/, 'keys must be numeric owner ids'),
+    z.strictObject({ installations: z.array(z.strictObject({ installationId: Int64, name: z.string() })) }),
+  ),
+});
+export const ChainguardBlock = z.strictObject({ serviceBindings: nonEmptyMap('service bindings') });
+
+
+export const AccountAssociation = z.looseObject({
+  uid: Uid,
+  name: z.string(),
+  description: z.string().default(''),
+  amazon: z.looseObject({ account: z.string() }).optional(),
+  google: z.looseObject({ projectId: z.string(), projectNumber: z.string() }).optional(),
+  azure: z.looseObject({ tenantId: z.string(), clientIds: z.record(z.string(), z.string()).default({}) }).optional(),
+  github: z.looseObject({ appInstallations: z.record(z.string(), z.unknown()) }).optional(),
+  chainguard: z.looseObject({ serviceBindings: z.record(z.string(), z.string()) }).optional(),
+  createTime: Timestamp,
+  updateTime: Timestamp,
+});
+export type AccountAssociation = z.infer<typeof AccountAssociation>;
+
+export const CHECK_PROVIDERS = ['GOOGLE', 'AMAZON', 'AZURE'] as const;
+export const CheckAccountAssociationBody = z.strictObject({ providerType: z.enum(CHECK_PROVIDERS, `must be one of ${CHECK_PROVIDERS.join(', ')}`) });
+export const AccountAssociationCheck = z.looseObject({ status: z.enum(['READY', 'NOT_READY']), reason: z.string(), message: z.string() });
+
 /** Advisory ids and artifact names in seeds: no whitespace, no commas (the list filters split on them). */
 export const FILTER_VALUE_RE = /^[^\s,]{1,255}$/;
 export const FILTER_VALUE_RULE = 'must be 1 to 255 characters with no whitespace or commas';
 
 /** The wire schema of each resource, by its registry `kind` (which names the message). */
-const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, IdentityProvider, GroupInvite, Repo, Tag, Advisory } as const;
+const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, IdentityProvider, GroupInvite, AccountAssociation, Repo, Tag, Advisory } as const;
 /** The messages that are resources: a registry declaration's `kind`. */
 export type WireName = keyof typeof WIRE_SCHEMAS;
 
@@ -337,8 +381,22 @@ export type CreateGroupInviteBody = z.infer<typeof CreateGroupInviteBody>;
 
 export const RedeemInviteBody = z.strictObject({ code: z.string().min(1, 'is required').max(UID_MAX) });
 
+/** The fields of an account association a request may set (create body, and an update's result). */
+export const AccountAssociationFields = z.strictObject({
+  name: ruled(plainNameProblem),
+  description: ruled(descriptionProblem).optional(),
+  amazon: AmazonBlock.optional(),
+  google: GoogleBlock.optional(),
+  azure: AzureBlock.optional(),
+  github: GithubBlock.optional(),
+  chainguard: ChainguardBlock.optional(),
+});
+export type AccountAssociationFields = z.output<typeof AccountAssociationFields>;
+
+export const CreateAccountAssociationBody = z.strictObject({ parent: UidRef, accountAssociation: AccountAssociationFields });
+
 /** Wrapper keys of create bodies: violations inside them are named by the resource field alone. */
-export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role', 'identityProvider', 'groupInvite']);
+export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role', 'identityProvider', 'groupInvite', 'accountAssociation']);
 
 /**
  * Turns zod issues into AIP-193 field violations with plain-English descriptions.

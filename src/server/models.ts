@@ -6,7 +6,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { WireName } from '../api/registry/define.js';
 import type * as Wire from '../api/schemas.js';
-import type { CORRELATION_RULES } from '../api/schemas.js';
+import type { AccountAssociationFields, CORRELATION_RULES } from '../api/schemas.js';
 import type { Record_, Store } from './store/store.js';
 
 /** What serve may send for a wire message (defaults may be left out, as zod's input allows). */
@@ -47,6 +47,15 @@ export function bindingKey(identityUid: string, roleUid: string): string {
 }
 
 // ---- records: the one place each kind's stored form is built ----
+
+/**
+ * An account association's uid is its group's, which the group's own record holds: it is
+ * stored at `<group uid>/account-association` (inside the group's uid range, so scoped lists
+ * and grants see it where the group is), and sent with the group's uid.
+ */
+export function associationStoreUid(groupUid: string): string {
+  return `${groupUid}/account-association`;
+}
 
 /** An identity provider's stored OIDC settings (with the write-only clientSecret). */
 export interface Oidc {
@@ -107,6 +116,12 @@ export const records = {
     record('groupInvite', b.parent, b.roleName, b.codeHash.slice(0, 16), b, {
       roleUid: b.roleUid, email: b.email ?? '', expirationTime: b.expirationTime, singleUse: b.singleUse, codeHash: b.codeHash, redeemed: false,
     }),
+
+  /** Stored below its group (see associationStoreUid); its wire uid is the group's uid. */
+  accountAssociation: (b: Base & { parent: string } & AccountAssociationFields) => {
+    const { parent, name, description, uid: _uid, createTime: _c, updateTime: _u, ...providers } = b;
+    return record('accountAssociation', parent, name, null, { ...b, uid: associationStoreUid(parent) }, { description: description ?? '', ...providers });
+  },
 
   /** artifactName lives in the name column and advisoryId in alt_key: both are exact-match list filters. */
   advisory: (b: Base & { advisoryId: string; artifactName: string }) => record('advisory', null, b.artifactName, b.advisoryId, b, {}),
@@ -214,6 +229,22 @@ export function groupInviteToWire(r: Record_, store: Store, code?: string): Wire
   };
 }
 
+export function accountAssociationToWire(r: Record_): WireOut<'AccountAssociation'> {
+  const d = r.data as Partial<AccountAssociationFields>;
+  return {
+    uid: r.parent ?? '',
+    name: r.name,
+    description: str(d.description),
+    ...(d.amazon ? { amazon: d.amazon } : {}),
+    ...(d.google ? { google: d.google } : {}),
+    ...(d.azure ? { azure: { clientIds: {}, ...d.azure } } : {}),
+    ...(d.github ? { github: d.github } : {}),
+    ...(d.chainguard ? { chainguard: d.chainguard } : {}),
+    createTime: r.createTime,
+    updateTime: r.updateTime,
+  };
+}
+
 export function repoToWire(r: Record_): WireOut<'Repo'> {
   return { uid: r.uid, name: r.name, description: str(r.data.description), createTime: r.createTime, updateTime: r.updateTime };
 }
@@ -241,6 +272,7 @@ export const TO_WIRE: { [W in WireName]: (r: Record_, store: Store) => WireOut<W
   RoleBinding: roleBindingToWire,
   IdentityProvider: identityProviderToWire,
   GroupInvite: (r, store) => groupInviteToWire(r, store),
+  AccountAssociation: accountAssociationToWire,
   Repo: repoToWire,
   Tag: tagToWire,
   Advisory: advisoryToWire,

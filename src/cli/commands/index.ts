@@ -4,6 +4,7 @@
 import { registry, type AnyResource } from '../../api/registry/index.js';
 import type { AnyCommand } from '../command.js';
 import { resourceCommand } from '../resource-commands.js';
+import { accountAssociationCommands } from './account-associations/index.js';
 import { apiCommand } from './api/index.js';
 import { authCommand } from './auth/index.js';
 import { completionCommand } from './completion/index.js';
@@ -24,6 +25,7 @@ const OWN_VERBS: Readonly<Record<string, readonly AnyCommand[]>> = {
   roles: roleCommands,
   roleBindings: roleBindingCommands,
   groupInvites: inviteCommands,
+  accountAssociations: accountAssociationCommands,
   repos: repoCommands,
   tags: tagCommands,
 };
