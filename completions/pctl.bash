@@ -41,6 +41,8 @@ _pctl_sub() {
     'role-bindings:delete'|'role-bindings:rm') REPLY='role-bindings delete' ;;
     'identity-providers:list'|'identity-providers:ls') REPLY='identity-providers list' ;;
     'identity-providers:get'|'identity-providers:describe') REPLY='identity-providers get' ;;
+    'identity-providers:create') REPLY='identity-providers create' ;;
+    'identity-providers:update') REPLY='identity-providers update' ;;
     'identity-providers:delete'|'identity-providers:rm') REPLY='identity-providers delete' ;;
     'invites:list'|'invites:ls') REPLY='invites list' ;;
     'invites:get'|'invites:describe') REPLY='invites get' ;;
@@ -84,7 +86,7 @@ _pctl_subs() {
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;
     'role-bindings') REPLY='list get create delete' ;;
-    'identity-providers') REPLY='list get delete' ;;
+    'identity-providers') REPLY='list get create update delete' ;;
     'invites') REPLY='list get create delete redeem' ;;
     'account-associations') REPLY='list get create update delete check' ;;
     'repos') REPLY='list get update' ;;
@@ -112,6 +114,8 @@ _pctl_flags() {
     'role-bindings list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
     'role-bindings create') REPLY='--parent --identity --role' ;;
     'identity-providers list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
+    'identity-providers create') REPLY='--parent --issuer --client-id --default-role --correlation-rule --description --pkce --scope --groups-claim --client-secret' ;;
+    'identity-providers update') REPLY='--name --description --issuer --client-id --default-role --pkce --scope --groups-claim --client-secret' ;;
     'invites list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of --key-id' ;;
     'invites create') REPLY='--parent --role --email --ttl --single-use' ;;
     'account-associations list') REPLY='--limit --page-size --order-by --skip --page-token --descendants-of --children-of --name' ;;
@@ -155,6 +159,12 @@ _pctl_flag() {
     'role-bindings create --parent'|'role-bindings create --identity'|'role-bindings create --role') REPLY='live' ;;
     'identity-providers list --limit'|'identity-providers list --page-size'|'identity-providers list --order-by'|'identity-providers list --skip'|'identity-providers list --page-token') REPLY='value' ;;
     'identity-providers list --group'|'identity-providers list --children-of'|'identity-providers list --descendants-of') REPLY='live' ;;
+    'identity-providers create --parent'|'identity-providers create --default-role') REPLY='live' ;;
+    'identity-providers create --issuer'|'identity-providers create --client-id'|'identity-providers create --description'|'identity-providers create --scope'|'identity-providers create --groups-claim') REPLY='value' ;;
+    'identity-providers create --correlation-rule') REPLY='choice sub oid' ;;
+    'identity-providers update --name'|'identity-providers update --description'|'identity-providers update --issuer'|'identity-providers update --client-id'|'identity-providers update --scope'|'identity-providers update --groups-claim') REPLY='value' ;;
+    'identity-providers update --default-role') REPLY='live' ;;
+    'identity-providers update --pkce') REPLY='choice on off' ;;
     'invites list --limit'|'invites list --page-size'|'invites list --order-by'|'invites list --skip'|'invites list --page-token'|'invites list --key-id') REPLY='value' ;;
     'invites list --group'|'invites list --children-of'|'invites list --descendants-of') REPLY='live' ;;
     'invites create --parent'|'invites create --role') REPLY='live' ;;
@@ -211,6 +221,7 @@ _pctl_arg() {
     'role-bindings get 0') REPLY='live' ;;
     'role-bindings delete 0') REPLY='live' ;;
     'identity-providers get 0') REPLY='live' ;;
+    'identity-providers update 0') REPLY='live' ;;
     'identity-providers delete 0') REPLY='live' ;;
     'invites get 0') REPLY='live' ;;
     'invites delete 0') REPLY='live' ;;
@@ -220,6 +231,7 @@ _pctl_arg() {
     'account-associations check 0') REPLY='live' ;;
     'repos get 0') REPLY='live' ;;
     'repos update 0') REPLY='live' ;;
+    'advisories get 0') REPLY='live' ;;
     'config get 0') REPLY='live' ;;
     'config set 0') REPLY='live' ;;
     'config use 0') REPLY='live' ;;

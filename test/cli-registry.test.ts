@@ -321,3 +321,15 @@ test('exit 4: no token, and a viewer reading a repo outside its group or updatin
   const tags = await pctl(['tags', 'list', '--repo', repos.cosign!], asViewer);
   t.is(tags.code, 4);
 });
+
+test('advisories get takes an advisory id as well as a uid; an unknown id is exit 3', async (t) => {
+  const byId = await pctl(['advisories', 'get', 'CGA-2026-0003', '-o', 'json']);
+  t.is(byId.code, 0, byId.stderr);
+  const advisory = JSON.parse(byId.stdout);
+  t.is(advisory.artifactName, 'envoy');
+  const byUid = await pctl(['advisories', 'get', advisory.uid, '-o', 'json']);
+  t.deepEqual(JSON.parse(byUid.stdout), advisory);
+  const unknown = await pctl(['advisories', 'get', 'CGA-1999-9999']);
+  t.is(unknown.code, 3);
+  t.regex(unknown.stderr, /advisory not found/);
+});

@@ -122,3 +122,30 @@ test('the CLI gets identity-providers list, get and delete from the registry; --
   t.is(del.code, 0, del.stderr);
   t.is((await srv.call('GET', `${IDP}/${created.uid}`)).status, 404);
 });
+
+test('pctl identity-providers create and update: the secret from stdin, never from argv; references by name', async (t) => {
+  const { srv, ok } = await setup();
+  t.teardown(() => srv.dispose());
+  const pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-idp-cfg-') });
+  const created = await pctl(
+    ['identity-providers', 'create', 'okta', '--parent', 'team', '--issuer', 'https://acme.okta.example', '--client-id', 'app',
+      '--default-role', 'viewer', '--scope', 'email', '--scope', 'groups', '--correlation-rule', 'oid', '--pkce', '--client-secret', '-o', 'json'],
+    { stdin: `${SECRET}\n` },
+  );
+  t.is(created.code, 0, created.stderr);
+  const json = JSON.parse(created.stdout);
+  t.deepEqual(json.oidc.additionalScopes, ['email', 'groups']);
+  t.is(json.oidc.correlationRule, 'OID_EQUALS_EXTERNAL_ID');
+  t.true(json.oidc.pkceEnabled);
+  t.false(created.stdout.includes(SECRET));
+  t.is((await pctl(['identity-providers', 'create', 'x', '--parent', 'team', '--issuer', 'https://x.example', '--client-id', 'a', '--default-role', 'viewer', '--client-secret', SECRET])).code, 2, 'a secret on the command line is refused');
+  const renamed = await pctl(['identity-providers', 'update', 'okta', '--name', 'okta-prod', '--pkce', 'off', '--default-role', 'editor', '-o', 'json']);
+  t.is(renamed.code, 0, renamed.stderr);
+  t.is(JSON.parse(renamed.stdout).name, 'okta-prod');
+  t.false(JSON.parse(renamed.stdout).oidc.pkceEnabled);
+  const rotated = await pctl(['identity-providers', 'update', 'okta-prod', '--client-secret'], { stdin: 'new-secret\n' });
+  t.is(rotated.code, 0, rotated.stderr);
+  t.is((await pctl(['identity-providers', 'update', 'okta-prod', '--client-secret'], { stdin: '' })).code, 2, 'an empty secret is refused');
+  t.is((await pctl(['identity-providers', 'get', 'okta-prod', '-o', 'json'])).code, 0, 'by name');
+  t.is((await ok('GET', IDP)).identityProviders[0].name, 'okta-prod');
+});

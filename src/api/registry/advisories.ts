@@ -20,7 +20,8 @@ export const advisories = defineResource({
   },
   updatable: [],
   outputOnly: ['uid', 'createTime', 'updateTime'],
-  references: false,
+  references: true,
+  referenceFilter: 'advisoryIds',
   seedKey: 'advisories',
   view: {
     noun: 'advisories',
@@ -32,6 +33,7 @@ export const advisories = defineResource({
       col<Advisory>('UID', (a) => a.uid, { wide: true, keep: true }),
     ],
   },
+  completion: { orderBy: 'name', candidates: (a) => [[a.advisoryId, a.artifactName]] },
   cli: {
     help: {
       summary: 'vulnerability advisories',
@@ -48,10 +50,10 @@ export const advisories = defineResource({
       ],
     },
     get: {
-      argument: 'advisory uid',
+      argument: 'advisory uid or advisory id',
       summary: 'show an advisory',
-      description: 'Show one advisory by its uid.',
-      examples: [['as YAML', 'pctl advisories get "$ADVISORY_UID" -o yaml']],
+      description: 'Show one advisory by its uid or its advisory id (CGA-2026-0001); an id with advisories for several artifacts is ambiguous.',
+      examples: [['by advisory id, as YAML', 'pctl advisories get CGA-2026-0001 -o yaml']],
     },
   },
 });

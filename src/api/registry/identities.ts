@@ -15,7 +15,7 @@ export const identities = defineResource({
   filters: {},
   updatable: ['name', 'description', 'claimMatch', 'claimMatch.issuer', 'claimMatch.subject'],
   outputOnly: ['uid', 'createTime', 'updateTime', 'lastSeenTime'],
-  references: false,
+  references: true,
   seedKey: 'identities',
   view: {
     noun: 'identities',

@@ -21,7 +21,7 @@ export const identityProviders = defineResource({
   outputOnly: ['uid', 'createTime', 'updateTime'],
   writeOnly: ['oidc.clientSecret'],
   editor: ['update'],
-  references: false,
+  references: true,
   view: {
     noun: 'identity providers',
     id: (p) => p.uid,

@@ -11,6 +11,7 @@ import { completionCommand } from './completion/index.js';
 import { configCommand } from './config/index.js';
 import { groupCommands } from './groups/index.js';
 import { identityCommands } from './identities/index.js';
+import { identityProviderCommands } from './identity-providers/index.js';
 import { inviteCommands } from './invites/index.js';
 import { repoCommands } from './repos/index.js';
 import { roleBindingCommands } from './role-bindings/index.js';
@@ -24,6 +25,7 @@ const OWN_VERBS: Readonly<Record<string, readonly AnyCommand[]>> = {
   identities: identityCommands,
   roles: roleCommands,
   roleBindings: roleBindingCommands,
+  identityProviders: identityProviderCommands,
   groupInvites: inviteCommands,
   accountAssociations: accountAssociationCommands,
   repos: repoCommands,

@@ -8,11 +8,14 @@
 // and a scan — costs its requests once, and an item found by a listing is not fetched again.
 import type { ResourceDescriptor } from '../../api/resources.js';
 import { groups, repos } from '../../api/resources.js';
+import { ApiError, Code } from '../../api/errors.js';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 
 /** A complete uid: an organization's 40 hex digits, then `/`+16 hex per level. */
 export const FULL_UID_RE = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
+/** A uid outside the hierarchy: hex digits, no `/`. */
+const FLAT_UID_RE = /^[0-9a-f]{16,64}$/;
 /** What a uid suffix looks like: `/`-separated hex segments. */
 const SUFFIX_RE = /^[0-9a-f]+(\/[0-9a-f]+)*$/;
 /** A suffix scan reads at most this many items (50 requests of 200). */
@@ -59,9 +62,20 @@ export class Resolver {
     const client = await this.#ctx.client();
     const found = new Map<string, Named>();
 
-    // A name: one filtered listing (group names cannot contain `/`, so a path-like ref skips it).
+    // A flat uid (an advisory's 32 hex digits) is no suffix of anything: fetched as it is.
+    if (d.parent === null && FLAT_UID_RE.test(ref)) {
+      try {
+        return { uid: ref, item: await client.get(d, ref) };
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === Code.NOT_FOUND)) throw err;
+      }
+    }
+
+    // A name (or what the declaration finds references by, e.g. advisoryIds): one filtered
+    // listing. Group names cannot contain `/`, so a path-like ref skips it.
     if (!(d === groups && ref.includes('/'))) {
-      const byName = client.list(d, { name: ref, limit: MAX_CANDIDATES + 1 });
+      const query = d.referenceFilter ? { filters: { [d.referenceFilter]: [ref] } } : { name: ref };
+      const byName = client.list(d, { ...query, limit: MAX_CANDIDATES + 1 });
       for await (const item of byName) found.set((item as Named).uid, item as Named);
     }
 
@@ -84,7 +98,7 @@ export class Resolver {
       const more = found.size > MAX_CANDIDATES ? ' (first ' + MAX_CANDIDATES + ' shown)' : '';
       throw new UsageError(
         `${where}"${ref}" is ambiguous: it matches ${found.size > MAX_CANDIDATES ? 'more than ' + MAX_CANDIDATES : found.size} ${d.nouns.many}${more}; give one of these uids instead`,
-        shown.map((c) => ({ field: c.uid, description: c.name })),
+        shown.map((c) => ({ field: c.uid, description: c.name ?? '' })),
       );
     }
     const hint = complete

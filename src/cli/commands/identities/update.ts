@@ -8,6 +8,7 @@ import { printResource } from '../../shared/get.js';
 import { checkFields, checkNotEmpty, checkSomethingToUpdate } from '../../shared/validate.js';
 import type { FlagValues } from '../../command.js';
 import type { updateFlags } from './index.js';
+import { resolver } from '../../shared/resolve.js';
 
 type UpdateIdentityFlags = FlagValues<typeof updateFlags>;
 
@@ -23,5 +24,6 @@ export async function run(ctx: Context, [uid]: string[], opts: UpdateIdentityFla
     .set('claimMatch.subject', opts.subject);
   checkSomethingToUpdate(change.mask, ['--name', '--description', '--issuer', '--subject']);
   const client = await ctx.client();
-  return printResource(ctx, views.identities, await client.update(identities, uid!, change.fields, change.mask));
+  const target = await resolver(ctx).uid(identities, uid!);
+  return printResource(ctx, views.identities, await client.update(identities, target, change.fields, change.mask));
 }
