@@ -15,6 +15,8 @@ _pctl_sub() {
     ':repos') REPLY='repos' ;;
     ':tags') REPLY='tags' ;;
     ':advisories') REPLY='advisories' ;;
+    ':libraries') REPLY='libraries' ;;
+    ':advisory') REPLY='advisory' ;;
     ':api') REPLY='api' ;;
     ':auth') REPLY='auth' ;;
     ':config') REPLY='config' ;;
@@ -61,6 +63,11 @@ _pctl_sub() {
     'tags:list'|'tags:ls') REPLY='tags list' ;;
     'advisories:list'|'advisories:ls') REPLY='advisories list' ;;
     'advisories:get'|'advisories:describe') REPLY='advisories get' ;;
+    'libraries:list'|'libraries:ls') REPLY='libraries list' ;;
+    'libraries:versions') REPLY='libraries versions' ;;
+    'libraries:count') REPLY='libraries count' ;;
+    'advisory:documents') REPLY='advisory documents' ;;
+    'advisory:metadata') REPLY='advisory metadata' ;;
     'auth:login') REPLY='auth login' ;;
     'auth:status') REPLY='auth status' ;;
     'auth:token') REPLY='auth token' ;;
@@ -81,7 +88,7 @@ _pctl_sub() {
 _pctl_subs() {
   REPLY=
   case "$1" in
-    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories api auth config serve completion' ;;
+    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries advisory api auth config serve completion' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;
@@ -92,6 +99,8 @@ _pctl_subs() {
     'repos') REPLY='list get update' ;;
     'tags') REPLY='list' ;;
     'advisories') REPLY='list get' ;;
+    'libraries') REPLY='list versions count' ;;
+    'advisory') REPLY='documents metadata' ;;
     'auth') REPLY='login status token logout' ;;
     'config') REPLY='list get set use delete' ;;
     'serve') REPLY='export token reset' ;;
@@ -126,6 +135,11 @@ _pctl_flags() {
     'repos update') REPLY='--name --description' ;;
     'tags list') REPLY='--limit --page-size --order-by --skip --page-token --repo --deprecated' ;;
     'advisories list') REPLY='--limit --page-size --order-by --skip --page-token --artifact --advisory-id' ;;
+    'libraries list') REPLY='--limit --page-size --order-by --skip --page-token --ecosystem --query' ;;
+    'libraries versions') REPLY='--limit --page-size --order-by --skip --page-token' ;;
+    'libraries count') REPLY='--ecosystem' ;;
+    'advisory documents') REPLY='--package --cve' ;;
+    'advisory metadata') REPLY='--limit --page-size --order-by --skip --page-token --id' ;;
     'api') REPLY='-f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
     'auth login') REPLY='--no-browser --with-token' ;;
     'config get') REPLY='--show-token' ;;
@@ -181,6 +195,11 @@ _pctl_flag() {
     'tags list --limit'|'tags list --page-size'|'tags list --order-by'|'tags list --skip'|'tags list --page-token') REPLY='value' ;;
     'tags list --repo') REPLY='live' ;;
     'advisories list --limit'|'advisories list --page-size'|'advisories list --order-by'|'advisories list --skip'|'advisories list --page-token'|'advisories list --artifact'|'advisories list --advisory-id') REPLY='value' ;;
+    'libraries list --limit'|'libraries list --page-size'|'libraries list --order-by'|'libraries list --skip'|'libraries list --page-token'|'libraries list --ecosystem'|'libraries list --query') REPLY='value' ;;
+    'libraries versions --limit'|'libraries versions --page-size'|'libraries versions --order-by'|'libraries versions --skip'|'libraries versions --page-token') REPLY='value' ;;
+    'libraries count --ecosystem') REPLY='value' ;;
+    'advisory documents --package'|'advisory documents --cve') REPLY='value' ;;
+    'advisory metadata --limit'|'advisory metadata --page-size'|'advisory metadata --order-by'|'advisory metadata --skip'|'advisory metadata --page-token'|'advisory metadata --id') REPLY='value' ;;
     'api -f'|'api --raw-field'|'api -F'|'api --field'|'api -q'|'api --query'|'api -H'|'api --header') REPLY='value' ;;
     'api --input') REPLY='file' ;;
     'serve --host'|'serve --port'|'serve --rate-limit'|'serve --trust-issuer'|'serve --owner-token-ttl') REPLY='value' ;;
@@ -232,6 +251,7 @@ _pctl_arg() {
     'repos get 0') REPLY='live' ;;
     'repos update 0') REPLY='live' ;;
     'advisories get 0') REPLY='live' ;;
+    'libraries versions 0') REPLY='live' ;;
     'config get 0') REPLY='live' ;;
     'config set 0') REPLY='live' ;;
     'config use 0') REPLY='live' ;;

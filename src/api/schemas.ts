@@ -194,12 +194,87 @@ export const CHECK_PROVIDERS = ['GOOGLE', 'AMAZON', 'AZURE'] as const;
 export const CheckAccountAssociationBody = z.strictObject({ providerType: z.enum(CHECK_PROVIDERS, `must be one of ${CHECK_PROVIDERS.join(', ')}`) });
 export const AccountAssociationCheck = z.looseObject({ status: z.enum(['READY', 'NOT_READY']), reason: z.string(), message: z.string() });
 
+// ---- Ecosystems (/libraries/v2/) and Integrations (/advisory/v2/), read-only ----
+
+export const ECOSYSTEMS = ['JAVA', 'PYTHON'] as const;
+
+export const Artifact = z.looseObject({
+  uid: Uid,
+  name: z.string(),
+  description: z.string().default(''),
+  ecosystem: z.enum(ECOSYSTEMS),
+  latestVersion: z.string().default(''),
+  versionCount: z.number().int().nonnegative(),
+  createTime: Timestamp,
+  updateTime: Timestamp,
+});
+export type Artifact = z.infer<typeof Artifact>;
+
+export const ArtifactVersion = z.looseObject({
+  uid: Uid,
+  name: z.string(),
+  version: z.string(),
+  description: z.string().default(''),
+  sizeBytes: z.string().regex(/^\d+$/, 'must be a decimal integer string'),
+  createTime: Timestamp,
+  updateTime: Timestamp,
+});
+export type ArtifactVersion = z.infer<typeof ArtifactVersion>;
+
+export const ArtifactCounts = z.looseObject({
+  counts: z.array(z.looseObject({ ecosystem: z.enum(ECOSYSTEMS), totalCount: z.string() })),
+});
+
+export const FALSE_POSITIVE_TYPES = [
+  'VULNERABILITY_RECORD_ANALYSIS_CONTESTED', 'COMPONENT_VULNERABILITY_MISMATCH', 'VULNERABLE_CODE_VERSION_NOT_USED',
+  'VULNERABLE_CODE_NOT_INCLUDED_IN_PACKAGE', 'VULNERABLE_CODE_NOT_IN_EXECUTION_PATH', 'VULNERABLE_CODE_CANNOT_BE_CONTROLLED_BY_ADVERSARY',
+  'INLINE_MITIGATIONS_EXIST',
+] as const;
+const Note = z.strictObject({ note: z.string().optional() });
+
+/** An advisory event: a timestamp and exactly one of the kinds. */
+export const AdvisoryEvent = z.strictObject({
+  timestamp: Timestamp,
+  detection: z.union([
+    z.strictObject({ manual: z.strictObject({}) }),
+    z.strictObject({ nvdapi: z.strictObject({ cpeSearched: z.string(), cpeFound: z.string() }) }),
+    z.strictObject({ scanv1: z.looseObject({ scanner: z.string(), componentName: z.string(), componentVersion: z.string(), componentType: z.string() }) }),
+  ]).optional(),
+  truePositiveDetermination: Note.optional(),
+  falsePositiveDetermination: z.strictObject({ type: z.enum(FALSE_POSITIVE_TYPES), note: z.string().optional() }).optional(),
+  fixed: z.strictObject({ fixedVersion: z.string() }).optional(),
+  analysisNotPlanned: Note.optional(),
+  fixNotPlanned: Note.optional(),
+  pendingUpstreamFix: Note.optional(),
+}).refine((e) => Object.keys(e).filter((k) => k !== 'timestamp').length === 1, 'must have a timestamp and exactly one kind of event');
+
+export const AdvisoryDocument = z.strictObject({
+  id: z.string().min(1),
+  advisories: z.array(z.strictObject({
+    id: z.string().min(1),
+    aliases: z.array(z.string()).default([]),
+    packageNamespace: z.string().default(''),
+    events: z.array(AdvisoryEvent).default([]),
+  })),
+});
+export type AdvisoryDocument = z.output<typeof AdvisoryDocument>;
+
+export const REFERENCE_TYPES = ['ADVISORY', 'ARTICLE', 'DETECTION', 'DISCUSSION', 'REPORT', 'FIX', 'INTRODUCED', 'PACKAGE', 'EVIDENCE', 'WEB'] as const;
+export const VulnerabilityMetadata = z.strictObject({
+  id: z.string().min(1),
+  summary: z.string().default(''),
+  details: z.string().default(''),
+  references: z.array(z.strictObject({ type: z.enum(REFERENCE_TYPES), url: z.string() })).default([]),
+  severities: z.array(z.strictObject({ type: z.enum(['CVSS_V2', 'CVSS_V3', 'CVSS_V4']), score: z.string() })).default([]),
+});
+export type VulnerabilityMetadata = z.output<typeof VulnerabilityMetadata>;
+
 /** Advisory ids and artifact names in seeds: no whitespace, no commas (the list filters split on them). */
 export const FILTER_VALUE_RE = /^[^\s,]{1,255}$/;
 export const FILTER_VALUE_RULE = 'must be 1 to 255 characters with no whitespace or commas';
 
 /** The wire schema of each resource, by its registry `kind` (which names the message). */
-const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, IdentityProvider, GroupInvite, AccountAssociation, Repo, Tag, Advisory } as const;
+const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, IdentityProvider, GroupInvite, AccountAssociation, Repo, Tag, Advisory, Artifact } as const;
 /** The messages that are resources: a registry declaration's `kind`. */
 export type WireName = keyof typeof WIRE_SCHEMAS;
 

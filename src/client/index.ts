@@ -74,6 +74,11 @@ export class ApiClient {
   }
 
   async listPage<D extends ResourceDescriptor>(d: D, query: ListQuery): Promise<Page<Item<D>>> {
+    if (d.listDefaults) {
+      const filters = { ...query.filters };
+      for (const [key, values] of Object.entries(d.listDefaults)) filters[key] ??= [...values];
+      query = { ...query, filters };
+    }
     const env = (await this.http.requestValid('GET', d.path, envelopeOf(d), { query: listQueryParams(query) })) as Record<string, unknown>;
     return {
       items: (env[d.plural] as Item<D>[] | undefined) ?? [],
@@ -81,6 +86,24 @@ export class ApiClient {
       totalCount: env.totalCount === undefined ? undefined : Number(env.totalCount),
       skipped: env.skipped as number | undefined,
     };
+  }
+
+  /**
+   * Every item of a collection that is not a registry resource (`/libraries/v2/artifacts/{uid}/versions`,
+   * `/advisory/v2/metadata`): its path, list key and item schema, paged like any list.
+   */
+  listCollection<S extends z.ZodType>(path: string, key: string, item: S, opts: PaginateOptions = {}): Paginator<z.output<S>> {
+    const envelope = listEnvelope(key, item);
+    const fetchPage = async (query: ListQuery): Promise<Page<z.output<S>>> => {
+      const env = (await this.http.requestValid('GET', path, envelope, { query: listQueryParams(query) })) as Record<string, unknown>;
+      return {
+        items: (env[key] as z.output<S>[] | undefined) ?? [],
+        nextPageToken: env.nextPageToken as string | undefined,
+        totalCount: env.totalCount === undefined ? undefined : Number(env.totalCount),
+        skipped: env.skipped as number | undefined,
+      };
+    };
+    return new Paginator(fetchPage, { ...opts, progress: opts.progress ?? this.#progress?.(key) });
   }
 
   /** Every matching item, page by page, bounded by opts.limit. */

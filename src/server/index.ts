@@ -19,6 +19,8 @@ import { lockDataDir } from './lock.js';
 import { registry } from '../api/registry/index.js';
 import { iamRoutes } from './routes/iam.js';
 import { accountAssociationRoutes } from './routes/account-associations.js';
+import { advisoryDocumentRoutes } from './routes/advisory-documents.js';
+import { libraryRoutes } from './routes/libraries.js';
 import { groupInviteRoutes } from './routes/group-invites.js';
 import { identityProviderRoutes } from './routes/identity-providers.js';
 import { registryRoutes } from './routes/registry.js';
@@ -83,8 +85,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
     const ctx: ServerContext = { store, lists: new ListEngine(store, clock), clock, authz: new Authorizer(store) };
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
-    const own = new Map([...iamRoutes(ctx), identityProviderRoutes(ctx), groupInviteRoutes(ctx), accountAssociationRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
-    const routes: ResourceRoutes[] = registry.map((d) => own.get(d.path) ?? resourceRoutes(ctx, d));
+    const own = new Map([...iamRoutes(ctx), identityProviderRoutes(ctx), groupInviteRoutes(ctx), accountAssociationRoutes(ctx), libraryRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
+    const routes: ResourceRoutes[] = [...registry.map((d) => own.get(d.path) ?? resourceRoutes(ctx, d)), ...advisoryDocumentRoutes(ctx)];
 
     // Authentication is settled once bootstrap has run; until then every request is refused.
     let authenticate: (h: string | undefined) => Promise<Principal> = async () => {

@@ -6,7 +6,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { WireName } from '../api/registry/define.js';
 import type * as Wire from '../api/schemas.js';
-import type { AccountAssociationFields, CORRELATION_RULES } from '../api/schemas.js';
+import type { AccountAssociationFields, AdvisoryDocument, CORRELATION_RULES, VulnerabilityMetadata } from '../api/schemas.js';
 import type { Record_, Store } from './store/store.js';
 
 /** What serve may send for a wire message (defaults may be left out, as zod's input allows). */
@@ -121,6 +121,24 @@ export const records = {
   accountAssociation: (b: Base & { parent: string } & AccountAssociationFields) => {
     const { parent, name, description, uid: _uid, createTime: _c, updateTime: _u, ...providers } = b;
     return record('accountAssociation', parent, name, null, { ...b, uid: associationStoreUid(parent) }, { description: description ?? '', ...providers });
+  },
+
+  /** The ecosystem lives in alt_key (the `ecosystems` filter); latestVersion and versionCount are kept with it. */
+  artifact: (b: Base & { uid: string; name: string; ecosystem: string; description?: string | undefined; latestVersion: string; versionCount: number }) =>
+    record('artifact', null, b.name, b.ecosystem, b, { description: b.description ?? '', latestVersion: b.latestVersion, versionCount: b.versionCount }),
+
+  /** Below its artifact; the name column holds the version (order_by=name sorts versions). */
+  artifactVersion: (b: Base & { parent: string; artifactName: string; version: string; description?: string | undefined; sizeBytes: string }) =>
+    record('artifactVersion', b.parent, b.version, null, b, { artifactName: b.artifactName, description: b.description ?? '', sizeBytes: b.sizeBytes }),
+
+  /** A package's advisory document, by package name. */
+  advisoryDocument: (b: Base & { uid: string; document: AdvisoryDocument }) =>
+    record('advisoryDocument', null, b.document.id, null, b, { advisories: b.document.advisories }),
+
+  /** Vulnerability metadata, by vulnerability id (the name column: the `id`/`ids` filter). */
+  vulnerabilityMetadata: (b: Base & { uid: string; metadata: VulnerabilityMetadata }) => {
+    const { id, ...rest } = b.metadata;
+    return record('vulnerabilityMetadata', null, id, null, b, rest);
   },
 
   /** artifactName lives in the name column and advisoryId in alt_key: both are exact-match list filters. */
@@ -245,6 +263,39 @@ export function accountAssociationToWire(r: Record_): WireOut<'AccountAssociatio
   };
 }
 
+export function artifactToWire(r: Record_): WireOut<'Artifact'> {
+  return {
+    uid: r.uid,
+    name: r.name,
+    description: str(r.data.description),
+    ecosystem: (r.altKey ?? 'JAVA') as 'JAVA' | 'PYTHON',
+    latestVersion: str(r.data.latestVersion),
+    versionCount: typeof r.data.versionCount === 'number' ? r.data.versionCount : 0,
+    createTime: r.createTime,
+    updateTime: r.updateTime,
+  };
+}
+
+export function artifactVersionToWire(r: Record_): z.input<typeof Wire.ArtifactVersion> {
+  return {
+    uid: r.uid,
+    name: str(r.data.artifactName),
+    version: r.name,
+    description: str(r.data.description),
+    sizeBytes: str(r.data.sizeBytes) || '0',
+    createTime: r.createTime,
+    updateTime: r.updateTime,
+  };
+}
+
+export function advisoryDocumentToWire(r: Record_): AdvisoryDocument {
+  return { id: r.name, advisories: (r.data.advisories ?? []) as AdvisoryDocument['advisories'] };
+}
+
+export function vulnerabilityMetadataToWire(r: Record_): VulnerabilityMetadata {
+  return { id: r.name, ...(r.data as Omit<VulnerabilityMetadata, 'id'>) };
+}
+
 export function repoToWire(r: Record_): WireOut<'Repo'> {
   return { uid: r.uid, name: r.name, description: str(r.data.description), createTime: r.createTime, updateTime: r.updateTime };
 }
@@ -273,6 +324,7 @@ export const TO_WIRE: { [W in WireName]: (r: Record_, store: Store) => WireOut<W
   IdentityProvider: identityProviderToWire,
   GroupInvite: (r, store) => groupInviteToWire(r, store),
   AccountAssociation: accountAssociationToWire,
+  Artifact: artifactToWire,
   Repo: repoToWire,
   Tag: tagToWire,
   Advisory: advisoryToWire,

@@ -14,12 +14,12 @@
 import { z } from 'zod';
 import { BUILTIN_ROLES, CAPABILITIES } from '../api/capabilities.js';
 import {
-  DIGEST_RE, DIGEST_RULE, descriptionProblem, FILTER_VALUE_RE, FILTER_VALUE_RULE, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
+  AdvisoryDocument, DIGEST_RE, DIGEST_RULE, descriptionProblem, ECOSYSTEMS, FILTER_VALUE_RE, FILTER_VALUE_RULE, VulnerabilityMetadata, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
   subjectProblem, TAG_NAME_RE, TAG_NAME_RULE, Timestamp,
 } from '../api/schemas.js';
 import type { FieldViolation } from '../api/errors.js';
 
-import { builtinRoleUid, claimKey, newAdvisoryUid, newChildUid, newOrganizationUid, records, timestamp } from './models.js';
+import { advisoryDocumentToWire, builtinRoleUid, claimKey, newAdvisoryUid, newChildUid, newOrganizationUid, records, timestamp, vulnerabilityMetadataToWire } from './models.js';
 import type { Record_, Store } from './store/store.js';
 
 // Field rules (documented in README, "Seed files") are the API's own, from src/api/schemas.ts.
@@ -91,10 +91,27 @@ const SeedAdvisory = z.strictObject({
   updateTime: Timestamp.optional(),
 });
 
+/** A library and its versions, oldest first: the last one is its latestVersion. */
+const SeedLibrary = z.strictObject({
+  name: z.string().regex(FILTER_VALUE_RE, FILTER_VALUE_RULE),
+  ecosystem: z.string().transform((s) => s.toUpperCase()).pipe(z.enum(ECOSYSTEMS, `must be one of ${ECOSYSTEMS.join(', ')}`)),
+  description: ruled(descriptionProblem).optional(),
+  versions: z.array(z.strictObject({
+    version: z.string().regex(FILTER_VALUE_RE, FILTER_VALUE_RULE),
+    description: ruled(descriptionProblem).optional(),
+    sizeBytes: z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,19}$/, 'must be a decimal integer')]).transform(String).optional(),
+    updateTime: Timestamp.optional(),
+  })).optional(),
+});
+
 export const SeedDocumentSchema = z.strictObject({
   organizations: z.array(SeedGroupSchema).optional(),
   advisories: z.array(SeedAdvisory).optional(),
+  libraries: z.array(SeedLibrary).optional(),
+  advisoryDocuments: z.array(AdvisoryDocument).optional(),
+  vulnerabilityMetadata: z.array(VulnerabilityMetadata).optional(),
 });
+export type SeedLibrary = z.output<typeof SeedLibrary>;
 
 export type SeedTag = z.infer<typeof SeedTag>;
 export type SeedRepo = z.infer<typeof SeedRepo>;
@@ -226,6 +243,10 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
   orgs.forEach((org, i) => checkBindings(org, `organizations[${i}]`, [org.name]));
 
   checkUnique(doc.advisories, (a) => `${a.advisoryId}\n${a.artifactName}`, 'advisories', 'same advisoryId and artifactName', out);
+  checkUnique(doc.libraries, (l) => `${l.ecosystem}\n${l.name}`, 'libraries', 'same name in one ecosystem', out);
+  (doc.libraries ?? []).forEach((l, i) => checkUnique(l.versions, (v) => v.version, `libraries[${i}].versions`, 'same version', out));
+  checkUnique(doc.advisoryDocuments, (d) => d.id, 'advisoryDocuments', 'same package id', out);
+  checkUnique(doc.vulnerabilityMetadata, (m) => m.id, 'vulnerabilityMetadata', 'same id', out);
 }
 
 /**
@@ -326,6 +347,25 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
     const updated = iso(a.updateTime, t);
     store.insert(records.advisory({ uid: newAdvisoryUid(), ...a, createTime: updated < t ? updated : t, updateTime: updated }));
   }
+  for (const lib of doc.libraries ?? []) {
+    const versions = lib.versions ?? [];
+    const times = versions.map((v) => iso(v.updateTime, t));
+    const newest = times.length ? times.reduce((a, b) => (a > b ? a : b)) : t;
+    const oldest = times.length ? times.reduce((a, b) => (a < b ? a : b)) : t;
+    const uid = newAdvisoryUid();
+    store.insert(records.artifact({
+      uid, name: lib.name, ecosystem: lib.ecosystem, description: lib.description, latestVersion: versions[versions.length - 1]?.version ?? '',
+      versionCount: versions.length, createTime: oldest, updateTime: newest,
+    }));
+    versions.forEach((v, i) => {
+      store.insert(records.artifactVersion({
+        uid: newChildUid(uid), parent: uid, artifactName: lib.name, version: v.version, description: v.description, sizeBytes: v.sizeBytes ?? '0',
+        createTime: times[i]!, updateTime: times[i]!,
+      }));
+    });
+  }
+  for (const document of doc.advisoryDocuments ?? []) store.insert(records.advisoryDocument({ uid: newAdvisoryUid(), document, createTime: t }));
+  for (const metadata of doc.vulnerabilityMetadata ?? []) store.insert(records.vulnerabilityMetadata({ uid: newAdvisoryUid(), metadata, createTime: t }));
   return { organizationUids };
 }
 
@@ -434,6 +474,27 @@ export function exportSeed(store: Store): SeedDocument {
   if (advisories.length) {
     doc.advisories = advisories.map((a) => ({ advisoryId: a.altKey ?? '', artifactName: a.name, updateTime: a.updateTime }));
   }
+  const libraries = store.allByAltKey('artifact');
+  if (libraries.length) {
+    doc.libraries = libraries.map((a) => {
+      const versions = store.children(a.uid, 'artifactVersion').sort((x, y) => (x.createTime === y.createTime ? cmp(x.uid, y.uid) : cmp(x.createTime, y.createTime)));
+      // The latest version last, as a seed lists it.
+      const latest = versions.findIndex((v) => v.name === a.data.latestVersion);
+      if (latest >= 0) versions.push(...versions.splice(latest, 1));
+      const lib: SeedLibrary = { name: a.name, ecosystem: (a.altKey ?? 'JAVA') as SeedLibrary['ecosystem'] };
+      if (str(a.data.description)) lib.description = str(a.data.description);
+      if (versions.length) {
+        lib.versions = versions.map((v) => ({
+          version: v.name, ...(str(v.data.description) ? { description: str(v.data.description) } : {}), sizeBytes: str(v.data.sizeBytes), updateTime: v.updateTime,
+        }));
+      }
+      return lib;
+    }) as SeedDocument['libraries'];
+  }
+  const documents = store.roots('advisoryDocument');
+  if (documents.length) doc.advisoryDocuments = documents.map(advisoryDocumentToWire);
+  const metadata = store.roots('vulnerabilityMetadata');
+  if (metadata.length) doc.vulnerabilityMetadata = metadata.map(vulnerabilityMetadataToWire);
   return doc;
 }
 

@@ -124,6 +124,8 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
   editor?: readonly Operation[];
   /** Whether a name or a unique uid suffix is accepted wherever a uid of this resource is expected. */
   references: boolean;
+  /** Filter values every listing sends unless it sets that filter itself (a parameter the API requires). */
+  listDefaults?: Readonly<Record<string, readonly string[]>>;
   /** The list filter a reference is looked up by, when it is not the name (advisories: advisoryIds). */
   referenceFilter?: string;
   /** The table: columns, wide columns and what `-o id` prints. */

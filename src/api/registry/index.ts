@@ -2,6 +2,7 @@
 // order the CLI lists them. Adding a resource is a file here and a line below.
 import { accountAssociations } from './account-associations.js';
 import { advisories } from './advisories.js';
+import { artifacts } from './artifacts.js';
 import type { Operation, ResourceDecl, WireName } from './define.js';
 import { groupInvites } from './group-invites.js';
 import { groups } from './groups.js';
@@ -12,7 +13,7 @@ import { roleBindings } from './role-bindings.js';
 import { roles } from './roles.js';
 import { tags } from './tags.js';
 
-export const resources = { groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations, repos, tags, advisories } as const;
+export const resources = { groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations, repos, tags, advisories, artifacts } as const;
 export type ResourceName = keyof typeof resources;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyResource = ResourceDecl<WireName, any>;
@@ -38,4 +39,4 @@ export function capability(d: AnyResource, op: Operation): string {
 }
 
 export type { AnyResource as Resource };
-export { accountAssociations, advisories, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags };
+export { accountAssociations, advisories, artifacts, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags };

@@ -5,6 +5,7 @@ import { registry, type AnyResource } from '../../api/registry/index.js';
 import type { AnyCommand } from '../command.js';
 import { resourceCommand } from '../resource-commands.js';
 import { accountAssociationCommands } from './account-associations/index.js';
+import { advisoryCommand } from './advisory/index.js';
 import { apiCommand } from './api/index.js';
 import { authCommand } from './auth/index.js';
 import { completionCommand } from './completion/index.js';
@@ -13,6 +14,7 @@ import { groupCommands } from './groups/index.js';
 import { identityCommands } from './identities/index.js';
 import { identityProviderCommands } from './identity-providers/index.js';
 import { inviteCommands } from './invites/index.js';
+import { libraryCommands } from './libraries/index.js';
 import { repoCommands } from './repos/index.js';
 import { roleBindingCommands } from './role-bindings/index.js';
 import { roleCommands } from './roles/index.js';
@@ -28,6 +30,7 @@ const OWN_VERBS: Readonly<Record<string, readonly AnyCommand[]>> = {
   identityProviders: identityProviderCommands,
   groupInvites: inviteCommands,
   accountAssociations: accountAssociationCommands,
+  artifacts: libraryCommands,
   repos: repoCommands,
   tags: tagCommands,
 };
@@ -35,6 +38,7 @@ const OWN_VERBS: Readonly<Record<string, readonly AnyCommand[]>> = {
 export function commandTree(resources: readonly AnyResource[] = registry): AnyCommand[] {
   return [
     ...resources.map((d) => resourceCommand(d, OWN_VERBS[d.plural])),
+    advisoryCommand,
     apiCommand,
     authCommand,
     configCommand,

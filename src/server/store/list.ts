@@ -47,6 +47,8 @@ export interface ListOptions {
   filterColumns?: FilterColumns;
   /** Access scoping; without it every row of the kind is listed. */
   scope?: ListScope;
+  /** Only rows whose name contains this, ignoring ASCII case (a search parameter the route reads itself). */
+  nameContains?: string;
 }
 
 export interface ListPage {
@@ -80,6 +82,8 @@ interface ParsedQuery {
   /** Restrictions besides the segment: uidp.children_of, name, the resource-specific filters. */
   parent?: string;
   name?: string;
+  /** A case-insensitive substring of the name (the artifacts' `query`). */
+  nameContains?: string;
   inFilters: { column: 'name' | 'alt_key' | 'parent'; values: string[] }[];
   segments: Segment[];
   /** Identifies the query (filters + order + scope), to bind page tokens and cache counts. */
@@ -237,7 +241,7 @@ export class ListEngine {
       .map(([key, values]) => ({ column: filterColumns[key]!, values }));
 
     const fingerprint = createHash('sha256')
-      .update(JSON.stringify([opts.kind, descendantsOf ?? null, childrenOf ?? null, name ?? null, inFilters, sortField, desc, opts.scope?.key ?? '']))
+      .update(JSON.stringify([opts.kind, descendantsOf ?? null, childrenOf ?? null, name ?? null, inFilters, sortField, desc, opts.scope?.key ?? '', opts.nameContains ?? null]))
       .digest('base64url')
       .slice(0, 22);
     const parsed: ParsedQuery = {
@@ -245,6 +249,7 @@ export class ListEngine {
       segments: segmentsOf(opts.scope, descendantsOf, childrenOf),
       ...(childrenOf !== undefined ? { parent: childrenOf } : {}),
       ...(name !== undefined ? { name } : {}),
+      ...(opts.nameContains ? { nameContains: opts.nameContains } : {}),
     };
     const token = single.get('page_token');
     if (token) parsed.cursor = this.readToken(token, parsed.fingerprint);
@@ -355,6 +360,10 @@ function conditions(q: ParsedQuery, seg: Segment): { where: string[]; params: un
   if (q.name !== undefined) {
     where.push('name = ?');
     params.push(q.name);
+  }
+  if (q.nameContains !== undefined) {
+    where.push("name LIKE ? ESCAPE '!'");
+    params.push(`%${q.nameContains.replace(/[!%_]/g, '!$&')}%`);
   }
   for (const { column, values } of q.inFilters) {
     where.push(`${column} IN (${values.map(() => '?').join(', ')})`);

@@ -199,6 +199,11 @@ export class Store {
     return (this.stmts.ofKindByAltKey.all(kind) as Row[]).map(rowToRecord);
   }
 
+  /** How many records of a kind have this alt_key (artifacts of an ecosystem). */
+  countByAltKey(kind: Kind, altKey: string): number {
+    return (this.prepare('SELECT count(*) AS n FROM resources WHERE kind = ? AND alt_key = ?').get(kind, altKey) as { n: number }).n;
+  }
+
   /** How many records of a kind have an alt_key ending in `\n<last>` (the bindings of a role). */
   countByAltKeyLastPart(kind: Kind, last: string): number {
     return (this.stmts.byAltKeySuffix.get(kind, `%\n${last.replace(/[!%_]/g, '!$&')}`) as { n: number }).n;

@@ -1,0 +1,31 @@
+// pctl libraries versions LIBRARY [paging flags]: LIBRARY a uid or an exact name.
+import { artifacts } from '../../../api/resources.js';
+import { ArtifactVersion, type ArtifactVersion as Version } from '../../../api/schemas.js';
+import { encodeUidPath } from '../../../client/index.js';
+import { col, timeCol } from '../../../output/columns.js';
+import { createPrinter } from '../../../output/print.js';
+import type { PagingFlags } from '../../command.js';
+import type { Context } from '../../context.js';
+import { paginateOptions } from '../../shared/list.js';
+import { resolver } from '../../shared/resolve.js';
+
+const view = {
+  noun: 'versions',
+  id: (v: Version) => v.uid,
+  columns: [
+    col<Version>('VERSION', (v) => v.version),
+    col<Version>('SIZE', (v) => v.sizeBytes),
+    timeCol<Version>('UPDATED', (v) => v.updateTime),
+    col<Version>('NAME', (v) => v.name, { wide: true }),
+    col<Version>('UID', (v) => v.uid, { wide: true, keep: true }),
+    col<Version>('DESCRIPTION', (v) => v.description, { wide: true, shrink: true }),
+  ],
+};
+
+export async function run(ctx: Context, [ref]: string[], opts: PagingFlags): Promise<number> {
+  const uid = await resolver(ctx).uid(artifacts, ref!);
+  const client = await ctx.client();
+  const pages = client.listCollection(`${artifacts.path}/${encodeUidPath(uid)}/versions`, 'artifactVersions', ArtifactVersion, paginateOptions(opts)).pages();
+  await createPrinter(ctx).list(view, pages);
+  return 0;
+}
