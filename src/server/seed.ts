@@ -11,15 +11,17 @@
 //   custom role named the same way.
 // - `roles: [{name, description, capabilities}]` on any group: custom roles.
 // - `updateTime` on tags and advisories (RFC 3339), so that a data set keeps its history.
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { BUILTIN_ROLES, CAPABILITIES } from '../api/capabilities.js';
 import {
-  AdvisoryDocument, DIGEST_RE, DIGEST_RULE, descriptionProblem, ECOSYSTEMS, FILTER_VALUE_RE, FILTER_VALUE_RULE, VulnerabilityMetadata, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
+  AccountAssociationFields as AccountAssociationFieldsSchema, AdvisoryDocument, CORRELATION_RULES, DIGEST_RE, emailProblem, DIGEST_RULE, descriptionProblem, ECOSYSTEMS, FILTER_VALUE_RE, FILTER_VALUE_RULE, VulnerabilityMetadata, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
   subjectProblem, TAG_NAME_RE, TAG_NAME_RULE, Timestamp,
 } from '../api/schemas.js';
 import type { FieldViolation } from '../api/errors.js';
+import type { AccountAssociationFields } from '../api/schemas.js';
 
-import { advisoryDocumentToWire, builtinRoleUid, claimKey, newAdvisoryUid, newChildUid, newOrganizationUid, records, timestamp, vulnerabilityMetadataToWire } from './models.js';
+import { advisoryDocumentToWire, associationStoreUid, builtinRoleUid, type Oidc, claimKey, newAdvisoryUid, newChildUid, newOrganizationUid, records, timestamp, vulnerabilityMetadataToWire } from './models.js';
 import type { Record_, Store } from './store/store.js';
 
 // Field rules (documented in README, "Seed files") are the API's own, from src/api/schemas.ts.
@@ -63,12 +65,44 @@ const SeedRoleBinding = z.strictObject({
   role: z.string().min(1, 'must not be empty'),
 });
 
+/** `defaultRole` names a role as bindings do: built in, of this group or an ancestor, or by path. The secret is write-only: exports leave it out. */
+const SeedIdentityProvider = z.strictObject({
+  name: PlainName,
+  description: Description.optional(),
+  defaultRole: z.string().min(1, 'must not be empty'),
+  oidc: z.strictObject({
+    issuer: ruled(issuerProblem),
+    clientId: z.string().min(1, 'must not be empty'),
+    clientSecret: z.string().optional(),
+    additionalScopes: z.array(z.string().min(1)).optional(),
+    groupsClaim: z.string().optional(),
+    correlationRule: z.enum(CORRELATION_RULES).optional(),
+    pkceEnabled: z.boolean().optional(),
+  }),
+});
+
+/**
+ * An invite: `code` (a seed author's chosen code) or `codeSha256` (what export writes: the
+ * hash serve keeps, so a re-seeded invite still takes its old code, which export never shows).
+ */
+const SeedInvite = z.strictObject({
+  role: z.string().min(1, 'must not be empty'),
+  email: ruled(emailProblem).optional(),
+  expirationTime: Timestamp,
+  singleUse: z.boolean().optional(),
+  code: z.string().min(16, 'must be at least 16 characters').optional(),
+  codeSha256: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex characters').optional(),
+}).refine((i) => !(i.code && i.codeSha256), 'give code or codeSha256, not both');
+
 export interface SeedGroup {
   name: string;
   description?: string | undefined;
   identities?: z.infer<typeof SeedIdentity>[] | undefined;
   roles?: z.infer<typeof SeedRole>[] | undefined;
   roleBindings?: z.infer<typeof SeedRoleBinding>[] | undefined;
+  identityProviders?: z.infer<typeof SeedIdentityProvider>[] | undefined;
+  invites?: z.infer<typeof SeedInvite>[] | undefined;
+  accountAssociation?: AccountAssociationFields | undefined;
   repos?: z.infer<typeof SeedRepo>[] | undefined;
   groups?: SeedGroup[] | undefined;
 }
@@ -79,6 +113,9 @@ const SeedGroupSchema: z.ZodType<SeedGroup> = z.strictObject({
   identities: z.array(SeedIdentity).optional(),
   roles: z.array(SeedRole).optional(),
   roleBindings: z.array(SeedRoleBinding).optional(),
+  identityProviders: z.array(SeedIdentityProvider).optional(),
+  invites: z.array(SeedInvite).optional(),
+  accountAssociation: AccountAssociationFieldsSchema.optional(),
   repos: z.array(SeedRepo).optional(),
   get groups() {
     return z.array(SeedGroupSchema).optional();
@@ -237,6 +274,14 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
         out.push({ field: `${at}.identity`, description: `names no identity of this group or its ancestors, nor an identity path (org/group/…/identity): ${b.identity}` });
       }
     });
+    const checkRole = (role: string, at: string) => {
+      if (!ROLE_NAMES.has(role) && resolveRef(role, groupPaths, (gp, name) => rolesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
+        out.push({ field: at, description: `must be a built-in role (${[...ROLE_NAMES].join(', ')}) or a role of this group, an ancestor, or a path (org/group/…/role): ${role}` });
+      }
+    };
+    (g.identityProviders ?? []).forEach((p, i) => checkRole(p.defaultRole, `${path}.identityProviders[${i}].defaultRole`));
+    (g.invites ?? []).forEach((inv, i) => checkRole(inv.role, `${path}.invites[${i}].role`));
+    checkUnique(g.identityProviders, (p) => p.name, `${path}.identityProviders`, 'same name in one group', out);
     checkUnique(g.roleBindings, (b) => `${b.identity}\n${b.role}`, `${path}.roleBindings`, 'same identity and role', out);
     (g.groups ?? []).forEach((child, i) => checkBindings(child, `${path}.groups[${i}]`, [...chain, `${chain[chain.length - 1]}/${child.name}`]));
   };
@@ -283,7 +328,7 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
   // group name path → identity name → uid
   const identityUids = new Map<string, Map<string, string>>();
   const roleUids = new Map<string, Map<string, string>>();
-  const pending: { groupUid: string; chain: string[]; bindings: SeedRoleBinding[]; path: string }[] = [];
+  const pending: { groupUid: string; chain: string[]; group: SeedGroup; path: string }[] = [];
 
   const insertGroup = (g: SeedGroup, parent: string | null, uid: string, chain: string[], path: string) => {
     const namePath = chain[chain.length - 1]!;
@@ -315,7 +360,8 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
         store.insert(records.tag({ uid: newChildUid(repoUid), parent: repoUid, ...tag, createTime: updated < t ? updated : t, updateTime: updated }));
       }
     }
-    if (g.roleBindings?.length) pending.push({ groupUid: uid, chain, bindings: g.roleBindings, path });
+    if (g.accountAssociation) store.insert(records.accountAssociation({ parent: uid, ...g.accountAssociation, createTime: t }));
+    if (g.roleBindings?.length || g.identityProviders?.length || g.invites?.length) pending.push({ groupUid: uid, chain, group: g, path });
     (g.groups ?? []).forEach((child, i) =>
       insertGroup(child, uid, newChildUid(uid), [...chain, `${namePath}/${child.name}`], `${path}.groups[${i}]`));
   };
@@ -326,10 +372,36 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
     insertGroup(org, null, uid, [org.name], `organizations[${i}]`);
   });
 
-  // Bindings last: a path reference may name an identity of a group seeded after this one.
-  for (const { groupUid, chain, bindings, path } of pending) {
-    bindings.forEach((b, i) => {
-      const nearestFirst = [...chain].reverse();
+  // Bindings, identity providers and invites last: a path reference may name an identity or
+  // a role of a group seeded after this one.
+  for (const { groupUid, chain, group, path } of pending) {
+    const nearestFirst = [...chain].reverse();
+    const roleUidOf = (ref: string, at: string): { uid: string; name: string } => {
+      if (ROLE_NAMES.has(ref)) return { uid: builtinRoleUid(ref), name: ref };
+      const role = resolveRef(ref, nearestFirst, (gp, name) => roleUids.get(gp)?.has(name) ?? false);
+      if (!role) throw new SeedValidationError([{ field: at, description: `names no role: ${ref}` }]);
+      return { uid: roleUids.get(role[0])!.get(role[1])!, name: role[1] };
+    };
+    (group.identityProviders ?? []).forEach((p, i) => {
+      const { clientSecret, additionalScopes, groupsClaim, correlationRule, pkceEnabled, ...oidc } = p.oidc;
+      store.insert(records.identityProvider({
+        uid: newChildUid(groupUid), parent: groupUid, name: p.name, description: p.description, createTime: t,
+        defaultRole: roleUidOf(p.defaultRole, `${path}.identityProviders[${i}].defaultRole`).uid,
+        oidc: {
+          ...oidc, clientSecret: clientSecret ?? '', additionalScopes: additionalScopes ?? [], groupsClaim: groupsClaim ?? '',
+          correlationRule: correlationRule ?? 'SUB_EQUALS_EXTERNAL_ID', pkceEnabled: pkceEnabled ?? false,
+        },
+      }));
+    });
+    (group.invites ?? []).forEach((inv, i) => {
+      const role = roleUidOf(inv.role, `${path}.invites[${i}].role`);
+      const codeHash = inv.codeSha256 ?? createHash('sha256').update(inv.code ?? randomBytes(24).toString('base64url')).digest('hex');
+      store.insert(records.groupInvite({
+        uid: newChildUid(groupUid), parent: groupUid, roleUid: role.uid, roleName: role.name, email: inv.email,
+        expirationTime: timestamp(Date.parse(inv.expirationTime)), singleUse: inv.singleUse ?? false, codeHash, createTime: t,
+      }));
+    });
+    (group.roleBindings ?? []).forEach((b, i) => {
       const found = resolveRef(b.identity, nearestFirst, (gp, name) => identityUids.get(gp)?.has(name) ?? false);
       if (!found) throw new SeedValidationError([{ field: `${path}.roleBindings[${i}].identity`, description: `names no identity: ${b.identity}` }]);
       const identityUid = identityUids.get(found[0])!.get(found[1])!;
@@ -446,6 +518,35 @@ export function exportSeed(store: Store): SeedDocument {
     }
     bindings.sort((a, b) => (a.identity === b.identity ? cmp(a.role, b.role) : cmp(a.identity, b.identity)));
     if (bindings.length) out.roleBindings = bindings;
+    const providers = kids(g.uid, 'identityProvider');
+    if (providers.length) {
+      // Never the client secret: a re-seed has none (set it again: pctl identity-providers update NAME --client-secret).
+      out.identityProviders = providers.map((p) => {
+        const { clientSecret: _secret, ...oidc } = (p.data.oidc ?? {}) as Oidc;
+        const role = get(str(p.data.defaultRole));
+        return {
+          name: p.name, ...(str(p.data.description) ? { description: str(p.data.description) } : {}),
+          defaultRole: role ? (role.parent ? reference(role, 'role', chain) : role.name) : str(p.data.defaultRole), oidc,
+        };
+      });
+    }
+    const invites = kids(g.uid, 'groupInvite');
+    if (invites.length) {
+      // Never the code: its hash, which serve keeps anyway, so the re-seeded invite takes the same code.
+      out.invites = invites.map((inv) => {
+        const role = get(str(inv.data.roleUid));
+        return {
+          role: role ? (role.parent ? reference(role, 'role', chain) : role.name) : str(inv.data.roleUid),
+          ...(str(inv.data.email) ? { email: str(inv.data.email) } : {}),
+          expirationTime: str(inv.data.expirationTime), singleUse: inv.data.singleUse === true, codeSha256: str(inv.data.codeHash),
+        };
+      });
+    }
+    const association = get(associationStoreUid(g.uid));
+    if (association) {
+      const { description, ...providersOf } = association.data as Record<string, unknown>;
+      out.accountAssociation = { name: association.name, ...(description ? { description: description as string } : {}), ...providersOf } as AccountAssociationFields;
+    }
     const repos = kids(g.uid, 'repo');
     if (repos.length) {
       out.repos = repos.map((r) => {
