@@ -1,22 +1,16 @@
 // Account associations: one per group, uid = the group's uid; provider blocks checked on
 // create and update; the :check custom method; access; and the CLI with its provider flags.
 import test from 'ava';
-import { request, startTestServer, tempDir } from './helpers/serve.js';
+import { startTestServer, tempDir } from './helpers/serve.js';
 import { cli } from './helpers/cli.js';
 
 const AA = '/iam/v2/accountAssociations';
 const G = '/iam/v2/groups';
-const I = '/iam/v2/identities';
-const RB = '/iam/v2/roleBindings';
 const TENANT = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
 async function setup() {
   const srv = await startTestServer();
-  const ok = async (method: string, path: string, body?: unknown) => {
-    const res = await srv.call(method, path, body);
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const ok = srv.ok;
   const team = await ok('POST', G, { parent: srv.organizationUid, group: { name: 'team' } });
   return { srv, ok, team };
 }
@@ -85,14 +79,7 @@ test('access: a viewer reads, an editor updates, neither creates or deletes', as
   const { srv, ok, team } = await setup();
   t.teardown(() => srv.dispose());
   await ok('POST', AA, { parent: team.uid, accountAssociation: { name: 'prod' } });
-  const roles = (await ok('GET', '/iam/v2/roles')).roles as { uid: string; name: string }[];
-  const issuer = (await ok('GET', `${I}/${srv.ownerIdentityUid}`)).claimMatch.issuer as string;
-  const person = async (name: string, role: string) => {
-    const id = await ok('POST', I, { parent: srv.organizationUid, identity: { name, claimMatch: { issuer, subject: name } } });
-    await ok('POST', RB, { parent: team.uid, roleBinding: { identityUid: id.uid, roleUid: roles.find((r) => r.name === role)!.uid } });
-    const token = await srv.issueToken(id.uid);
-    return (method: string, path: string, b?: unknown) => request(srv.url, method, path, b, { authorization: `Bearer ${token}` });
-  };
+  const person = async (name: string, role: string) => (await srv.person(name, role, team.uid)).as;
   const viewer = await person('vera', 'viewer');
   t.is((await viewer('GET', `${AA}/${team.uid}`)).status, 200);
   t.is((await viewer('PATCH', `${AA}/${team.uid}`, { name: 'x' })).status, 403);

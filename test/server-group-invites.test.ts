@@ -20,11 +20,7 @@ async function setup() {
   const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'idp-1', alg: 'RS256' };
   const mailIssuer = 'https://login.example.com';
   const srv = await startTestServer({ trustedIssuers: { [mailIssuer]: { keys: [jwk] } }, clock: () => now });
-  const ok = async (method: string, path: string, body?: unknown) => {
-    const res = await srv.call(method, path, body);
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const ok = srv.ok;
   const roles = (await srv.call('GET', '/iam/v2/roles')).json.roles as { uid: string; name: string }[];
   const roleUid = (name: string) => roles.find((r) => r.name === name)!.uid;
   const team = await ok('POST', G, { parent: srv.organizationUid, group: { name: 'team' } });

@@ -2,23 +2,17 @@
 // schema, wire form, one route module). Served, authorized, listed and shown by the CLI like
 // every other resource; the client secret is write-only everywhere.
 import test from 'ava';
-import { request, startTestServer } from './helpers/serve.js';
+import { startTestServer } from './helpers/serve.js';
 import { cli } from './helpers/cli.js';
 import { tempDir } from './helpers/serve.js';
 
 const IDP = '/iam/v2/identityProviders';
 const G = '/iam/v2/groups';
-const I = '/iam/v2/identities';
-const RB = '/iam/v2/roleBindings';
 const SECRET = 's3cr3t-client-value';
 
 async function setup() {
   const srv = await startTestServer();
-  const ok = async (method: string, path: string, body?: unknown) => {
-    const res = await srv.call(method, path, body);
-    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const ok = srv.ok;
   const roles = (await srv.call('GET', '/iam/v2/roles')).json.roles as { uid: string; name: string }[];
   const roleUid = (name: string) => roles.find((r) => r.name === name)!.uid;
   const team = await ok('POST', G, { parent: srv.organizationUid, group: { name: 'team' } });
@@ -82,13 +76,7 @@ test('access: a viewer lists and reads them but may not create one; an editor ma
   const { srv, ok, roleUid, team, body } = await setup();
   t.teardown(() => srv.dispose());
   const created = await ok('POST', IDP, body());
-  const issuer = (await ok('GET', `${I}/${srv.ownerIdentityUid}`)).claimMatch.issuer as string;
-  const person = async (name: string, role: string) => {
-    const id = await ok('POST', I, { parent: srv.organizationUid, identity: { name, claimMatch: { issuer, subject: name } } });
-    await ok('POST', RB, { parent: team.uid, roleBinding: { identityUid: id.uid, roleUid: roleUid(role) } });
-    const token = await srv.issueToken(id.uid);
-    return (method: string, path: string, b?: unknown) => request(srv.url, method, path, b, { authorization: `Bearer ${token}` });
-  };
+  const person = async (name: string, role: string) => (await srv.person(name, role, team.uid)).as;
   const viewer = await person('vera', 'viewer');
   t.is((await viewer('GET', `${IDP}/${created.uid}`)).status, 200);
   t.is((await viewer('GET', IDP)).json.totalCount, '1');

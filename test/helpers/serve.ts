@@ -14,6 +14,13 @@ export function tempDir(prefix = 'pctl-test-'): string {
 export interface TestServer extends RunningServer {
   /** Calls the API as the owner; `body` is JSON-encoded. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
+  /** Like call(), for setup steps: the JSON body of a 200, else it throws with the status and body. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  ok(method: string, path: string, body?: unknown): Promise<any>;
+  /** The uid of a role by name (built-in ones included). */
+  roleUid(name: string): Promise<string>;
+  /** An identity of serve's own issuer (in the organization) bound to `role` on `groupUid`, with a token and a caller. */
+  person(name: string, role: string, groupUid: string): Promise<{ id: { uid: string }; token: string; as: (method: string, path: string, body?: unknown) => Promise<ApiResponse> }>;
   /** Stops the server and removes its data dir. */
   dispose(): Promise<void>;
 }
@@ -36,8 +43,25 @@ export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise
   const srv = await startServer({ port: 0, host: '127.0.0.1', ...opts, dataDir, ...(rateLimit ? { rateLimit } : {}) });
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(srv.url, method, path, body, { authorization: `Bearer ${srv.ownerToken}`, ...headers });
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const res = await call(method, path, body);
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return res.json;
+  };
+  const roleUid = async (name: string) => (await ok('GET', `/iam/v2/roles?name=${encodeURIComponent(name)}`)).roles[0].uid as string;
+  const person = async (name: string, role: string, groupUid: string) => {
+    const issuer = (await ok('GET', `/iam/v2/identities/${encodeURIComponent(srv.ownerIdentityUid)}`)).claimMatch.issuer as string;
+    const id = await ok('POST', '/iam/v2/identities', { parent: srv.organizationUid, identity: { name, claimMatch: { issuer, subject: name } } });
+    await ok('POST', '/iam/v2/roleBindings', { parent: groupUid, roleBinding: { identityUid: id.uid, roleUid: await roleUid(role) } });
+    const token = await srv.issueToken(id.uid);
+    const as = (method: string, path: string, body?: unknown) => request(srv.url, method, path, body, { authorization: `Bearer ${token}` });
+    return { id, token, as };
+  };
   return Object.assign(srv, {
     call,
+    ok,
+    roleUid,
+    person,
     dispose: async () => {
       await srv.close();
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
