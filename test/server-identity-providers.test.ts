@@ -73,7 +73,7 @@ test('bad input is code 3: a defaultRole that is no role, a missing clientId, a 
 });
 
 test('access: a viewer lists and reads them but may not create one; an editor may update', async (t) => {
-  const { srv, ok, roleUid, team, body } = await setup();
+  const { srv, ok, team, body } = await setup();
   t.teardown(() => srv.dispose());
   const created = await ok('POST', IDP, body());
   const person = async (name: string, role: string) => (await srv.person(name, role, team.uid)).as;

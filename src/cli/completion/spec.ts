@@ -70,7 +70,6 @@ export const HELP_FLAG: FlagSpec = {
 };
 
 function flagSpec(o: Option): FlagSpec {
-  const name = o.long?.replace(/^--/, '');
   const takesValue = o.required || o.optional;
   let value: ValueKind | undefined;
   if (takesValue) {

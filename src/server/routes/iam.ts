@@ -1,6 +1,6 @@
 // /iam/v2/: groups, identities, roles and role bindings.
 import { BUILTIN_ROLES, CAPABILITIES } from '../../api/capabilities.js';
-import { alreadyExists, ApiError, Code, failedPrecondition, invalidArgument, invalidField, notFound, type FieldViolation } from '../../api/errors.js';
+import { alreadyExists, failedPrecondition, invalidArgument, invalidField, notFound, type FieldViolation } from '../../api/errors.js';
 import { byStoreKind, capability, groups as G, identities as I, roleBindings as RB, roles as RL, type Resource } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
 import { authorize, insertChild, mustGet, now, parseBody, updateRecord, type ServerContext } from '../context.js';

@@ -1,5 +1,4 @@
 // pctl roles get ROLE, where ROLE is a uid or a role name (`viewer`).
-import { roles } from '../../../api/resources.js';
 import { views } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
