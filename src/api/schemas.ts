@@ -197,6 +197,14 @@ export const AccountAssociationCheck = z.looseObject({ status: z.enum(['READY', 
 // ---- Ecosystems (/libraries/v2/) and Integrations (/advisory/v2/), read-only ----
 
 export const ECOSYSTEMS = ['JAVA', 'PYTHON'] as const;
+export type Ecosystem = (typeof ECOSYSTEMS)[number];
+
+/** An ecosystem in any case (`java`) → the API's value; undefined when it is none. */
+export function ecosystemOf(value: string): Ecosystem | undefined {
+  const upper = value.trim().toUpperCase();
+  return (ECOSYSTEMS as readonly string[]).includes(upper) ? (upper as Ecosystem) : undefined;
+}
+export const ecosystemRule = (value: string) => `${JSON.stringify(value)} is not an ecosystem (${ECOSYSTEMS.join(', ')})`;
 
 export const Artifact = z.looseObject({
   uid: Uid,

@@ -25,6 +25,17 @@ function envelopeOf(d: ResourceDescriptor): z.ZodType {
   return schema;
 }
 
+/** A validated list envelope as a page: its items under `key`, the token, totalCount as a number. */
+function pageOf<T>(envelope: unknown, key: string): Page<T> {
+  const env = envelope as Record<string, unknown>;
+  return {
+    items: (env[key] as T[] | undefined) ?? [],
+    nextPageToken: env.nextPageToken as string | undefined,
+    totalCount: env.totalCount === undefined ? undefined : Number(env.totalCount),
+    skipped: env.skipped as number | undefined,
+  };
+}
+
 export class ApiClient {
   readonly http: HttpClient;
   readonly #progress: ApiClientOptions['progress'];
@@ -79,13 +90,8 @@ export class ApiClient {
       for (const [key, values] of Object.entries(d.listDefaults)) filters[key] ??= [...values];
       query = { ...query, filters };
     }
-    const env = (await this.http.requestValid('GET', d.path, envelopeOf(d), { query: listQueryParams(query) })) as Record<string, unknown>;
-    return {
-      items: (env[d.plural] as Item<D>[] | undefined) ?? [],
-      nextPageToken: env.nextPageToken as string | undefined,
-      totalCount: env.totalCount === undefined ? undefined : Number(env.totalCount),
-      skipped: env.skipped as number | undefined,
-    };
+    const env = await this.http.requestValid('GET', d.path, envelopeOf(d), { query: listQueryParams(query) });
+    return pageOf<Item<D>>(env, d.plural);
   }
 
   /**
@@ -94,15 +100,8 @@ export class ApiClient {
    */
   listCollection<S extends z.ZodType>(path: string, key: string, item: S, opts: PaginateOptions = {}): Paginator<z.output<S>> {
     const envelope = listEnvelope(key, item);
-    const fetchPage = async (query: ListQuery): Promise<Page<z.output<S>>> => {
-      const env = (await this.http.requestValid('GET', path, envelope, { query: listQueryParams(query) })) as Record<string, unknown>;
-      return {
-        items: (env[key] as z.output<S>[] | undefined) ?? [],
-        nextPageToken: env.nextPageToken as string | undefined,
-        totalCount: env.totalCount === undefined ? undefined : Number(env.totalCount),
-        skipped: env.skipped as number | undefined,
-      };
-    };
+    const fetchPage = async (query: ListQuery) =>
+      pageOf<z.output<S>>(await this.http.requestValid('GET', path, envelope, { query: listQueryParams(query) }), key);
     return new Paginator(fetchPage, { ...opts, progress: opts.progress ?? this.#progress?.(key) });
   }
 

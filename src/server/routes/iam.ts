@@ -1,7 +1,7 @@
 // /iam/v2/: groups, identities, roles and role bindings.
 import { BUILTIN_ROLES, CAPABILITIES } from '../../api/capabilities.js';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidField, notFound, type FieldViolation } from '../../api/errors.js';
-import { byStoreKind, capability, groups as G, identities as I, roleBindings as RB, roles as RL, type Resource } from '../../api/registry/index.js';
+import { byStoreKind, capability, groups as G, identities as I, roleBindings as RB, roles as RL } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
 import { authorize, insertChild, mustGet, now, parseBody, updateRecord, type ServerContext } from '../context.js';
 import { within } from '../auth/authorize.js';
@@ -9,11 +9,9 @@ import type { Principal, ResourceRoutes } from '../http.js';
 import { claimKey, groupToWire, identityToWire, records, roleBindingToWire, roleToWire } from '../models.js';
 import type { Record_ } from '../store/store.js';
 import { resolveChanges, ruledChanges, updateMaskParam } from '../update.js';
-import { ensureHolds as holds, roleCapabilities, roleVisible } from './grants.js';
+import { ensureHolds, roleCapabilities, roleVisible } from './grants.js';
 import { resourceRoutes } from './resource.js';
 
-/** What each operation on a declaration needs. */
-const can = (d: Resource, op: 'list' | 'create' | 'update' | 'delete') => capability(d, op);
 
 /** A group name's violation on create: a missing name breaks the spec's pattern too, and is worded so. */
 export function groupNameViolation(name: unknown): FieldViolation | undefined {
@@ -29,7 +27,7 @@ export function groupNameViolation(name: unknown): FieldViolation | undefined {
 function ensureClaimUnique(ctx: ServerContext, principal: Principal, issuer: string, subject: string, selfUid?: string): void {
   const clash = ctx.store.findByAltKey(I.storeKind, claimKey(issuer, subject)).find((r) => r.uid !== selfUid);
   if (!clash) return;
-  if (ctx.authz.can(principal, can(I, 'list'), clash.uid)) throw alreadyExists(`An identity with this claimMatch already exists: ${clash.uid}`);
+  if (ctx.authz.can(principal, capability(I, 'list'), clash.uid)) throw alreadyExists(`An identity with this claimMatch already exists: ${clash.uid}`);
   throw alreadyExists('An identity with this claimMatch already exists (each issuer and subject pair can belong to one identity only)');
 }
 
@@ -60,20 +58,17 @@ function checkCapabilityNames(names: string[]): void {
 export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
   const { store, authz } = ctx;
 
-  const ensureHolds = (principal: Principal, groupUid: string, capabilities: string[], what: string) =>
-    holds(ctx, principal, groupUid, capabilities, what);
-
   const groups = resourceRoutes(ctx, G, {
     create: async (req) => {
       const raw = await req.json();
       const nameProblem = groupNameViolation((raw as { group?: { name?: unknown } } | null)?.group?.name);
       const body = parseBody(S.CreateGroupBody, raw, nameProblem ? [nameProblem] : []);
-      authorize(ctx, req.principal, can(G, 'create'), G, body.parent, 'parent');
+      authorize(ctx, req.principal, capability(G, 'create'), G, body.parent, 'parent');
       const rec = records.group({ parent: body.parent, name: body.group.name, description: body.group.description, createTime: now(ctx) });
       return { body: groupToWire(await insertChild(ctx, rec)) };
     },
     update: async (req) => {
-      authorize(ctx, req.principal, can(G, 'update'), G, req.uid);
+      authorize(ctx, req.principal, capability(G, 'update'), G, req.uid);
       const changes = resolveChanges(await req.json(), updateMaskParam(req.query), G);
       const { name, description } = ruledChanges(changes, S.UPDATE_RULES.group);
       return {
@@ -84,7 +79,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       };
     },
     remove: async (req) => {
-      authorize(ctx, req.principal, can(G, 'delete'), G, req.uid);
+      authorize(ctx, req.principal, capability(G, 'delete'), G, req.uid);
       await store.write(() => {
         const rec = mustGet(ctx, G, req.uid);
         ensureEmpty(ctx, rec);
@@ -97,7 +92,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
   const identities = resourceRoutes(ctx, I, {
     create: async (req) => {
       const body = parseBody(S.CreateIdentityBody, await req.json());
-      authorize(ctx, req.principal, can(I, 'create'), G, body.parent, 'parent');
+      authorize(ctx, req.principal, capability(I, 'create'), G, body.parent, 'parent');
       const { issuer, subject } = body.identity.claimMatch;
       const rec = records.identity({
         parent: body.parent, name: body.identity.name, description: body.identity.description, issuer, subject, createTime: now(ctx),
@@ -105,7 +100,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       return { body: identityToWire(await insertChild(ctx, rec, () => ensureClaimUnique(ctx, req.principal, issuer, subject))) };
     },
     update: async (req) => {
-      authorize(ctx, req.principal, can(I, 'update'), I, req.uid);
+      authorize(ctx, req.principal, capability(I, 'update'), I, req.uid);
       const changes = resolveChanges(await req.json(), updateMaskParam(req.query), I);
       const { name, description, 'claimMatch.issuer': issuer, 'claimMatch.subject': subject } = ruledChanges(changes, S.UPDATE_RULES.identity);
       return {
@@ -123,7 +118,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       };
     },
     remove: async (req) => {
-      authorize(ctx, req.principal, can(I, 'delete'), I, req.uid);
+      authorize(ctx, req.principal, capability(I, 'delete'), I, req.uid);
       await store.write(() => {
         const rec = mustGet(ctx, I, req.uid);
         // A binding of a deleted identity grants nothing; it goes with the identity.
@@ -139,14 +134,14 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       const body = parseBody(S.CreateRoleBody, await req.json());
       const { name, description, capabilities } = body.role;
       checkCapabilityNames(capabilities);
-      authorize(ctx, req.principal, can(RL, 'create'), G, body.parent, 'parent');
-      ensureHolds(req.principal, body.parent, capabilities, 'create a role with these capabilities');
+      authorize(ctx, req.principal, capability(RL, 'create'), G, body.parent, 'parent');
+      ensureHolds(ctx, req.principal, body.parent, capabilities, 'create a role with these capabilities');
       if (BUILTIN_ROLES.some((r) => r.name === name)) throw alreadyExists(`${name} is the name of a built-in role`);
       const rec = records.role({ parent: body.parent, name, description, capabilities, createTime: now(ctx) });
       return { body: roleToWire(await insertChild(ctx, rec)) };
     },
     update: async (req) => {
-      const role = builtinGuard(req.uid, can(RL, 'update'), req.principal);
+      const role = builtinGuard(req.uid, capability(RL, 'update'), req.principal);
       const changes = resolveChanges(await req.json(), updateMaskParam(req.query), RL);
       const { name, description } = ruledChanges(changes, S.UPDATE_RULES.role);
       let capabilities: string[] | undefined;
@@ -155,7 +150,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
         if (!Array.isArray(raw) || raw.some((c) => typeof c !== 'string')) throw invalidField('capabilities', 'must be an array of strings');
         capabilities = [...new Set(raw as string[])];
         checkCapabilityNames(capabilities);
-        ensureHolds(req.principal, role.parent!, capabilities, 'give a role these capabilities');
+        ensureHolds(ctx, req.principal, role.parent!, capabilities, 'give a role these capabilities');
       }
       if (name && BUILTIN_ROLES.some((r) => r.name === name)) throw alreadyExists(`${name} is the name of a built-in role`);
       return {
@@ -167,7 +162,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       };
     },
     remove: async (req) => {
-      builtinGuard(req.uid, can(RL, 'delete'), req.principal);
+      builtinGuard(req.uid, capability(RL, 'delete'), req.principal);
       await store.write(() => {
         const rec = mustGet(ctx, RL, req.uid);
         const inUse = store.countByAltKeyLastPart(RB.storeKind, rec.uid);
@@ -198,12 +193,12 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
     create: async (req) => {
       const body = parseBody(S.CreateRoleBindingBody, await req.json());
       const { identityUid, roleUid } = body.roleBinding;
-      authorize(ctx, req.principal, can(RB, 'create'), G, body.parent, 'parent');
+      authorize(ctx, req.principal, capability(RB, 'create'), G, body.parent, 'parent');
       const rec = records.roleBinding({ parent: body.parent, identityUid, roleUid, roleName: '', createTime: now(ctx) });
       await insertChild(ctx, rec, () => {
         // A binding names only an identity (or the caller itself) and a role the caller may read;
         // any other answers exactly as one that does not exist, so creating a binding discloses nothing.
-        const mayRead = identityUid === req.principal.identityUid || authz.can(req.principal, can(I, 'list'), identityUid);
+        const mayRead = identityUid === req.principal.identityUid || authz.can(req.principal, capability(I, 'list'), identityUid);
         if (!store.get(identityUid, I.storeKind) || !mayRead) throw notFound(I.kind, identityUid, 'identityUid');
         const role = store.get(roleUid, RL.storeKind);
         if (!role || !roleVisible(ctx, req.principal, role)) throw notFound(RL.kind, roleUid, 'roleUid');
@@ -211,10 +206,10 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
           throw invalidField('roleUid', `role ${role.name} is defined on group ${role.parent} and can only be bound there or below`);
         }
         // No escalation: nobody grants what they do not hold themselves.
-        ensureHolds(req.principal, body.parent, roleCapabilities(role), 'bind this role');
+        ensureHolds(ctx, req.principal, body.parent, roleCapabilities(role), 'bind this role');
         const duplicate = store.findByAltKey(RB.storeKind, rec.altKey!).find((b) => b.parent === body.parent);
         if (duplicate) {
-          const named = authz.can(req.principal, can(RB, 'list'), duplicate.uid) ? `: ${duplicate.uid}` : '';
+          const named = authz.can(req.principal, capability(RB, 'list'), duplicate.uid) ? `: ${duplicate.uid}` : '';
           throw alreadyExists(`This identity already has this role on this group${named}`);
         }
         // Role bindings sort by role name, the closest thing they have to a name.
@@ -223,7 +218,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       return { body: roleBindingToWire(rec, store) };
     },
     remove: async (req) => {
-      authorize(ctx, req.principal, can(RB, 'delete'), RB, req.uid);
+      authorize(ctx, req.principal, capability(RB, 'delete'), RB, req.uid);
       await store.write(() => {
         mustGet(ctx, RB, req.uid);
         store.remove(req.uid);

@@ -3,7 +3,7 @@
 // from seeds; libraries.list held on any group reads it all.
 import { ApiError, Code, invalidField, notFound } from '../../api/errors.js';
 import { artifacts, capability } from '../../api/registry/index.js';
-import { ECOSYSTEMS } from '../../api/schemas.js';
+import { ECOSYSTEMS, ecosystemOf, ecosystemRule } from '../../api/schemas.js';
 import { permissionDenied } from '../auth/authorize.js';
 import { listResponse, type ServerContext } from '../context.js';
 import type { Principal, ResourceRoutes } from '../http.js';
@@ -16,9 +16,9 @@ function ecosystemsOf(query: URLSearchParams): string[] {
   if (!values.length) throw invalidField('ecosystems', `is required: ${ECOSYSTEMS.join(', ')} (repeatable)`);
   const out = new Set<string>();
   for (const v of values) {
-    const upper = v.toUpperCase();
-    if (!(ECOSYSTEMS as readonly string[]).includes(upper)) throw invalidField('ecosystems', `${JSON.stringify(v)} is not an ecosystem (${ECOSYSTEMS.join(', ')})`);
-    out.add(upper);
+    const ecosystem = ecosystemOf(v);
+    if (!ecosystem) throw invalidField('ecosystems', ecosystemRule(v));
+    out.add(ecosystem);
   }
   return [...out];
 }
