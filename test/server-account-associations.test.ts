@@ -111,5 +111,9 @@ test('pctl account-associations: create with provider flags, get by name, update
   const table = await pctl(['account-associations', 'list'], { tty: true, columns: 160, env: { NO_COLOR: '1' } });
   t.regex(table.stdout, /prod\s+amazon,google,azure/);
   t.is((await pctl(['account-associations', 'update', 'prod', '--azure-client', 'broken'])).code, 2);
+  const bad = await pctl(['account-associations', 'create', 'other', '--parent', srv.organizationUid, '--aws-account', '12', '--gcp-project-id', 'acme-prod']);
+  t.is(bad.code, 2, 'checked before sending, like every other command');
+  t.regex(bad.stderr, /amazon\.account: must be a 12-digit AWS account id/);
+  t.regex(bad.stderr, /google\.projectNumber/);
   t.is((await pctl(['account-associations', 'delete', 'prod', '--yes'])).code, 0);
 });

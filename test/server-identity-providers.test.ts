@@ -127,6 +127,9 @@ test('pctl identity-providers create and update: the secret from stdin, never fr
   t.true(json.oidc.pkceEnabled);
   t.false(created.stdout.includes(SECRET));
   t.is((await pctl(['identity-providers', 'create', 'x', '--parent', 'team', '--issuer', 'https://x.example', '--client-id', 'a', '--default-role', 'viewer', '--client-secret', SECRET])).code, 2, 'a secret on the command line is refused');
+  const plainHttp = await pctl(['identity-providers', 'create', 'x', '--parent', 'team', '--issuer', 'http://x.example', '--client-id', 'a', '--default-role', 'viewer']);
+  t.is(plainHttp.code, 2);
+  t.regex(plainHttp.stderr, /oidc\.issuer: must be an https URL/);
   const renamed = await pctl(['identity-providers', 'update', 'okta', '--name', 'okta-prod', '--pkce', 'off', '--default-role', 'editor', '-o', 'json']);
   t.is(renamed.code, 0, renamed.stderr);
   t.is(JSON.parse(renamed.stdout).name, 'okta-prod');

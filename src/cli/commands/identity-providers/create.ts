@@ -1,18 +1,19 @@
 // pctl identity-providers create NAME --parent G --issuer URL --client-id ID --default-role ROLE
 //   [--client-secret] [--scope S]… [--groups-claim C] [--correlation-rule sub|oid] [--pkce]
 import { identityProviders } from '../../../api/resources.js';
-import type { CreateIdentityProviderBody } from '../../../api/schemas.js';
+import { issuerProblem, type CreateIdentityProviderBody } from '../../../api/schemas.js';
 import type { FlagValues } from '../../command.js';
 import type { Context } from '../../context.js';
 import { printResource } from '../../shared/get.js';
 import { groupUid } from '../../shared/resolve.js';
 import { resolveRole } from '../../shared/roles.js';
-import { checkNotEmpty } from '../../shared/validate.js';
+import { checkField, checkNotEmpty } from '../../shared/validate.js';
 import type { createFlags } from './index.js';
 import { readClientSecret } from './secret.js';
 
 export async function run(ctx: Context, [name]: string[], opts: FlagValues<typeof createFlags>): Promise<number> {
   checkNotEmpty('name', name);
+  checkField('oidc.issuer', issuerProblem, opts.issuer);
   const secret = opts.clientSecret ? await readClientSecret(ctx) : undefined;
   const client = await ctx.client();
   const parent = (await groupUid(ctx, opts.parent, '--parent'))!;

@@ -2,17 +2,19 @@
 //   [--default-role] [--scope]… [--groups-claim] [--pkce on|off] [--client-secret]:
 // the update mask names exactly the fields the flags set.
 import { identityProviders } from '../../../api/resources.js';
+import { issuerProblem } from '../../../api/schemas.js';
 import type { FlagValues } from '../../command.js';
 import type { Context } from '../../context.js';
 import { FieldMask } from '../../shared/field-mask.js';
 import { printResource } from '../../shared/get.js';
 import { resolver } from '../../shared/resolve.js';
 import { resolveRole } from '../../shared/roles.js';
-import { checkSomethingToUpdate } from '../../shared/validate.js';
+import { checkField, checkSomethingToUpdate } from '../../shared/validate.js';
 import type { updateFlags } from './index.js';
 import { readClientSecret } from './secret.js';
 
 export async function run(ctx: Context, [ref]: string[], opts: FlagValues<typeof updateFlags>): Promise<number> {
+  checkField('oidc.issuer', issuerProblem, opts.issuer);
   const client = await ctx.client();
   const change = new FieldMask()
     .set('name', opts.name)
