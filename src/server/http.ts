@@ -68,16 +68,35 @@ export interface HttpOptions {
 }
 
 /** The rate-limit key of a caller that is not (or not yet) authenticated. */
-function addressKey(socket: import('node:net').Socket): string {
+export function addressKey(socket: import('node:net').Socket): string {
   return `address ${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
 }
 
-export function createHttpServer(opts: HttpOptions): http.Server {
+/** One API call, whichever protocol brought it: a REST request, or an RPC transcoded to one. */
+export interface Call {
+  method: string;
+  /** The path of the URL, still percent-encoded. */
+  path: string;
+  query: URLSearchParams;
+  headers: http.IncomingHttpHeaders;
+  /** The rate-limit key of the caller until its token is checked (addressKey). */
+  address: string;
+  /** The parsed body (a code-3 error when missing or malformed). */
+  json(): Promise<unknown>;
+  form(): Promise<URLSearchParams>;
+}
+
+/** Answers a call; never throws: every failure is an AIP-193 response. */
+export type Dispatch = (call: Call) => Promise<Response>;
+
+/**
+ * The one path every call takes, REST or RPC: public routes, authentication, the rate limit
+ * (by identity once the token is checked, else by address, so that requests with no or a bad
+ * token are limited too), routing, and errors as AIP-193 responses.
+ */
+export function createDispatcher(opts: HttpOptions): Dispatch {
   const byPath = new Map(opts.routes.map((r) => [r.path, r]));
-  // requireHostHeader off: an HTTP/1.1 request without Host is served like any other, instead of
-  // node answering a bare 400 before the handler (and its AIP-193 errors) ever sees it.
-  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
-    const started = performance.now();
+  return async (call) => {
     let rateHeaders: Record<string, string> | undefined;
     const admit = (caller: string) => {
       if (!opts.rateLimiter) return;
@@ -85,25 +104,66 @@ export function createHttpServer(opts: HttpOptions): http.Server {
       rateHeaders = admission.headers;
       if (admission.error) throw admission.error;
     };
-    handle(req, opts, byPath, admit)
-      .catch((err: unknown) => toErrorResponse(err, opts.log))
-      .then((out) => {
-        const status = out.status ?? 200;
-        const payload = out.raw ?? (out.body === undefined ? '' : JSON.stringify(out.body));
-        const headers: Record<string, string | number> = {
-          'content-length': Buffer.byteLength(payload),
-          ...out.headers,
-          ...rateHeaders,
-        };
-        if (payload && out.raw === undefined) headers['content-type'] = 'application/json';
-        res.writeHead(status, headers);
-        res.end(payload);
-        // The URL as sent may hold a token (`?access_token=…`): masked like the CLI's trace.
-        opts.log?.(`${req.method} ${redactUrl(req.url ?? '/')} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+    let out: Response;
+    try {
+      out = await route(call, opts, byPath, admit);
+    } catch (err) {
+      out = toErrorResponse(err, opts.log);
+    }
+    return rateHeaders ? { ...out, headers: { ...out.headers, ...rateHeaders } } : out;
+  };
+}
+
+/** Headers HTTP/2 forbids (RFC 9113 §8.2.2); node throws on them. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
+
+/** The REST front: an HTTP request (HTTP/1.1 or HTTP/2) in, a JSON answer out. */
+export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
+  return (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const started = performance.now();
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    let text: Promise<string> | undefined;
+    const body = () => (text ??= readText(req));
+    let query: URLSearchParams;
+    let out: Promise<Response>;
+    try {
+      query = parseParams(q === -1 ? '' : rawUrl.slice(q + 1));
+      out = dispatch({
+        method: req.method ?? 'GET',
+        path: q === -1 ? rawUrl : rawUrl.slice(0, q),
+        query,
+        headers: req.headers,
+        address: addressKey(req.socket),
+        json: () => body().then(parseJson),
+        form: () => body().then(parseParams),
       });
-  });
-  // Requests node's HTTP parser rejects (unknown method, bad request line or header, headers
-  // too large) never reach the handler; without this node answers a bare 400 with no body.
+    } catch (err) {
+      out = Promise.resolve(toErrorResponse(err, log));
+    }
+    void out.then((answer) => {
+      const status = answer.status ?? 200;
+      const payload = answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
+      const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(payload), ...answer.headers };
+      if (payload && answer.raw === undefined) headers['content-type'] = 'application/json';
+      if (req.httpVersionMajor === 2) for (const h of CONNECTION_HEADERS) delete headers[h];
+      res.writeHead(status, headers);
+      res.end(payload);
+      // The URL as sent may hold a token (`?access_token=…`): masked like the CLI's trace.
+      log?.(`${req.method} ${redactUrl(rawUrl)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+    });
+  };
+}
+
+/**
+ * The HTTP/1.1 server: `listener` answers requests; what node's parser rejects (unknown method,
+ * bad request line or header, headers too large) never reaches it, and without this node
+ * answers a bare 400 with no body.
+ */
+export function createHttp1Server(listener: http.RequestListener, rateLimiter?: RateLimiter): http.Server {
+  // requireHostHeader off: an HTTP/1.1 request without Host is served like any other, instead of
+  // node answering a bare 400 before the handler (and its AIP-193 errors) ever sees it.
+  const server = http.createServer({ requireHostHeader: false }, listener);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
     const inProgress = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
     if (err.code === 'ECONNRESET' || !socket.writable || inProgress) {
@@ -120,7 +180,7 @@ export function createHttpServer(opts: HttpOptions): http.Server {
     const apiError = new ApiError(status === 408 ? Code.DEADLINE_EXCEEDED : Code.INVALID_ARGUMENT, message, { reason: 'MALFORMED_REQUEST', httpStatus: status });
     const payload = JSON.stringify(apiError.toStatus());
     // Not counted (it was never a request), but reported like every other answer.
-    const rate = Object.entries(opts.rateLimiter?.peek(addressKey(socket)) ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const rate = Object.entries(rateLimiter?.peek(addressKey(socket)) ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
     socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n${rate}connection: close\r\n\r\n${payload}`);
   });
   server.keepAliveTimeout = 65_000;
@@ -129,31 +189,22 @@ export function createHttpServer(opts: HttpOptions): http.Server {
   return server;
 }
 
-/**
- * Routes one request. `admit` counts it against its caller (throwing the 429 when over the
- * limit): the identity once the token is checked, else the client's address, so that
- * requests with no or a bad token are limited too.
- */
-async function handle(
-  req: http.IncomingMessage, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => void,
+/** Routes one call; `admit` counts it against its caller, throwing the 429 when over the limit. */
+async function route(
+  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => void,
 ): Promise<Response> {
-  const method = req.method ?? 'GET';
-  const rawUrl = req.url ?? '/';
-  const q = rawUrl.indexOf('?');
-  const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
-  const query = parseParams(q === -1 ? '' : rawUrl.slice(q + 1));
-
+  const { method, path } = call;
   const publicHandler = opts.publicRoutes?.[`${method} ${path}`];
   if (publicHandler) {
-    admit(addressKey(req.socket));
-    return publicHandler(makeRequest(req, method, path, query, '', { identityUid: '' }));
+    admit(call.address);
+    return publicHandler(makeRequest(call, '', { identityUid: '' }));
   }
 
   let principal: Principal;
   try {
-    principal = await opts.authenticate(req.headers.authorization);
+    principal = await opts.authenticate(call.headers.authorization);
   } catch (err) {
-    admit(addressKey(req.socket));
+    admit(call.address);
     throw err;
   }
   admit(`identity ${principal.identityUid}`);
@@ -170,7 +221,7 @@ async function handle(
         reason: 'METHOD_NOT_ALLOWED', httpStatus: 405, headers: { allow: 'POST' },
       });
     }
-    return action(makeRequest(req, method, path, query, uid ?? '', principal));
+    return action(makeRequest(call, uid ?? '', principal));
   }
   const handlers: Record<string, Handler | undefined> =
     uid === undefined
@@ -185,7 +236,7 @@ async function handle(
       headers: { allow },
     });
   }
-  return handler(makeRequest(req, method, path, query, uid ?? '', principal));
+  return handler(makeRequest(call, uid ?? '', principal));
 }
 
 function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes?: ResourceRoutes; uid?: string; verb?: string } {
@@ -211,16 +262,8 @@ function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes
   return { routes, uid };
 }
 
-function makeRequest(
-  req: http.IncomingMessage, method: string, path: string, query: URLSearchParams, uid: string, principal: Principal,
-): Request {
-  let text: Promise<string> | undefined;
-  const body = () => (text ??= readText(req));
-  return {
-    method, path, query, uid, principal, headers: req.headers,
-    json: () => body().then(parseJson),
-    form: () => body().then(parseParams),
-  };
+function makeRequest(call: Call, uid: string, principal: Principal): Request {
+  return { method: call.method, path: call.path, query: call.query, uid, principal, headers: call.headers, json: call.json, form: call.form };
 }
 
 function parseJson(text: string): unknown {
@@ -306,7 +349,7 @@ function tooLarge(): ApiError {
   });
 }
 
-function toErrorResponse(err: unknown, log?: (line: string) => void): Response {
+export function toErrorResponse(err: unknown, log?: (line: string) => void): Response {
   if (err instanceof ApiError) {
     return { status: err.httpStatus, body: err.toStatus(), headers: err.headers };
   }

@@ -2,8 +2,6 @@
 // listen. The CLI command and the tests both start servers through startServer().
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import type http from 'node:http';
 import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './auth/authenticate.js';
 import { Authorizer } from './auth/authorize.js';
 import { loadSigningKey, TokenVerifier } from './auth/tokens.js';
@@ -11,7 +9,9 @@ import { oidcRoutes } from './routes/oidc.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import type { ServerContext } from './context.js';
-import { createHttpServer, type Principal, type ResourceRoutes } from './http.js';
+import { createDispatcher, createHttp1Server, restListener, type Principal, type ResourceRoutes } from './http.js';
+import { createFront, type Front } from './front.js';
+import { rpcListener } from './rpc/index.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
 import { ListEngine } from './store/list.js';
@@ -61,7 +61,6 @@ export interface RunningServer {
   /** Whether this start loaded opts.seed (false when the data dir already held data). */
   seeded: boolean;
   store: Store;
-  http: http.Server;
   /** A token for an identity whose claimMatch.issuer is this server (what `pctl serve token` prints). */
   issueToken(identityUid: string, ttlSeconds?: number): Promise<string>;
   close(): Promise<void>;
@@ -74,7 +73,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   makeDataDirPrivate(opts.dataDir);
   const unlock = lockDataDir(opts.dataDir);
   let store: Store | undefined;
-  let listening: http.Server | undefined;
+  let listening: Front | undefined;
   try {
     const seed = opts.seed ? validateSeed(opts.seed) : undefined;
     store = new Store(opts.dataDir);
@@ -92,25 +91,22 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     let authenticate: (h: string | undefined) => Promise<Principal> = async () => {
       throw unauthenticated('The server is starting; try again in a moment');
     };
-    const server = createHttpServer({
+    const rateLimiter = opts.rateLimit === 'off' ? undefined : new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
+    const dispatch = createDispatcher({
       routes,
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock, authenticate: (h) => authenticate(h) }),
       },
       authenticate: (h) => authenticate(h),
-      ...(opts.rateLimit === 'off' ? {} : { rateLimiter: new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT, clock) }),
+      ...(rateLimiter ? { rateLimiter } : {}),
       ...(opts.log ? { log: opts.log } : {}),
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(opts.port ?? 8700, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    // One listener for both HTTP versions: RPCs by Connect, the rest as REST.
+    const listener = rpcListener(dispatch, restListener(dispatch, opts.log) as never);
+    const server = createFront(createHttp1Server(listener, rateLimiter), listener);
+    const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
-    const port = (server.address() as AddressInfo).port;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
     const seeded = Boolean(seed) && store.isEmpty();
@@ -125,22 +121,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       url, port, dataDir: opts.dataDir, ownerToken, store, seeded,
       organizationUid: store.getMeta('organization')!,
       ownerIdentityUid: store.getMeta('owner_identity')!,
-      http: server,
       issueToken: async (identityUid, ttlSeconds = 3600) => (await issueIdentityToken(openStore, key, identityUid, ttlSeconds, clock)).token,
-      close: () => (closing ??= new Promise<void>((resolve) => {
-        server.close(() => {
-          openStore.close();
-          unlock();
-          resolve();
-        });
-        server.closeIdleConnections();
-        // Requests in flight get a moment to finish; then connections are cut.
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      // Requests in flight get a moment to finish; then connections are cut.
+      close: () => (closing ??= server.close(2000).then(() => {
+        openStore.close();
+        unlock();
       })),
     };
   } catch (err) {
-    listening?.close();
-    listening?.closeAllConnections();
+    void listening?.close(0);
     store?.close();
     unlock();
     throw err;

@@ -26,6 +26,18 @@ const PARAM_ALIASES: Record<string, string> = {
 
 const SORT_COLUMNS = { uid: 'uid', name: 'name', createTime: 'create_time', updateTime: 'update_time' } as const;
 
+/**
+ * The declared filter a query parameter names, in either spelling (`artifactNames` or
+ * `artifact_names`, `key_id` or `keyId`), as the shared parameters and gRPC transcoding accept.
+ */
+function filterParam(filterColumns: FilterColumns, rawKey: string): string | undefined {
+  if (Object.hasOwn(filterColumns, rawKey)) return rawKey;
+  const other = rawKey.includes('_')
+    ? rawKey.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+    : rawKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return other !== rawKey && Object.hasOwn(filterColumns, other) ? other : undefined;
+}
+
 /** A resource-specific filter: query parameter → the column it matches exactly. */
 export type FilterColumns = Record<string, 'name' | 'alt_key' | 'parent'>;
 
@@ -212,9 +224,10 @@ export class ListEngine {
     const multi = new Map<string, string[]>();
     const spelledAs = new Map<string, string>(); // wire name → the spelling given
     for (const [rawKey, value] of query) {
-      if (Object.hasOwn(filterColumns, rawKey)) {
+      const filter = filterParam(filterColumns, rawKey);
+      if (filter) {
         const values = value.split(',').map((v) => v.trim()).filter(Boolean);
-        multi.set(rawKey, [...(multi.get(rawKey) ?? []), ...values]);
+        multi.set(filter, [...(multi.get(filter) ?? []), ...values]);
         continue;
       }
       // hasOwn: `constructor`, `__proto__` and friends are not parameters (they reached SQL as column names).

@@ -1,0 +1,156 @@
+// gRPC, gRPC-Web and the Connect protocol, by Connect for Node, beside REST on serve's one
+// port. Every RPC is transcoded to the REST call its google.api.http rule names and runs
+// through the same dispatcher (auth, rate limit, routes, errors), so the two cannot diverge;
+// the AIP-193 answer of a failure becomes the gRPC status with the same details.
+import type http from 'node:http';
+import type http2 from 'node:http2';
+import { createContextValues, createContextKey, Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { fromJson, type DescMessage, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
+import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
+import { AdvisoryService } from '../../gen/platform/advisory/v2/advisory_pb.js';
+import { IamService } from '../../gen/platform/iam/v2/iam_pb.js';
+import { LibrariesService } from '../../gen/platform/libraries/v2/libraries_pb.js';
+import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
+import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
+import { addressKey, type Dispatch, type Response } from '../http.js';
+import { registerReflection } from './reflection.js';
+import { transcoderOf } from './transcode.js';
+
+/** The API's services, as proto/ defines them. */
+export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService];
+
+const DETAIL_SCHEMAS: Record<string, DescMessage> = {
+  [ERROR_INFO_TYPE]: ErrorInfoSchema,
+  [BAD_REQUEST_TYPE]: BadRequestSchema,
+  [PRECONDITION_FAILURE_TYPE]: PreconditionFailureSchema,
+};
+
+/** Headers of the REST answer that are HTTP's own, not metadata for an RPC caller. */
+const NOT_METADATA = new Set(['content-type', 'content-length', 'connection', 'allow']);
+
+const callerAddress = createContextKey('');
+
+type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
+type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
+type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/**
+ * The request listener of serve's port: RPCs (a POST to `/package.Service/Method`) by Connect,
+ * everything else by `rest`.
+ */
+export function rpcListener(dispatch: Dispatch, rest: NodeListener): NodeListener {
+  const adapter = connectNodeAdapter({
+    routes: (router) => {
+      for (const service of API_SERVICES) registerService(router, service, dispatch);
+      registerReflection(router, API_SERVICES);
+    },
+    contextValues: (req) => createContextValues().set(callerAddress, addressKey(req.socket)),
+    requestGate: reclassifyParseErrors,
+    // HTTP/2 requests come as Http2ServerRequest: node's compatibility API, which the REST listener uses as it does HTTP/1.1's.
+    fallback: (req, res) => (isRpcPath(req.url) && isRpcContentType(req.headers['content-type']) ? unimplemented(req, res as NodeResponse) : rest(req as http.IncomingMessage, res as never)),
+  }) as NodeListener;
+  return (req, res) => {
+    if (req.headers['content-type']?.startsWith('application/grpc')) encodeGrpcMessageMinimally(res);
+    adapter(req, res);
+  };
+}
+
+/**
+ * Connect percent-encodes grpc-message with encodeURIComponent (`:` as %3A); gRPC's spec asks
+ * only bytes outside printable ASCII, and `%`, to be encoded, and grpc-js decodes with
+ * decodeURI, which leaves %3A as is: "Group not found%3A x". Re-encoded the spec's way.
+ */
+function encodeGrpcMessageMinimally(res: http.ServerResponse): void {
+  const fix = (headers: unknown) => {
+    const h = headers as Record<string, string> | undefined;
+    if (h && typeof h['grpc-message'] === 'string') h['grpc-message'] = grpcPercentEncode(decodeURIComponent(h['grpc-message']));
+    return headers;
+  };
+  const { addTrailers, writeHead } = res;
+  res.addTrailers = (headers) => addTrailers.call(res, fix(headers) as never);
+  res.writeHead = ((status: number, ...rest: unknown[]) => writeHead.call(res, status, ...(rest.map(fix) as []))) as typeof res.writeHead;
+}
+
+function grpcPercentEncode(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  return out;
+}
+
+function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch): void {
+  for (const method of service.methods) {
+    const transcoder = transcoderOf(method);
+    // Every API method is unary (lists are paged, not streamed).
+    router.rpc(method as DescMethodUnary, async (request: Message, ctx: HandlerContext) => {
+      const call = transcoder.toRest(request);
+      const headers: http.IncomingHttpHeaders = {};
+      ctx.requestHeader.forEach((value, key) => { headers[key] = value; });
+      const answer = await dispatch({
+        method: call.method,
+        path: call.path,
+        query: call.query,
+        headers,
+        address: ctx.values.get(callerAddress),
+        json: () => Promise.resolve(call.body),
+        form: () => Promise.resolve(new URLSearchParams()),
+      });
+      const metadata = metadataOf(answer);
+      if ((answer.status ?? 200) >= 400) throw toConnectError(answer.body as Status, metadata);
+      metadata.forEach((value, key) => ctx.responseHeader.set(key, value));
+      return transcoder.fromRest(answer.body);
+    });
+  }
+}
+
+function metadataOf(answer: Response): Headers {
+  const out = new Headers();
+  for (const [key, value] of Object.entries(answer.headers ?? {})) if (!NOT_METADATA.has(key.toLowerCase())) out.set(key, value);
+  return out;
+}
+
+/** An AIP-193 Status as a ConnectError: the same code (gRPC's codes are google.rpc.Code), message and details. */
+export function toConnectError(status: Status, metadata?: Headers): ConnectError {
+  const details = status.details.flatMap((detail) => {
+    const { '@type': type, ...fields } = detail as { '@type': string } & JsonObject;
+    const desc = DETAIL_SCHEMAS[type];
+    return desc ? [{ desc, value: fromJson(desc, fields as JsonValue) }] : [];
+  });
+  return new ConnectError(status.message, status.code as Code, metadata, details);
+}
+
+/**
+ * Connect answers a request message that is not valid protobuf with INTERNAL ("parse
+ * binary: …"), a server fault, where the mistake is the client's: INVALID_ARGUMENT, as REST
+ * answers bad JSON. The gate sees each call's context before the body is parsed; the abort
+ * that carries the parse error fires before the status is written.
+ */
+function reclassifyParseErrors(ctx: HandlerContext): void {
+  ctx.signal.addEventListener('abort', () => {
+    const err: unknown = ctx.signal.reason;
+    if (err instanceof ConnectError && err.code === Code.Internal && /^parse (binary|json)/.test(err.rawMessage)) {
+      (err as { code: Code }).code = Code.InvalidArgument;
+    }
+  }, { once: true });
+}
+
+const isRpcPath = (url: string | undefined) => /^\/[A-Za-z_][\w.]*\.[A-Za-z_]\w*\/[A-Za-z_]\w*$/.test((url ?? '').split('?')[0]!);
+const isRpcContentType = (type: string | undefined) => /^application\/(grpc|connect\+|proto|json)/.test(type ?? '');
+
+/** An RPC no service here has: UNIMPLEMENTED, in the caller's protocol. */
+function unimplemented(req: NodeRequest, res: NodeResponse): void {
+  const path = (req.url ?? '').split('?')[0]!;
+  const message = `${path.slice(1)} is not a method of this server (see its services with gRPC reflection)`;
+  const type = req.headers['content-type'] ?? '';
+  req.resume();
+  if (type.startsWith('application/grpc')) {
+    // A trailers-only response: the status in the headers, as gRPC and gRPC-Web both read it.
+    res.writeHead(200, { 'content-type': type.split(';')[0]!, 'grpc-status': String(Code.Unimplemented), 'grpc-message': encodeURIComponent(message) });
+    res.end();
+    return;
+  }
+  const body = JSON.stringify({ code: 'unimplemented', message });
+  res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
