@@ -103,7 +103,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       ...(opts.log ? { log: opts.log } : {}),
     });
     // One listener for both HTTP versions: RPCs by Connect, the rest as REST.
-    const listener = rpcListener(dispatch, restListener(dispatch, opts.log) as never);
+    const listener = rpcListener(dispatch, restListener(dispatch, opts.log), opts.log);
     const server = createFront(createHttp1Server(listener, rateLimiter), listener);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;

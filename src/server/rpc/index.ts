@@ -14,9 +14,9 @@ import { IamService } from '../../gen/platform/iam/v2/iam_pb.js';
 import { LibrariesService } from '../../gen/platform/libraries/v2/libraries_pb.js';
 import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
 import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
-import { addressKey, type Dispatch, type Response } from '../http.js';
+import { addressKey, toErrorResponse, type Dispatch, type Response } from '../http.js';
 import { registerReflection } from './reflection.js';
-import { transcoderOf } from './transcode.js';
+import { transcoderOf, type RestCall } from './transcode.js';
 
 /** The API's services, as proto/ defines them. */
 export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService];
@@ -40,10 +40,10 @@ type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => voi
  * The request listener of serve's port: RPCs (a POST to `/package.Service/Method`) by Connect,
  * everything else by `rest`.
  */
-export function rpcListener(dispatch: Dispatch, rest: NodeListener): NodeListener {
+export function rpcListener(dispatch: Dispatch, rest: NodeListener, log?: (line: string) => void): NodeListener {
   const adapter = connectNodeAdapter({
     routes: (router) => {
-      for (const service of API_SERVICES) registerService(router, service, dispatch);
+      for (const service of API_SERVICES) registerService(router, service, dispatch, log);
       registerReflection(router, API_SERVICES);
     },
     contextValues: (req) => createContextValues().set(callerAddress, addressKey(req.socket)),
@@ -79,12 +79,23 @@ function grpcPercentEncode(text: string): string {
   return out;
 }
 
-function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch): void {
+function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch, log?: (line: string) => void): void {
+  // A failure outside the dispatcher (a path field left empty; an answer proto/ cannot hold,
+  // which is our bug) is reported the way the dispatcher reports one.
+  const failure = (err: unknown) => {
+    const answer = toErrorResponse(err, log);
+    return toConnectError(answer.body as Status, metadataOf(answer));
+  };
   for (const method of service.methods) {
     const transcoder = transcoderOf(method);
     // Every API method is unary (lists are paged, not streamed).
     router.rpc(method as DescMethodUnary, async (request: Message, ctx: HandlerContext) => {
-      const call = transcoder.toRest(request);
+      let call: RestCall;
+      try {
+        call = transcoder.toRest(request);
+      } catch (err) {
+        throw failure(err);
+      }
       const headers: http.IncomingHttpHeaders = {};
       ctx.requestHeader.forEach((value, key) => { headers[key] = value; });
       const answer = await dispatch({
@@ -99,7 +110,11 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
       const metadata = metadataOf(answer);
       if ((answer.status ?? 200) >= 400) throw toConnectError(answer.body as Status, metadata);
       metadata.forEach((value, key) => ctx.responseHeader.set(key, value));
-      return transcoder.fromRest(answer.body);
+      try {
+        return transcoder.fromRest(answer.body);
+      } catch (err) {
+        throw failure(err);
+      }
     });
   }
 }
@@ -145,9 +160,11 @@ function unimplemented(req: NodeRequest, res: NodeResponse): void {
   const type = req.headers['content-type'] ?? '';
   req.resume();
   if (type.startsWith('application/grpc')) {
-    // A trailers-only response: the status in the headers, as gRPC and gRPC-Web both read it.
-    res.writeHead(200, { 'content-type': type.split(';')[0]!, 'grpc-status': String(Code.Unimplemented), 'grpc-message': encodeURIComponent(message) });
-    res.end();
+    // A trailers-only response: the status in the one HEADERS frame that ends the stream
+    // (gRPC over HTTP/2), or in the headers of an empty answer (gRPC-Web).
+    const headers = { 'content-type': type.split(';')[0]!, 'grpc-status': String(Code.Unimplemented), 'grpc-message': grpcPercentEncode(message) };
+    if ('stream' in res) res.stream.respond({ ':status': 200, ...headers }, { endStream: true });
+    else res.writeHead(200, headers).end();
     return;
   }
   const body = JSON.stringify({ code: 'unimplemented', message });

@@ -1,0 +1,425 @@
+// serve over gRPC, driven by a client nobody here wrote: @grpc/grpc-js with @grpc/proto-loader
+// loading proto/ as published. Every RPC of every service is called and compared with what
+// REST answers for the same state; errors carry the AIP-193 code and details in
+// grpc-status-details-bin; the token travels in `authorization` metadata; page tokens and
+// creates cross between the two protocols; reflection describes the services.
+import test from 'ava';
+import { join } from 'node:path';
+import grpc from '@grpc/grpc-js';
+import loader from '@grpc/proto-loader';
+import { createRegistry, fromBinary } from '@bufbuild/protobuf';
+import { anyUnpack, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
+import http2 from 'node:http2';
+import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
+import { StatusSchema } from '../src/gen/google/rpc/status_pb.js';
+import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../src/gen/google/rpc/error_details_pb.js';
+import { demoSeed } from '../src/server/demo.js';
+import { startTestServer, type TestServer } from './helpers/serve.js';
+
+const root = join(import.meta.dirname, '..');
+const PROTO_FILES = [
+  'platform/iam/v2/iam.proto', 'platform/registry/v2/registry.proto', 'platform/vulnerabilities/v2/vulnerabilities.proto',
+  'platform/libraries/v2/libraries.proto', 'platform/advisory/v2/advisory.proto', 'google/rpc/status.proto', 'google/rpc/error_details.proto',
+  'grpc/reflection/v1/reflection.proto', 'grpc/reflection/v1alpha/reflection.proto',
+];
+const definitions = loader.loadSync(PROTO_FILES, { includeDirs: [join(root, 'proto')], longs: String, enums: String, defaults: false });
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const pkg = grpc.loadPackageDefinition(definitions) as any;
+const SERVICES = {
+  iam: pkg.platform.iam.v2.IamService,
+  registry: pkg.platform.registry.v2.RegistryService,
+  vulnerabilities: pkg.platform.vulnerabilities.v2.VulnerabilitiesService,
+  libraries: pkg.platform.libraries.v2.LibrariesService,
+  advisory: pkg.platform.advisory.v2.AdvisoryService,
+} as const;
+type ServiceName = keyof typeof SERVICES;
+
+/** Every RPC proto/ declares, as `Service/Method`. */
+const ALL_RPCS = Object.values(SERVICES).flatMap((ctor) => Object.values(ctor.service as Record<string, { path: string }>).map((m) => m.path));
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+
+interface RpcError extends Error {
+  code: number;
+  details: string;
+  metadata: grpc.Metadata;
+}
+
+interface Harness {
+  srv: TestServer;
+  org: string;
+  /** Calls Service/Method with the owner's token (or `token`; '' for none). */
+  rpc(service: ServiceName, method: string, request: Any, token?: string): Promise<Any>;
+  called: Set<string>;
+  close(): void;
+}
+
+async function harness(): Promise<Harness> {
+  const srv = await startTestServer({ seed: demoSeed() });
+  const address = srv.url.replace('http://', '');
+  const clients = Object.fromEntries(Object.entries(SERVICES).map(([name, ctor]) => [name, new ctor(address, grpc.credentials.createInsecure())]));
+  const called = new Set<string>();
+  const rpc = (service: ServiceName, method: string, request: Any, token = srv.ownerToken) => {
+    called.add(SERVICES[service].service[method]?.path);
+    const metadata = new grpc.Metadata();
+    if (token) metadata.set('authorization', `Bearer ${token}`);
+    return new Promise<Any>((resolve, reject) => {
+      const client = clients[service];
+      if (typeof client[method] !== 'function') throw new Error(`no RPC ${service}/${method} in proto/`);
+      client[method](request, metadata, { deadline: Date.now() + 20_000 }, (err: RpcError | null, res: Any) => (err ? reject(err) : resolve(res)));
+    });
+  };
+  return { srv, org: srv.organizationUid, rpc, called, close: () => Object.values(clients).forEach((c) => c.close()) };
+}
+
+/**
+ * A grpc-js object and a REST JSON value in one comparable form: Timestamps as RFC 3339,
+ * Structs as plain objects, scalars as strings, and empty values (proto3 leaves them off the
+ * wire) dropped on both sides.
+ */
+function normalize(value: Any): Any {
+  if (Array.isArray(value)) {
+    const out = value.map(normalize).filter((v) => v !== undefined);
+    return out.length ? out : undefined;
+  }
+  if (value && typeof value === 'object') {
+    const keys = Object.keys(value);
+    if (keys.includes('seconds') && keys.every((k) => k === 'seconds' || k === 'nanos')) {
+      return new Date(Number(value.seconds) * 1000 + Math.round((value.nanos ?? 0) / 1e6)).toISOString();
+    }
+    if (keys.length === 1 && keys[0] === 'fields' && value.fields && typeof value.fields === 'object') return normalize(structToJson(value));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const n = normalize(v);
+      if (n !== undefined) out[k] = n;
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+  if (value === undefined || value === null || value === '' || value === false || value === 0 || value === '0') return undefined;
+  return typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? new Date(value).toISOString() : String(value);
+}
+
+function structToJson(struct: Any): Any {
+  const valueOf = (v: Any): Any =>
+    v.structValue ? structToJson(v.structValue) : v.listValue ? (v.listValue.values ?? []).map(valueOf) : v.stringValue ?? v.numberValue ?? v.boolValue ?? null;
+  return Object.fromEntries(Object.entries(struct.fields ?? {}).map(([k, v]) => [k, valueOf(v)]));
+}
+
+/** The google.rpc.Status of a failed call, decoded from grpc-status-details-bin, with its details by type name. */
+function statusDetails(err: RpcError): { code: number; message: string; details: Record<string, Any> } {
+  const [bin] = err.metadata.get('grpc-status-details-bin') as Buffer[];
+  if (!bin) throw new Error(`no grpc-status-details-bin on ${err.code} ${err.details}`);
+  const status = fromBinary(StatusSchema, bin);
+  const registry = createRegistry(ErrorInfoSchema, BadRequestSchema, PreconditionFailureSchema);
+  const details: Record<string, Any> = {};
+  for (const any of status.details) {
+    const message = anyUnpack(any, registry);
+    if (message) details[message.$typeName.replace('google.rpc.', '')] = message;
+  }
+  return { code: status.code, message: status.message, details };
+}
+
+// Serial: the tests share one server, and the first compares whole listings with REST.
+let h: Harness;
+test.before(async () => {
+  h = await harness();
+});
+test.after.always(async () => {
+  h.close();
+  await h.srv.dispose();
+});
+
+test.serial('every RPC of every service answers over gRPC what REST answers', async (t) => {
+  const { rpc, srv, org } = h;
+  const rest = (path: string) => srv.ok('GET', path);
+  // Page tokens hold the time they were issued: compared by presence here, by use in the next test.
+  const same = (grpcValue: Any, restValue: Any, what: string) => {
+    const [a, b] = [normalize(grpcValue), normalize(restValue)];
+    t.is(Boolean(a?.nextPageToken), Boolean(b?.nextPageToken), `${what}: a next page on both or neither`);
+    if (a) delete a.nextPageToken;
+    if (b) delete b.nextPageToken;
+    t.deepEqual(a, b, what);
+  };
+  const g = (uid: string) => encodeURIComponent(uid);
+
+  // IAM, resource by resource: create over gRPC, see it over REST, get, update, list, delete.
+  const group = await rpc('iam', 'CreateGroup', { parent: org, group: { name: 'grpc-team', description: 'made over gRPC' } });
+  same(group, await rest(`/iam/v2/groups/${g(group.uid)}`), 'CreateGroup');
+  same(await rpc('iam', 'GetGroup', { uid: group.uid }), await rest(`/iam/v2/groups/${g(group.uid)}`), 'GetGroup');
+  const renamed = await rpc('iam', 'UpdateGroup', { group: { uid: group.uid, description: 'changed' }, updateMask: { paths: ['description'] } });
+  t.is(renamed.description, 'changed');
+  t.is((await rest(`/iam/v2/groups/${g(group.uid)}`)).description, 'changed');
+  same(await rpc('iam', 'ListGroups', { pageSize: 3, uidp: { descendantsOf: org }, orderBy: 'name' }), await rest(`/iam/v2/groups?page_size=3&uidp.descendants_of=${g(org)}&order_by=name`), 'ListGroups');
+
+  const issuer = (await rest(`/iam/v2/identities/${g(srv.ownerIdentityUid)}`)).claimMatch.issuer;
+  const identity = await rpc('iam', 'CreateIdentity', { parent: org, identity: { name: 'grpc-bot', claimMatch: { issuer, subject: 'grpc-bot' } } });
+  same(await rpc('iam', 'GetIdentity', { uid: identity.uid }), await rest(`/iam/v2/identities/${g(identity.uid)}`), 'GetIdentity');
+  t.is((await rpc('iam', 'UpdateIdentity', { identity: { uid: identity.uid, description: 'robot' } })).description, 'robot', 'no mask: the fields sent change');
+  same(await rpc('iam', 'ListIdentities', { pageSize: 2, name: 'grpc-bot' }), await rest('/iam/v2/identities?page_size=2&name=grpc-bot'), 'ListIdentities');
+
+  const role = await rpc('iam', 'CreateRole', { parent: org, role: { name: 'grpc-reader', capabilities: ['groups.list'] } });
+  same(await rpc('iam', 'GetRole', { uid: role.uid }), await rest(`/iam/v2/roles/${g(role.uid)}`), 'GetRole');
+  t.is((await rpc('iam', 'UpdateRole', { role: { uid: role.uid, description: 'reads groups' }, updateMask: { paths: ['description'] } })).description, 'reads groups');
+  same(await rpc('iam', 'ListRoles', { pageSize: 50 }), await rest('/iam/v2/roles?page_size=50'), 'ListRoles');
+
+  const viewer = (await rest('/iam/v2/roles?name=viewer')).roles[0].uid;
+  const binding = await rpc('iam', 'CreateRoleBinding', { parent: group.uid, roleBinding: { identityUid: identity.uid, roleUid: role.uid } });
+  t.is(binding.identity.uid, identity.uid, 'the binding comes back expanded');
+  same(await rpc('iam', 'GetRoleBinding', { uid: binding.uid }), await rest(`/iam/v2/roleBindings/${g(binding.uid)}`), 'GetRoleBinding');
+  same(await rpc('iam', 'ListRoleBindings', { uidp: { childrenOf: group.uid } }), await rest(`/iam/v2/roleBindings?uidp.children_of=${g(group.uid)}`), 'ListRoleBindings');
+
+  const idp = await rpc('iam', 'CreateIdentityProvider', {
+    parent: org, identityProvider: { name: 'okta', defaultRole: viewer, oidc: { issuer: 'https://acme.okta.example', clientId: 'app', clientSecret: 's3cret', additionalScopes: ['email'] } },
+  });
+  t.is(idp.oidc.clientSecret, undefined, 'the client secret is write-only over gRPC too');
+  t.is(idp.oidc.correlationRule, 'SUB_EQUALS_EXTERNAL_ID');
+  same(await rpc('iam', 'GetIdentityProvider', { uid: idp.uid }), await rest(`/iam/v2/identityProviders/${g(idp.uid)}`), 'GetIdentityProvider');
+  t.is((await rpc('iam', 'UpdateIdentityProvider', { identityProvider: { uid: idp.uid, description: 'sso' } })).description, 'sso');
+  same(await rpc('iam', 'ListIdentityProviders', {}), await rest('/iam/v2/identityProviders'), 'ListIdentityProviders');
+
+  const invite = await rpc('iam', 'CreateGroupInvite', { parent: group.uid, groupInvite: { roleUid: viewer, ttl: '3600s' } });
+  t.regex(invite.code, /.{16,}/, 'the create answer holds the code');
+  same(await rpc('iam', 'GetGroupInvite', { uid: invite.uid }), await rest(`/iam/v2/groupInvites/${g(invite.uid)}`), 'GetGroupInvite');
+  same(await rpc('iam', 'ListGroupInvites', { keyId: [invite.keyId] }), await rest(`/iam/v2/groupInvites?key_id=${invite.keyId}`), 'ListGroupInvites');
+  const newcomer = await srv.person('newcomer', 'viewer', (await srv.ok('POST', '/iam/v2/groups', { parent: org, group: { name: 'elsewhere' } })).uid);
+  const redeemed = await rpc('iam', 'RedeemGroupInvite', { code: invite.code }, newcomer.token);
+  t.is(redeemed.identity.uid, newcomer.id.uid, 'RedeemGroupInvite binds the caller');
+
+  const association = await rpc('iam', 'CreateAccountAssociation', { parent: group.uid, accountAssociation: { name: 'aws', amazon: { account: '123456789012' } } });
+  same(await rpc('iam', 'GetAccountAssociation', { uid: association.uid }), await rest(`/iam/v2/accountAssociations/${g(association.uid)}`), 'GetAccountAssociation');
+  t.is((await rpc('iam', 'UpdateAccountAssociation', { accountAssociation: { uid: association.uid, description: 'prod' }, updateMask: { paths: ['description'] } })).description, 'prod');
+  same(await rpc('iam', 'ListAccountAssociations', {}), await rest('/iam/v2/accountAssociations'), 'ListAccountAssociations');
+  const check = await rpc('iam', 'CheckAccountAssociation', { uid: association.uid, providerType: 'AMAZON' });
+  same(check, await srv.ok('POST', `/iam/v2/accountAssociations/${g(association.uid)}:check`, { providerType: 'AMAZON' }), 'CheckAccountAssociation');
+
+  for (const [method, path, uid] of [
+    ['DeleteAccountAssociation', '/iam/v2/accountAssociations', association.uid],
+    ['DeleteGroupInvite', '/iam/v2/groupInvites', invite.uid],
+    ['DeleteIdentityProvider', '/iam/v2/identityProviders', idp.uid],
+    ['DeleteRoleBinding', '/iam/v2/roleBindings', binding.uid],
+    ['DeleteRoleBinding', '/iam/v2/roleBindings', redeemed.uid],
+    ['DeleteRole', '/iam/v2/roles', role.uid],
+    ['DeleteIdentity', '/iam/v2/identities', identity.uid],
+    ['DeleteGroup', '/iam/v2/groups', group.uid],
+  ] as const) {
+    t.deepEqual(await rpc('iam', method, { uid }), {}, `${method} answers Empty`);
+    t.is((await srv.call('GET', `${path}/${g(uid)}`)).status, 404, `${method}: gone over REST`);
+  }
+
+  // Registry, vulnerabilities, libraries and advisory data come from the demo seed.
+  const repos = await rest(`/registry/v2/repos?uidp.descendants_of=${g(org)}&page_size=5`);
+  same(await rpc('registry', 'ListRepos', { uidp: { descendantsOf: org }, pageSize: 5 }), repos, 'ListRepos');
+  const repo = repos.repos[0];
+  same(await rpc('registry', 'GetRepo', { uid: repo.uid }), await rest(`/registry/v2/repos/${g(repo.uid)}`), 'GetRepo');
+  t.is((await rpc('registry', 'UpdateRepo', { repo: { uid: repo.uid, description: 'over gRPC' }, updateMask: { paths: ['description'] } })).description, 'over gRPC');
+  const tags = await rest(`/registry/v2/tags?uidp.children_of=${g(repo.uid)}`);
+  same(await rpc('registry', 'ListTags', { uidp: { childrenOf: repo.uid } }), tags, 'ListTags');
+  same(await rpc('registry', 'GetTag', { uid: tags.tags[0].uid }), await rest(`/registry/v2/tags/${g(tags.tags[0].uid)}`), 'GetTag');
+
+  const advisories = await rest('/vulnerabilities/v2/advisories?page_size=3');
+  same(await rpc('vulnerabilities', 'ListAdvisories', { pageSize: 3 }), advisories, 'ListAdvisories');
+  const advisory = advisories.advisories[0];
+  same(await rpc('vulnerabilities', 'GetAdvisory', { uid: advisory.uid }), await rest(`/vulnerabilities/v2/advisories/${g(advisory.uid)}`), 'GetAdvisory');
+  same(await rpc('vulnerabilities', 'ListAdvisories', { artifactNames: [advisory.artifactName ?? advisory.name] }), await rest(`/vulnerabilities/v2/advisories?artifactNames=${encodeURIComponent(advisory.artifactName ?? advisory.name)}`), 'ListAdvisories filtered');
+
+  const artifacts = await rest('/libraries/v2/artifacts?ecosystems=JAVA&page_size=4');
+  same(await rpc('libraries', 'ListArtifacts', { ecosystems: ['JAVA'], pageSize: 4 }), artifacts, 'ListArtifacts');
+  const artifact = artifacts.artifacts[0];
+  same(await rpc('libraries', 'ListArtifactVersions', { artifactId: artifact.uid }), await rest(`/libraries/v2/artifacts/${g(artifact.uid)}/versions`), 'ListArtifactVersions');
+  same(await rpc('libraries', 'CountArtifacts', { ecosystems: ['JAVA', 'PYTHON'] }), await rest('/libraries/v2/artifacts/count?ecosystems=JAVA&ecosystems=PYTHON'), 'CountArtifacts');
+
+  same(await rpc('advisory', 'ListDocuments', {}), await rest('/advisory/v2/documents'), 'ListDocuments');
+  same(await rpc('advisory', 'ListVulnerabilityMetadata', { pageSize: 2 }), await rest('/advisory/v2/metadata?page_size=2'), 'ListVulnerabilityMetadata');
+
+  t.deepEqual(ALL_RPCS.filter((path) => !h.called.has(path)), [], 'every RPC in proto/ was called');
+});
+
+/** An RPC by path with hand-made request bytes: what a client with the wrong .proto, or no .proto, sends. */
+function rawCall(path: string, bytes: Buffer, token = h.srv.ownerToken): Promise<RpcError | Buffer> {
+  const client = new grpc.Client(h.srv.url.replace('http://', ''), grpc.credentials.createInsecure());
+  const metadata = new grpc.Metadata();
+  if (token) metadata.set('authorization', `Bearer ${token}`);
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, bytes, metadata, { deadline: Date.now() + 20_000 }, (err, res) => {
+      client.close();
+      resolve(err ? (err as RpcError) : res!);
+    });
+  });
+}
+
+test.serial('errors: the AIP-193 code as the gRPC status, with ErrorInfo, BadRequest and PreconditionFailure in grpc-status-details-bin', async (t) => {
+  const { rpc, org, srv } = h;
+  const fail = async (promise: Promise<unknown>) => {
+    const err = await t.throwsAsync<RpcError>(promise);
+    return { err: err!, status: statusDetails(err!) };
+  };
+
+  const missing = await fail(rpc('iam', 'GetGroup', { uid: `${org}/0000000000000000` }));
+  t.is(missing.err.code, grpc.status.NOT_FOUND);
+  t.is(missing.status.code, 5);
+  t.regex(missing.err.details, /not found/i);
+  t.is(missing.status.details.ErrorInfo.domain, 'platform.api.v2');
+
+  const invalid = await fail(rpc('iam', 'CreateGroup', { parent: org, group: { name: 'not a valid name!' } }));
+  t.is(invalid.err.code, grpc.status.INVALID_ARGUMENT);
+  t.is(invalid.status.details.BadRequest.fieldViolations[0].field, 'name');
+  t.regex(invalid.err.details, /^Invalid argument: name: /, 'the same message as REST');
+  t.is(invalid.err.details, (await srv.call('POST', '/iam/v2/groups', { parent: org, group: { name: 'not a valid name!' } })).json.message);
+
+  const parent = await rpc('iam', 'CreateGroup', { parent: org, group: { name: 'holds-a-child' } });
+  await rpc('iam', 'CreateGroup', { parent: parent.uid, group: { name: 'child' } });
+  const notEmpty = await fail(rpc('iam', 'DeleteGroup', { uid: parent.uid }));
+  t.is(notEmpty.err.code, grpc.status.FAILED_PRECONDITION);
+  t.truthy(notEmpty.status.details.PreconditionFailure?.violations.length, 'PreconditionFailure says what is in the way');
+
+  const viewer = await srv.person('grpc-viewer', 'viewer', org);
+  const denied = await fail(rpc('iam', 'CreateGroup', { parent: org, group: { name: 'nope' } }, viewer.token));
+  t.is(denied.err.code, grpc.status.PERMISSION_DENIED);
+  t.is(denied.status.details.ErrorInfo.reason, 'PERMISSION_DENIED');
+  t.is((await rpc('iam', 'GetGroup', { uid: org }, viewer.token)).uid, org, 'the same token reads what it may');
+
+  const noUid = await fail(rpc('iam', 'GetGroup', {}));
+  t.is(noUid.err.code, grpc.status.INVALID_ARGUMENT, 'a path field left empty');
+  t.is(noUid.status.details.BadRequest.fieldViolations[0].field, 'uid');
+});
+
+test.serial('auth: the token in `authorization` metadata; none or a bad one is UNAUTHENTICATED', async (t) => {
+  for (const token of ['', 'not-a-jwt', `${h.srv.ownerToken.slice(0, -4)}AAAA`]) {
+    const err = await t.throwsAsync<RpcError>(h.rpc('iam', 'ListGroups', {}, token));
+    t.is(err!.code, grpc.status.UNAUTHENTICATED, token || '(no token)');
+    t.is(statusDetails(err!).details.ErrorInfo.domain, 'platform.api.v2');
+  }
+});
+
+test.serial('client mistakes are not server faults: an unknown method is UNIMPLEMENTED, bytes that are not protobuf INVALID_ARGUMENT', async (t) => {
+  const unknown = await rawCall('/platform.iam.v2.IamService/DoesNotExist', Buffer.alloc(0));
+  t.is((unknown as RpcError).code, grpc.status.UNIMPLEMENTED);
+  const unknownService = await rawCall('/platform.nothing.v1.NoService/Get', Buffer.alloc(0));
+  t.is((unknownService as RpcError).code, grpc.status.UNIMPLEMENTED);
+
+  // Field 1 as a length-delimited string that claims 100 bytes and has 2.
+  const garbage = await rawCall('/platform.iam.v2.IamService/GetGroup', Buffer.from([0x0a, 0x64, 0x61, 0x62]));
+  t.is((garbage as RpcError).code, grpc.status.INVALID_ARGUMENT, (garbage as RpcError).details);
+
+  // A valid message, sent raw: the same answer as a generated client gets.
+  const ok = await rawCall('/platform.iam.v2.IamService/GetGroup', Buffer.concat([Buffer.from([0x0a, h.org.length]), Buffer.from(h.org)]));
+  t.true(Buffer.isBuffer(ok));
+});
+
+test.serial('paging crosses protocols: a page token from REST continues over gRPC and back, and the walk equals the REST listing', async (t) => {
+  const { rpc, srv, org } = h;
+  // A subtree of its own: the other tests of this file create groups meanwhile.
+  const top = await srv.ok('POST', '/iam/v2/groups', { parent: org, group: { name: 'paged' } });
+  for (const name of ['kilo', 'alpha', 'echo', 'bravo', 'juliet', 'delta', 'hotel']) {
+    const child = await srv.ok('POST', '/iam/v2/groups', { parent: top.uid, group: { name } });
+    if (name === 'echo') await srv.ok('POST', '/iam/v2/groups', { parent: child.uid, group: { name: 'charlie' } });
+  }
+  const scope = `uidp.descendants_of=${encodeURIComponent(top.uid)}&order_by=name`;
+  const all: string[] = [];
+  for (let token = ''; ;) {
+    const page = await srv.ok('GET', `/iam/v2/groups?${scope}&page_size=50${token ? `&page_token=${token}` : ''}`);
+    all.push(...page.groups.map((g: Any) => g.uid));
+    if (!page.nextPageToken) break;
+    token = page.nextPageToken;
+  }
+  t.is(all.length, 8);
+
+  const walked: string[] = [];
+  let token = '';
+  for (let i = 0; ; i++) {
+    // Odd pages over REST, even ones over gRPC, each with the other's token.
+    const page = i % 2
+      ? await srv.ok('GET', `/iam/v2/groups?${scope}&page_size=2${token ? `&page_token=${encodeURIComponent(token)}` : ''}`)
+      : await rpc('iam', 'ListGroups', { uidp: { descendantsOf: top.uid }, orderBy: 'name', pageSize: 2, pageToken: token });
+    walked.push(...(page.groups ?? []).map((g: Any) => g.uid));
+    if (!page.nextPageToken) break;
+    token = page.nextPageToken;
+  }
+  t.deepEqual(walked, all);
+
+  const skipped = await rpc('iam', 'ListGroups', { uidp: { descendantsOf: top.uid }, orderBy: 'name desc', skip: 1, pageSize: 1 });
+  t.deepEqual(skipped.groups.map((g: Any) => g.uid), [all[all.length - 2]], 'order_by and skip as over REST');
+});
+
+test.serial('reflection (v1 and v1alpha) lists the services and serves their files with imports, without a token', async (t) => {
+  for (const version of ['v1', 'v1alpha'] as const) {
+    const Reflection = pkg.grpc.reflection[version].ServerReflection;
+    const client = new Reflection(h.srv.url.replace('http://', ''), grpc.credentials.createInsecure());
+    const stream = client.ServerReflectionInfo();
+    const answers: Any[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      stream.on('data', (a: Any) => answers.push(a));
+      stream.on('end', resolve);
+      stream.on('error', reject);
+    });
+    stream.write({ listServices: '' });
+    stream.write({ fileContainingSymbol: 'platform.iam.v2.IamService' });
+    stream.write({ fileContainingSymbol: 'platform.registry.v2.RegistryService.GetRepo' });
+    stream.write({ fileByFilename: 'google/api/http.proto' });
+    stream.write({ fileContainingSymbol: 'platform.nothing.Here' });
+    stream.end();
+    await done;
+    client.close();
+
+    const services = answers[0].listServicesResponse.service.map((s: Any) => s.name);
+    t.deepEqual(services, ['platform.iam.v2.IamService', 'platform.registry.v2.RegistryService', 'platform.vulnerabilities.v2.VulnerabilitiesService', 'platform.libraries.v2.LibrariesService', 'platform.advisory.v2.AdvisoryService'], version);
+    const names = (a: Any) => a.fileDescriptorResponse.fileDescriptorProto.map((b: Buffer) => fromBinary(FileDescriptorProtoSchema, b).name);
+    const iamFiles = names(answers[1]);
+    t.is(iamFiles[iamFiles.length - 1], 'platform/iam/v2/iam.proto');
+    t.true(iamFiles.includes('google/api/annotations.proto') && iamFiles.includes('google/protobuf/timestamp.proto'), 'with its imports');
+    t.deepEqual(names(answers[2]), ['platform/registry/v2/registry.proto'], 'imports already sent on this stream are not sent again');
+    t.deepEqual(names(answers[3]), ['google/api/http.proto']);
+    t.is(answers[4].errorResponse.errorCode, grpc.status.NOT_FOUND);
+  }
+});
+
+test.serial('gRPC-Web and Connect over HTTP/1.1, and REST over HTTP/2, on the same port with the same answers', async (t) => {
+  const { srv, org } = h;
+  const transports = {
+    grpcWeb: createGrpcWebTransport({ baseUrl: srv.url, httpVersion: '1.1' }),
+    connect: createConnectTransport({ baseUrl: srv.url, httpVersion: '1.1' }),
+    grpc: createGrpcTransport({ baseUrl: srv.url }),
+  };
+  const headers = { authorization: `Bearer ${srv.ownerToken}` };
+  const expected = await srv.ok('GET', `/iam/v2/groups/${encodeURIComponent(org)}`);
+  for (const [name, transport] of Object.entries(transports)) {
+    const iam = createClient(IamService, transport);
+    const group = await iam.getGroup({ uid: org }, { headers });
+    t.is(group.uid, org, name);
+    t.is(group.name, expected.name, name);
+    const err = await t.throwsAsync<ConnectError>(iam.getGroup({ uid: `${org}/0000000000000000` }, { headers }));
+    t.is(err!.code, Code.NotFound, name);
+    t.is(err!.findDetails(ErrorInfoSchema)[0]?.domain, 'platform.api.v2', name);
+  }
+
+  const session = http2.connect(srv.url);
+  const body = await new Promise<string>((resolve, reject) => {
+    const req = session.request({ ':path': `/iam/v2/groups/${encodeURIComponent(org)}`, authorization: headers.authorization });
+    let text = '';
+    req.on('data', (c) => (text += c));
+    req.on('end', () => resolve(text));
+    req.on('error', reject);
+  });
+  session.close();
+  t.deepEqual(JSON.parse(body), expected, 'REST over h2c');
+});
+
+test.serial('the rate limit counts RPCs too: RESOURCE_EXHAUSTED with retry-after in the metadata', async (t) => {
+  const now = Date.parse('2026-11-23T00:00:00Z');
+  const srv = await startTestServer({ rateLimit: { limit: 2, windowSeconds: 60, burst: 2 }, clock: () => now });
+  t.teardown(() => srv.dispose());
+  const iam = new SERVICES.iam(srv.url.replace('http://', ''), grpc.credentials.createInsecure());
+  t.teardown(() => iam.close());
+  const metadata = new grpc.Metadata();
+  metadata.set('authorization', `Bearer ${srv.ownerToken}`);
+  const call = () => new Promise<RpcError | null>((resolve) => iam.GetGroup({ uid: srv.organizationUid }, metadata, (err: RpcError | null) => resolve(err)));
+  t.is(await call(), null);
+  t.is(await call(), null);
+  const limited = await call();
+  t.is(limited?.code, grpc.status.RESOURCE_EXHAUSTED);
+  t.regex(String(limited?.metadata.get('retry-after')[0]), /^\d+$/);
+  t.is((await srv.call('GET', `/iam/v2/groups/${encodeURIComponent(srv.organizationUid)}`)).status, 429, 'one bucket for REST and gRPC');
+});
