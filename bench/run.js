@@ -3,7 +3,8 @@
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
 // child processes. Needs a build (npm ci / npm run build has made dist/).
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { populate } from './populate.js';
 import { fmt, median, pctl, reqPerSec, startChild, startServe, tempDir, wallMs } from './lib.js';
@@ -242,6 +243,107 @@ async function cliStart() {
   }
 }
 
+/** A gRPC request body: the 5-byte frame header (uncompressed, length) and a message of string fields. */
+function grpcFrame(fields) {
+  const parts = [];
+  for (const [no, value] of fields) {
+    const bytes = Buffer.isBuffer(value) ? value : Buffer.from(String(value));
+    const wire = typeof value === 'number' ? 0 : 2;
+    parts.push(Buffer.from([(no << 3) | wire]));
+    parts.push(wire === 0 ? varint(value) : Buffer.concat([varint(bytes.length), bytes]));
+  }
+  const message = Buffer.concat(parts);
+  const header = Buffer.alloc(5);
+  header.writeUInt32BE(message.length, 1);
+  return Buffer.concat([header, message]);
+}
+
+function varint(n) {
+  const out = [];
+  for (; n > 127; n = Math.floor(n / 128)) out.push((n % 128) | 128);
+  out.push(n);
+  return Buffer.from(out);
+}
+
+/** One gRPC call over node:http2: its grpc-status, so that the load run counts answers, not errors. */
+async function grpcStatus(url, path, body, token) {
+  const http2 = await import('node:http2');
+  const session = http2.connect(url);
+  try {
+    return await new Promise((resolve, reject) => {
+      const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', authorization: `Bearer ${token}` });
+      let status;
+      req.on('response', (headers) => { status = headers['grpc-status']; });
+      req.on('trailers', (trailers) => { status = trailers['grpc-status']; });
+      req.on('end', () => resolve(status));
+      req.on('error', reject);
+      req.resume();
+      req.end(body);
+    });
+  } finally {
+    session.close();
+  }
+}
+
+/** req/s from h2load (nghttp2-client): `--h1` for REST over HTTP/1.1, h2c for gRPC. */
+function h2load(args) {
+  const r = spawnSync('h2load', args, { encoding: 'utf8' });
+  const rate = /finished in [\d.]+m?s, ([\d.]+) req\/s/.exec(r.stdout);
+  const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(r.stdout);
+  if (!rate || !codes || Number(codes[3]) + Number(codes[4]) > 0) throw new Error(`h2load ${args.join(' ')}: ${r.stdout.slice(-300)}${r.stderr}`);
+  return Number(rate[1]);
+}
+
+/** GetGroup and a page of 50 over gRPC (h2c) against the same calls over REST, 10 at a time each. */
+async function grpcVsRest() {
+  if (spawnSync('sh', ['-c', 'command -v h2load']).status !== 0) {
+    report('gRPC vs REST (skipped: no h2load; apt-get install nghttp2-client)', 0, 'req/s');
+    return;
+  }
+  const dataDir = tempDir();
+  cleanup.push(dataDir);
+  const { org } = await populate(dataDir, 1_000);
+  const serve = await startServe(dataDir);
+  try {
+    const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
+    const auth = `authorization: Bearer ${token}`;
+    const bodies = tempDir('pctl-bench-grpc-');
+    cleanup.push(bodies);
+    const cases = [
+      // GetGroupRequest{uid = 1}; ListGroupsRequest{page_size = 1, order_by = 3, uidp = 5 {descendants_of = 1}}.
+      ['GetGroup', `/iam/v2/groups/${org}`, '/platform.iam.v2.IamService/GetGroup', grpcFrame([[1, org]])],
+      ['ListGroups, page of 50 by name', `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name&page_size=50`, '/platform.iam.v2.IamService/ListGroups',
+        grpcFrame([[1, 50], [3, 'name'], [5, grpcFrame([[1, org]]).subarray(5)]])],
+    ];
+    for (const [name, restPath, rpcPath, body] of cases) {
+      const file = join(bodies, `${name.split(',')[0]}.bin`);
+      writeFileSync(file, body);
+      const status = await grpcStatus(serve.url, rpcPath, body, token);
+      if (status !== '0') throw new Error(`${rpcPath}: grpc-status ${status}`);
+      const restArgs = (secs) => ['--h1', '-c', '10', '-D', String(secs), '-H', auth, `${serve.url}${restPath}`];
+      const grpcArgs = (secs) => ['-c', '10', '-m', '1', '-D', String(secs), '-d', file, '-H', auth, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${serve.url}${rpcPath}`];
+      h2load(restArgs(1)); // warm-up (JIT) before anything is counted
+      h2load(grpcArgs(1));
+      const rest = h2load(restArgs(duration));
+      const grpc = h2load(grpcArgs(duration));
+      report(`REST ${name} (HTTP/1.1, 10 connections)`, rest, 'req/s', { command: `h2load --h1 -c 10 -D ${duration} -H 'authorization: Bearer …' '${restPath}'` });
+      report(`gRPC ${name} (h2c, 10 connections)`, grpc, 'req/s', { ratio: grpc / rest, target: '>= 1', command: `h2load -c 10 -m 1 -D ${duration} -d BODY -H 'content-type: application/grpc' -H 'te: trailers' … ${rpcPath}` });
+      if (rpcPath.endsWith('/GetGroup')) {
+        const floor = await startChild([fileURLToPath(new URL('./connect-floor-server.js', import.meta.url))]);
+        try {
+          const floorArgs = (secs) => ['-c', '10', '-m', '1', '-D', String(secs), '-d', file, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${floor.url}${rpcPath}`];
+          h2load(floorArgs(1));
+          report('gRPC GetGroup, a Connect handler that does nothing (h2c)', h2load(floorArgs(duration)), 'req/s', { command: 'node bench/connect-floor-server.js; the same h2load' });
+        } finally {
+          await floor.stop();
+        }
+      }
+    }
+  } finally {
+    await serve.stop();
+  }
+}
+
 try {
   if (!asJson) console.log(`pctl bench (${quick ? 'quick' : 'full'}), node ${process.version}, load generator: autocannon (npm), 10 connections\n`);
   if (scopedOnly) {
@@ -249,6 +351,7 @@ try {
   } else {
     await cliStart();
     await getByUid();
+    await grpcVsRest();
     await creates();
     for (const n of SCALES) await atScale(n);
   }

@@ -172,6 +172,8 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     err(`  pctl repos list --descendants-of ${server.organizationUid}`);
     err("  pctl advisories list");
   }
+  // The same API over gRPC, gRPC-Web and Connect on this port; reflection needs no token.
+  err(`  grpcurl -plaintext -H "authorization: Bearer $(cat ${join(dataDir, 'owner.token')})" ${server.url.replace(/^http:\/\//, '')} platform.iam.v2.IamService/ListGroups`);
   err('Press Ctrl-C to stop.');
 
   await new Promise<void>((resolve) => {
