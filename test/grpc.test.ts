@@ -16,6 +16,7 @@ import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
 import { StatusSchema } from '../src/gen/google/rpc/status_pb.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../src/gen/google/rpc/error_details_pb.js';
 import { demoSeed } from '../src/server/demo.js';
+import { MAX_BODY_BYTES } from '../src/server/http.js';
 import { startTestServer, type TestServer } from './helpers/serve.js';
 
 const root = join(import.meta.dirname, '..');
@@ -422,4 +423,10 @@ test.serial('the rate limit counts RPCs too: RESOURCE_EXHAUSTED with retry-after
   t.is(limited?.code, grpc.status.RESOURCE_EXHAUSTED);
   t.regex(String(limited?.metadata.get('retry-after')[0]), /^\d+$/);
   t.is((await srv.call('GET', `/iam/v2/groups/${encodeURIComponent(srv.organizationUid)}`)).status, 429, 'one bucket for REST and gRPC');
+});
+
+test.serial("a request message over REST's body limit (1 MiB) is refused with RESOURCE_EXHAUSTED, gRPC's code for a message too large", async (t) => {
+  const description = 'x'.repeat(MAX_BODY_BYTES + 10);
+  const err = await t.throwsAsync<RpcError>(h.rpc('iam', 'CreateGroup', { parent: h.org, group: { name: 'too-big', description } }));
+  t.is(err!.code, grpc.status.RESOURCE_EXHAUSTED, err!.details);
 });

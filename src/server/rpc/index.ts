@@ -14,7 +14,7 @@ import { IamService } from '../../gen/platform/iam/v2/iam_pb.js';
 import { LibrariesService } from '../../gen/platform/libraries/v2/libraries_pb.js';
 import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
 import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
-import { addressKey, toErrorResponse, type Dispatch, type Response } from '../http.js';
+import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch, type Response } from '../http.js';
 import { registerReflection } from './reflection.js';
 import { transcoderOf, type RestCall } from './transcode.js';
 
@@ -48,6 +48,8 @@ export function rpcListener(dispatch: Dispatch, rest: NodeListener, log?: (line:
     },
     contextValues: (req) => createContextValues().set(callerAddress, addressKey(req.socket)),
     requestGate: reclassifyParseErrors,
+    // REST's bound on a body, for a request message too (Connect's default is 4 GiB).
+    readMaxBytes: MAX_BODY_BYTES,
     // HTTP/2 requests come as Http2ServerRequest: node's compatibility API, which the REST listener uses as it does HTTP/1.1's.
     fallback: (req, res) => (isRpcPath(req.url) && isRpcContentType(req.headers['content-type']) ? unimplemented(req, res as NodeResponse) : rest(req as http.IncomingMessage, res as never)),
   }) as NodeListener;
