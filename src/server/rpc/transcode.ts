@@ -27,9 +27,6 @@ interface Variable {
 }
 
 export interface Transcoder {
-  method: DescMethod;
-  verb: string;
-  template: string;
   toRest(request: Message): RestCall;
   fromRest(body: unknown): Message;
 }
@@ -57,9 +54,6 @@ export function transcoderOf(method: DescMethod): Transcoder {
   const bodyProtoName = rule.body;
 
   return {
-    method,
-    verb: verb.toUpperCase(),
-    template,
     toRest(request) {
       const json = toJson(input, request) as JsonObject;
       const path = parts.map((part) => {
