@@ -80,6 +80,16 @@ test.serial('a unique uid suffix: the last segment, or several segments', async 
   t.is(two.stdout, `${uids.ci}\n`);
 });
 
+test.serial('get by uid suffix prints the whole resource, as get by uid does', async (t) => {
+  for (const [noun, uid] of [['groups', uids.ci!], ['repos', uids.nginx!]] as const) {
+    const full = await counted([noun, 'get', uid, '-o', 'json']);
+    const bySuffix = await counted([noun, 'get', last16(uid), '-o', 'json']);
+    t.is(bySuffix.code, 0, bySuffix.stderr);
+    t.deepEqual(JSON.parse(bySuffix.stdout), JSON.parse(full.stdout), noun);
+    t.truthy(JSON.parse(bySuffix.stdout).createTime, `${noun}: not just uid and name`);
+  }
+});
+
 test.serial('list scopes take names; each reference is looked up once per command', async (t) => {
   const r = await counted(['groups', 'list', '--descendants-of', 'platform', '--children-of', 'platform', '-o', 'id', '--order-by', 'name']);
   t.is(r.code, 0, r.stderr);

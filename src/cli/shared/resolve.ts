@@ -114,7 +114,8 @@ export class Resolver {
         const client = await this.#ctx.client();
         const pages = client.list(d, { limit: SCAN_LIMIT + 1 });
         const items: Named[] = [];
-        for await (const item of pages) items.push({ uid: (item as Named).uid, name: (item as Named).name });
+        // Whole items: one found by its suffix is what `get` prints, without fetching it again.
+        for await (const item of pages) items.push(item as Named);
         const complete = items.length <= SCAN_LIMIT;
         return { items: items.slice(0, SCAN_LIMIT), complete };
       })();
