@@ -137,7 +137,12 @@ test('POST with -f/-F builds the JSON body; PATCH with updateMask; DELETE prints
   const encoded = await pctl(['api', 'GET', `/iam/v2/groups/${encodeURIComponent(group.uid)}`]);
   t.is(JSON.parse(encoded.stdout).description, 'changed', 'percent-encoded uids reach the route too');
 
-  const deleted = await pctl(['api', 'DELETE', `/iam/v2/groups/${group.uid}`]);
+  const viaX = await pctl(['api', '-X', 'patch', `/iam/v2/groups/${group.uid}`, '-q', 'updateMask=description', '-f', 'description=via -X', '--debug']);
+  t.is(viaX.code, 0, viaX.stderr);
+  t.regex(requests(viaX.stderr)[0]!, /^PATCH /, '-X sets the method, as in gh api');
+  t.is(JSON.parse(viaX.stdout).description, 'via -X');
+
+  const deleted = await pctl(['api', '--method', 'DELETE', `/iam/v2/groups/${group.uid}`]);
   t.is(deleted.code, 0, deleted.stderr);
   t.is(deleted.stdout, '');
   const gone = await pctl(['api', `/iam/v2/groups/${group.uid}`]);
@@ -290,6 +295,8 @@ test('usage errors (exit 2) before any request', async (t) => {
     ['api', 'GET', '/iam/v2/groups', '-f', 'group[name]=x'],
     ['api', 'GE T', '/iam/v2/groups'],
     ['api', 'DELETE'],
+    ['api', '-X', 'DELETE', 'GET', '/iam/v2/groups'],
+    ['api', '-X', 'DE LETE', '/iam/v2/groups'],
     ['api'],
   ];
   for (const argv of cases) {

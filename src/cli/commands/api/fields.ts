@@ -144,10 +144,16 @@ export function parseHeaders(raws: readonly string[]): Record<string, string> {
 }
 
 /** The method and path from `pctl api METHOD PATH` or `pctl api PATH`. */
-export function methodAndPath(first: string, second: string | undefined, hasBody: boolean): { method: string; path: string } {
+export function methodAndPath(first: string, second: string | undefined, hasBody: boolean, explicit?: string): { method: string; path: string } {
   let method: string;
   let path: string;
-  if (second !== undefined) {
+  if (explicit !== undefined) {
+    // -X METHOD PATH, as in gh api and curl.
+    if (!/^[A-Za-z]+$/.test(explicit)) throw new UsageError(`--method: ${JSON.stringify(explicit)} is not an HTTP method`);
+    if (second !== undefined) throw new UsageError(`give the method once: -X ${explicit.toUpperCase()} PATH, or METHOD PATH without -X`);
+    method = explicit.toUpperCase();
+    path = first;
+  } else if (second !== undefined) {
     if (!/^[A-Za-z]+$/.test(first)) throw new UsageError(`${JSON.stringify(first)} is not an HTTP method (usage: pctl api METHOD PATH)`);
     method = first.toUpperCase();
     path = second;

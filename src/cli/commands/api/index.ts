@@ -2,6 +2,7 @@
 import { defineCommand, flag } from '../../command.js';
 
 export const apiFlags = {
+  method: flag.string('-X, --method <method>', 'the HTTP method (default GET, or POST with fields or --input), as in gh api'),
   rawField: flag.list('-f, --raw-field <key=value>', 'add a string field to the JSON body (repeatable; group[name]=x nests, tags[]=a appends)'),
   field: flag.list('-F, --field <key=value>', 'add a typed field: true, false, null and numbers are JSON, @file reads a file, @- stdin (repeatable)'),
   input: flag.string('--input <file>', 'send this file as the request body (- for stdin)', { complete: 'file' }),
@@ -26,7 +27,7 @@ export const apiCommand = defineCommand({
     examples: [
       ['every group, following page tokens', 'pctl api /iam/v2/groups --paginate -q page_size=50'],
       ['create a group with a JSON body built from fields', "pctl api POST /iam/v2/groups -f parent=$ORG -f 'group[name]=tools'"],
-      ['update one field', "pctl api PATCH /registry/v2/repos/$REPO -q updateMask=description -f description='web images'"],
+      ['update one field', "pctl api -X PATCH /registry/v2/repos/$REPO -q updateMask=description -f description='web images'"],
     ],
   },
   notes:

@@ -30,7 +30,7 @@ export async function run(ctx: Context, [first, second]: string[], opts: ApiFlag
   const typedFields = opts.field ?? [];
   const hasFields = rawFields.length + typedFields.length > 0;
   if (hasFields && opts.input !== undefined) throw new UsageError('--input sends the body as is: it cannot be combined with -f/-F fields');
-  const target = methodAndPath(first!, second, hasFields || opts.input !== undefined);
+  const target = methodAndPath(first!, second, hasFields || opts.input !== undefined, opts.method);
   const { method } = target;
   const { path, query: pathQuery } = splitPathQuery(target.path);
   if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows nextPageToken on GET requests, not ${method}`);
