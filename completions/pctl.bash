@@ -140,7 +140,7 @@ _pctl_flags() {
     'libraries count') REPLY='--ecosystem' ;;
     'advisory documents') REPLY='--package --cve' ;;
     'advisory metadata') REPLY='--limit --page-size --order-by --skip --page-token --id' ;;
-    'api') REPLY='-f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
+    'api') REPLY='-X --method -f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
     'auth login') REPLY='--no-browser --with-token' ;;
     'config get') REPLY='--show-token' ;;
     'serve') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl' ;;
@@ -200,7 +200,7 @@ _pctl_flag() {
     'libraries count --ecosystem') REPLY='value' ;;
     'advisory documents --package'|'advisory documents --cve') REPLY='value' ;;
     'advisory metadata --limit'|'advisory metadata --page-size'|'advisory metadata --order-by'|'advisory metadata --skip'|'advisory metadata --page-token'|'advisory metadata --id') REPLY='value' ;;
-    'api -f'|'api --raw-field'|'api -F'|'api --field'|'api -q'|'api --query'|'api -H'|'api --header') REPLY='value' ;;
+    'api -X'|'api --method'|'api -f'|'api --raw-field'|'api -F'|'api --field'|'api -q'|'api --query'|'api -H'|'api --header') REPLY='value' ;;
     'api --input') REPLY='file' ;;
     'serve --host'|'serve --port'|'serve --rate-limit'|'serve --trust-issuer'|'serve --owner-token-ttl') REPLY='value' ;;
     'serve --data') REPLY='dir' ;;
