@@ -131,7 +131,7 @@ test('an invalid group name is refused before any request, in the server\'s word
     const r = await pctl(argv);
     t.is(r.code, 2);
     t.is(r.stdout, '');
-    t.is(r.stderr, 'error: Invalid argument: name: must match ^[a-z0-9 ._-]{1,}$\n  name: must match ^[a-z0-9 ._-]{1,}$\n');
+    t.is(r.stderr, 'error: Invalid argument: name: must match ^[a-z0-9 ._-]{1,}$\n', 'one line: the violation is not repeated below it');
     t.notRegex(r.stderr, /> (POST|PATCH)/, 'no request was sent');
   }
   // The server words the same violation identically.

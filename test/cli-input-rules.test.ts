@@ -27,7 +27,7 @@ async function refusedBeforeRequest(t: import('ava').ExecutionContext, argv: str
   const label = argv.slice(0, 2).join(' ');
   t.is(r.code, 2, `${label}: ${r.stderr.slice(0, 300)}`);
   t.is(r.stdout, '', label);
-  t.is(r.stderr, `error: Invalid argument: ${field}: ${description}\n  ${field}: ${description}\n`, label);
+  t.is(r.stderr, `error: Invalid argument: ${field}: ${description}\n`, label);
   t.notRegex(r.stderr, /^> /m, `${label}: no request was sent`);
 }
 

@@ -171,7 +171,7 @@ test.serial('repos update: the updateMask names exactly the flags given', async 
   t.is(bad.code, 2, 'the server\'s repo-name rule, checked before any request');
   t.is(bad.stdout, '');
   t.regex(bad.stderr, /^error: Invalid argument: name: /);
-  t.regex(bad.stderr, /\n {2}name: must match/);
+  t.is(bad.stderr.match(/name: must match/g)?.length, 1, 'the violation is said once');
   t.is((await srv.call('GET', `/registry/v2/repos/${uid}`)).json.name, 'scratch', 'nothing changed');
 
   const missing = await pctl(['repos', 'update', `${groups.platform}/0000000000000000`, '--description', 'x']);

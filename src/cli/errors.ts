@@ -54,7 +54,12 @@ export function renderError(io: Pick<IO, 'stderr'>, err: unknown, debug: boolean
   const message = err instanceof Error ? err.message : String(err);
   const lines = [`error: ${oneLine(message)}`];
   if (err instanceof ApiError || err instanceof UsageError) {
-    for (const v of err.fieldViolations) lines.push(`  ${v.field}: ${oneLine(v.description)}`);
+    // A violation the message already states ("Invalid argument: name: must match …") is not said twice.
+    const said = oneLine(message);
+    for (const v of err.fieldViolations) {
+      const line = `${v.field}: ${oneLine(v.description)}`;
+      if (err.fieldViolations.length > 1 || !said.endsWith(line)) lines.push(`  ${line}`);
+    }
   }
   if (err instanceof ApiError) {
     for (const v of err.preconditionViolations) lines.push(`  ${v.type}: ${oneLine(v.description)}`);
