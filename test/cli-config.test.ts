@@ -63,7 +63,7 @@ test('config errors: unknown profile (3), bad key, URL or name (2), a token as a
   for (const argv of [['config', 'use', 'nope'], ['config', 'get', 'nope'], ['config', 'delete', 'nope']]) {
     const r = await pctl(argv);
     t.is(r.code, 3, argv.join(' '));
-    t.is(r.stderr, 'error: profile "nope" not found (see: pctl config list)\n');
+    t.is(r.stderr, 'error: Profile not found: "nope" (see: pctl config list)\n');
   }
   t.is((await pctl(['config', 'set', 'p', 'colour', 'x'])).code, 2);
   t.is((await pctl(['config', 'set', 'p', 'api-url', 'not a url'])).code, 2);
@@ -108,7 +108,7 @@ test('flags > env > profile', async (t) => {
 
   const unknown = await pctl(['groups', 'list', '--profile', 'missing']);
   t.is(unknown.code, 3);
-  t.regex(unknown.stderr, /^error: profile "missing" not found/);
+  t.regex(unknown.stderr, /^error: Profile not found: "missing"/);
 });
 
 test('config set NAME --api-url URL is the flag spelling of api-url URL', async (t) => {

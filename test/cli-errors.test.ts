@@ -70,6 +70,21 @@ test('exit 3: not found', async (t) => {
   t.regex(r.stderr, /^error: Group not found: /);
 });
 
+test('exit 3: one wording for not found, whoever finds it missing: "<Kind> not found: …"', async (t) => {
+  for (const argv of [
+    ['groups', 'get', `${srv.organizationUid}/0000000000000000`], // the server
+    ['groups', 'get', 'no-such-group'], // the CLI's name lookup
+    ['repos', 'list', '--descendants-of', 'no-such-group'],
+    ['roles', 'get', 'no-such-role'],
+    ['config', 'use', 'no-such-profile'],
+    ['groups', 'list', '--profile', 'no-such-profile'],
+  ]) {
+    const r = await pctl(argv);
+    t.is(r.code, 3, argv.join(' '));
+    t.regex(r.stderr, /^error: (--[a-z-]+: )?[A-Z][a-z]+( [a-z]+)? not found: \S/, argv.join(' '));
+  }
+});
+
 test('exit 4: a bad token', async (t) => {
   const r = await pctl(['groups', 'list'], { env: { PCTL_TOKEN: 'not-a-token' } });
   t.is(r.code, 4);

@@ -122,10 +122,10 @@ test.serial('an ambiguous name exits 2 and lists the candidates (uid and name) o
 test.serial('no match exits 3 (not found)', async (t) => {
   const r = await counted(['groups', 'get', 'no-such-group']);
   t.is(r.code, 3);
-  t.regex(r.stderr, /^error: group not found: no group has the name or uid suffix "no-such-group"/);
+  t.regex(r.stderr, /^error: Group not found: no group has the name or uid suffix "no-such-group"/);
   const suffix = await counted(['groups', 'list', '--descendants-of', 'ffffffffffffffff']);
   t.is(suffix.code, 3);
-  t.regex(suffix.stderr, /^error: --descendants-of: group not found/);
+  t.regex(suffix.stderr, /^error: --descendants-of: Group not found/);
 });
 
 test.serial('create, update and delete take references; delete asks about the uid it resolved to', async (t) => {

@@ -30,7 +30,7 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
         apiUrl ??= profile.apiUrl;
         token ??= profile.token;
       } else if (explicitProfile) {
-        throw new NotFoundError(`profile "${profileName}" not found (see: pctl config list)`);
+        throw new NotFoundError(`Profile not found: "${profileName}" (see: pctl config list)`);
       }
     }
   }

@@ -104,7 +104,8 @@ export class Resolver {
     const hint = complete
       ? `see: pctl ${d.nouns.cli} list`
       : `only the first ${SCAN_LIMIT.toLocaleString('en-US')} ${d.nouns.many} were searched for a uid suffix; give the full uid`;
-    throw new NotFoundError(`${where}${noun} not found: no ${noun} has the name or uid suffix "${ref}" (${hint})`);
+    // The server's wording: "<Kind> not found: …".
+    throw new NotFoundError(`${where}${noun[0]!.toUpperCase()}${noun.slice(1)} not found: no ${noun} has the name or uid suffix "${ref}" (${hint})`);
   }
 
   #scan(d: ResourceDescriptor): Promise<{ items: Named[]; complete: boolean }> {

@@ -9,7 +9,7 @@ export async function run(ctx: Context): Promise<number> {
   const name = explicit ?? store.currentProfileName();
   const profile = name ? store.profile(name) : undefined;
   if (!name || !profile) {
-    if (explicit) throw new NotFoundError(`profile "${explicit}" not found (see: pctl config list)`);
+    if (explicit) throw new NotFoundError(`Profile not found: "${explicit}" (see: pctl config list)`);
     ctx.io.stderr.write('Not logged in: there is no current profile\n');
   } else if (!profile.token) {
     ctx.io.stderr.write(`Profile "${name}" holds no token: already logged out\n`);

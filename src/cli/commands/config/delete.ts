@@ -4,7 +4,7 @@ import { NotFoundError } from '../../errors.js';
 
 export async function run(ctx: Context, [name]: string[]): Promise<number> {
   const store = await ctx.config();
-  if (!store.deleteProfile(name!)) throw new NotFoundError(`profile "${name}" not found (see: pctl config list)`);
+  if (!store.deleteProfile(name!)) throw new NotFoundError(`Profile not found: "${name}" (see: pctl config list)`);
   if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Deleted profile "${name}"\n`);
   return 0;
 }

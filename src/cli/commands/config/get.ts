@@ -11,7 +11,7 @@ export async function run(ctx: Context, [nameArg, key]: string[], opts: FlagValu
   const name = nameArg ?? ctx.globals.profile ?? (ctx.env.PCTL_PROFILE || undefined) ?? store.currentProfileName();
   if (!name) throw new NotFoundError('no current profile: name one, or pick one with `pctl config use NAME`');
   const profile = store.profile(name);
-  if (!profile) throw new NotFoundError(`profile "${name}" not found (see: pctl config list)`);
+  if (!profile) throw new NotFoundError(`Profile not found: "${name}" (see: pctl config list)`);
   if (key === undefined) {
     await createPrinter(ctx).item(profileView, profileRow(store, name, profile, opts.showToken));
     return 0;

@@ -4,7 +4,7 @@ import { NotFoundError } from '../../errors.js';
 
 export async function run(ctx: Context, [name]: string[]): Promise<number> {
   const store = await ctx.config();
-  if (!store.profile(name!)) throw new NotFoundError(`profile "${name}" not found (see: pctl config list)`);
+  if (!store.profile(name!)) throw new NotFoundError(`Profile not found: "${name}" (see: pctl config list)`);
   store.useProfile(name!);
   if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Using profile "${name}"\n`);
   return 0;
