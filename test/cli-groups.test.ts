@@ -150,6 +150,7 @@ test('delete refuses without a TTY unless --yes; asks on a TTY; prints nothing o
 
   const declined = await pctl(['groups', 'rm', uid], { tty: true, confirm: false });
   t.is(declined.code, 2);
+  t.deepEqual(declined.questions, [`Delete group "doomed" (…/${uid.split('/').pop()})?`], 'the question names the group');
   t.is((await pctl(['groups', 'get', uid])).code, 0, 'still there after "no"');
 
   const confirmed = await pctl(['groups', 'delete', uid], { tty: true, confirm: true });

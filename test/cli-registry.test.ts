@@ -331,5 +331,5 @@ test('advisories get takes an advisory id as well as a uid; an unknown id is exi
   t.deepEqual(JSON.parse(byUid.stdout), advisory);
   const unknown = await pctl(['advisories', 'get', 'CGA-1999-9999']);
   t.is(unknown.code, 3);
-  t.regex(unknown.stderr, /advisory not found/);
+  t.regex(unknown.stderr, /^error: Advisory not found: /);
 });

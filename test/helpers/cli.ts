@@ -11,6 +11,8 @@ export interface RunResult {
   stderr: string;
   /** Wall time of the invocation, in milliseconds. */
   ms: number;
+  /** The confirmation questions asked, in order. */
+  questions: string[];
 }
 
 export interface RunOptions {
@@ -77,8 +79,10 @@ const noWaitClock: Clock = { now: () => new Date(), sleep: async () => {} };
 export function cli(baseEnv: Env) {
   return async (argv: string[], opts: RunOptions = {}): Promise<RunResult> => {
     const { io, out, err } = captureIO(opts);
+    const questions: string[] = [];
     const prompter: Prompter = {
       confirm: async (question) => {
+        questions.push(question);
         if (opts.confirm === undefined) throw new Error(`unexpected confirmation prompt: ${question}`);
         return opts.confirm;
       },
@@ -86,7 +90,7 @@ export function cli(baseEnv: Env) {
     };
     const started = performance.now();
     const code = await main(argv, { io, env: { ...baseEnv, ...opts.env }, prompter, clock: opts.clock ?? noWaitClock });
-    return { code, stdout: out(), stderr: err(), ms: performance.now() - started };
+    return { code, stdout: out(), stderr: err(), ms: performance.now() - started, questions };
   };
 }
 

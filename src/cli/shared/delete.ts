@@ -21,12 +21,18 @@ export async function runDelete(ctx: Context, descriptor: ResourceDescriptor, re
   if (!ctx.globals.yes && !ctx.io.stdinIsTTY) await confirmDestructive(ctx, '', `delete ${noun} ${ref}`);
   const resolved = await resolver(ctx).resolve(descriptor, ref);
   const uid = resolved.uid;
-  const label = uid === ref ? uid : `${uid} (${ref})`;
-  if (!(await confirmDestructive(ctx, `Delete ${noun} ${label}?`, `delete ${noun} ${label}`))) {
-    ctx.io.stderr.write('Aborted; nothing was deleted.\n');
-    return 2;
-  }
   const client = await ctx.client();
+  if (!ctx.globals.yes) {
+    // The question names what goes: `Delete group "platform" (…/224f8a90880b00ec)?`. A missing
+    // resource fails here (exit 3), before anyone is asked about it.
+    const item = (resolved.item ?? (await client.get(descriptor, uid))) as { name?: string };
+    const short = uid.includes('/') ? `…/${uid.slice(uid.lastIndexOf('/') + 1)}` : uid;
+    const label = item.name ? `"${item.name}" (${short})` : uid;
+    if (!(await confirmDestructive(ctx, `Delete ${noun} ${label}?`, `delete ${noun} ${uid}`))) {
+      ctx.io.stderr.write('Aborted; nothing was deleted.\n');
+      return 2;
+    }
+  }
   await client.delete(descriptor, uid);
   if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Deleted ${noun} ${uid}\n`);
   return 0;
