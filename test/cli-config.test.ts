@@ -49,9 +49,21 @@ test('set, list, get, use and delete profiles; tokens masked unless asked', asyn
   t.is((await pctl(['config', 'use', 'dev'])).code, 0);
   t.is(JSON.parse((await pctl(['config', 'get', '-o', 'json'])).stdout).name, 'dev', 'get without a name shows the current one');
 
-  t.is((await pctl(['config', 'delete', 'dev'])).code, 0);
+  // dev is current: deleting it asks first; without a terminal it needs --yes.
+  const refused = await pctl(['config', 'delete', 'dev']);
+  t.is(refused.code, 2);
+  t.regex(refused.stderr, /^error: refusing to delete the current profile "dev" without confirmation: .*pass --yes/);
+  const declined = await pctl(['config', 'delete', 'dev'], { tty: true, confirm: false });
+  t.is(declined.code, 2);
+  t.deepEqual(declined.questions, ['Delete profile "dev", the current profile, and its token?']);
+  t.is(lines((await pctl(['config', 'list'])).stdout).length, 2, 'still there after "no"');
+  t.is((await pctl(['config', 'delete', 'dev', '--yes'])).code, 0);
   t.is(lines((await pctl(['config', 'list'])).stdout).length, 1);
   t.is((await pctl(['config', 'get'])).code, 3, 'the deleted profile is no longer current');
+  t.is((await pctl(['config', 'set', 'spare', 'api-url', 'http://127.0.0.1:9'])).code, 0);
+  t.is((await pctl(['config', 'use', 'prod'])).code, 0);
+  t.is((await pctl(['config', 'delete', 'spare'])).code, 0, 'a profile that is not current goes without a question');
+  t.is((await pctl(['config', 'get'])).code, 0, 'prod is still current');
 
   const file = join(dir, 'config.json');
   t.is(statSync(file).mode & 0o777, 0o600, 'the file holding tokens is private');
