@@ -29,17 +29,17 @@ function started(args: string[], env: Record<string, string>) {
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
   const exited = new Promise<Exit>((done) => child.on('close', (code, signal) => done({ code, signal, stdout, stderr })));
-  /** Resolves with stdout so far once it matches (an event, not a timer); rejects if the process ends first. */
-  const waitFor = (re: RegExp) =>
+  /** Resolves once stdout (or stderr) so far matches (an event, not a timer); rejects if the process ends first. */
+  const waitFor = (re: RegExp, stream: 'stdout' | 'stderr' = 'stdout') =>
     new Promise<RegExpExecArray>((found, failed) => {
       const check = () => {
-        const m = re.exec(stdout);
+        const m = re.exec(stream === 'stdout' ? stdout : stderr);
         if (m) {
-          child.stdout.off('data', check);
+          child[stream].off('data', check);
           found(m);
         }
       };
-      child.stdout.on('data', check);
+      child[stream].on('data', check);
       void exited.then((e) => failed(new Error(`exited ${e.code ?? e.signal} before printing ${re}: ${e.stderr}`)));
       check();
     });
@@ -118,4 +118,40 @@ test('serve --rate-limit and --log as a process: the limit applies and is report
   t.regex(e.stderr, /^GET \/iam\/v2\/groups\?access_token=\*\*\* \d{3} /m);
   t.regex(e.stderr, /^GET \/iam\/v2\/groups 429 /m);
   t.false(e.stderr.includes('process-secret'));
+});
+
+test('serve saves the "local" profile only for the default data dir; a scratch server leaves it alone, --profile NAME saves another', async (t) => {
+  if (!existsSync(join(root, 'dist/cli/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
+  const { data, env } = scratch(t);
+  const xdg = tempDir('pctl-proc-xdg-'); // the default data dir is $XDG_DATA_HOME/pctl
+  t.teardown(() => rmSync(xdg, { recursive: true, force: true }));
+  const profiles = () => JSON.parse(readFileSync(join(env.PCTL_CONFIG_DIR, 'config.json'), 'utf8')).profiles as Record<string, { apiUrl: string }>;
+  const daily = await run(['config', 'set', 'local', 'api-url', 'http://127.0.0.1:8700'], env);
+  assertClean(t, 'config set', daily);
+
+  const serveOnce = async (args: string[]) => {
+    const serve = started(['serve', '--port', '0', ...args], { ...env, XDG_DATA_HOME: xdg });
+    t.teardown(() => void serve.child.kill('SIGKILL'));
+    const url = (await serve.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+    const saved = profiles();
+    await serve.waitFor(/Press Ctrl-C to stop/, 'stderr'); // its signal handlers are set
+    serve.child.kill('SIGTERM');
+    const exit = await serve.exited;
+    assertClean(t, `serve ${args.join(' ')}`, exit);
+    return { url, saved, stderr: exit.stderr };
+  };
+
+  const scratchServer = await serveOnce(['--data', data]);
+  t.deepEqual(Object.keys(scratchServer.saved), ['local']);
+  t.is(scratchServer.saved.local!.apiUrl, 'http://127.0.0.1:8700', 'a scratch server does not take "local"');
+  t.regex(scratchServer.stderr, /No profile saved \(only the default data dir updates "local"; add --profile NAME to save one\)/);
+  t.regex(scratchServer.stderr, /PCTL_API_URL=http:\/\/127\.0\.0\.1:\d+ PCTL_TOKEN=/, 'and says how to reach it without one');
+
+  const named = await serveOnce(['--data', data, '--profile', 'scratch']);
+  t.is(named.saved.scratch?.apiUrl, named.url);
+  t.is(named.saved.local!.apiUrl, 'http://127.0.0.1:8700');
+
+  const usual = await serveOnce([]);
+  t.is(usual.saved.local!.apiUrl, usual.url, 'the default data dir updates "local"');
+  t.true(existsSync(join(xdg, 'pctl', 'owner.token')));
 });

@@ -1,7 +1,7 @@
 // `pctl serve`, `pctl serve export`, `pctl serve reset`: the local API server. Loaded
 // only when one of them runs, so no other command pays for SQLite.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
@@ -52,8 +52,11 @@ async function trustedIssuers(values: string[] = []): Promise<Record<string, { k
 
 /** The data dir: --data, then PCTL_DATA_DIR, then the platform's data dir for pctl. */
 export async function resolveDataDir(ctx: Context, data?: string): Promise<string> {
-  if (data) return data;
-  if (ctx.env.PCTL_DATA_DIR) return ctx.env.PCTL_DATA_DIR;
+  return data || ctx.env.PCTL_DATA_DIR || defaultDataDir();
+}
+
+/** The platform's data dir for pctl (~/.local/share/pctl on Linux): the one `local` stands for. */
+async function defaultDataDir(): Promise<string> {
   const { default: envPaths } = await import('env-paths');
   return envPaths('pctl', { suffix: '' }).data;
 }
@@ -151,21 +154,31 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     throw e;
   }
 
-  // Register the `local` profile so `pctl …` in another terminal just works.
-  const { saveProfile } = await import('../../../config/index.js');
-  const { current } = saveProfile('local', { apiUrl: server.url, token: server.ownerToken }, {
-    makeCurrentIfNone: true,
-    ...(ctx.env.PCTL_CONFIG_DIR ? { configDir: ctx.env.PCTL_CONFIG_DIR } : {}),
-  });
+  // The default data dir registers the `local` profile, so `pctl …` in another terminal just
+  // works; a scratch server (another --data) saves a profile only when --profile names one,
+  // so that it never takes `local` from the server people use day to day.
+  const profileName = ctx.globals.profile ?? (resolve(dataDir) === resolve(await defaultDataDir()) ? 'local' : undefined);
+  let current: string | undefined;
+  if (profileName) {
+    const { saveProfile } = await import('../../../config/index.js');
+    ({ current } = saveProfile(profileName, { apiUrl: server.url, token: server.ownerToken }, {
+      makeCurrentIfNone: true,
+      ...(ctx.env.PCTL_CONFIG_DIR ? { configDir: ctx.env.PCTL_CONFIG_DIR } : {}),
+    }));
+  }
 
   ctx.io.stdout.write(`pctl serve listening on ${server.url} (data: ${dataDir})\n`);
   if (opts.demo && !server.seeded) err(`Notice: ${dataDir} already holds data; starting with it as it is (the demo data set loads only into an empty data dir; pctl serve reset --data ${dataDir} --yes empties it).`);
   else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
   err(await describeRateLimit(rateLimit));
-  err(current === 'local'
-    ? 'Profile "local" points at it (and is the current profile). Try, in another terminal:'
-    : `Profile "local" points at it; the current profile is "${current}", so run \`pctl config use local\` or add --profile local. Try, in another terminal:`);
+  if (!profileName) {
+    err(`No profile saved (only the default data dir updates "local"; add --profile NAME to save one). Try, in another terminal:`);
+  } else {
+    err(current === profileName
+      ? `Profile "${profileName}" points at it (and is the current profile). Try, in another terminal:`
+      : `Profile "${profileName}" points at it; the current profile is "${current}", so run \`pctl config use ${profileName}\` or add --profile ${profileName}. Try, in another terminal:`);
+  }
   err(`  pctl groups list                  # or: PCTL_API_URL=${server.url} PCTL_TOKEN=$(cat ${join(dataDir, 'owner.token')}) pctl groups list`);
   err(`  pctl groups list --descendants-of ${server.organizationUid}`);
   if (seed) {
