@@ -130,7 +130,7 @@ test('validation: every shape problem at once, each by its path', (t) => {
   t.notThrows(() => validateSeed({}));
 });
 
-test('validation: duplicates under one parent, unresolved references, unknown roles', (t) => {
+test('validation: duplicates where the API refuses them, unresolved references, unknown roles', (t) => {
   const claim = { issuer: GH, subject: 'same' };
   const v = violations(() =>
     validateSeed({
@@ -162,10 +162,10 @@ test('validation: duplicates under one parent, unresolved references, unknown ro
     'organizations[0].groups[0].repos[1]',
     'organizations[0].groups[0].roleBindings[0].identity',
     'organizations[0].groups[0].roleBindings[1].role',
-    'organizations[0].groups[1]',
+    'organizations[0].groups[0].roleBindings[2].identity',
     'organizations[1]',
-  ].sort());
-  t.regex(v.find((x) => x.field === 'organizations[0].groups[1]')!.description, /duplicates organizations\[0\]\.groups\[0\]/);
+  ].sort(), 'two groups named x under one parent are allowed, as the API allows them');
+  t.regex(v.find((x) => x.field === 'organizations[0].groups[0].roleBindings[2].identity')!.description, /is ambiguous: more than one group has the path acme\/x/);
 
   const roles = violations(() => validateSeed({
     organizations: [{ name: 'acme', roles: [{ name: 'viewer', capabilities: ['repo.list', 'repo.fly'] }], roleBindings: [{ identity: 'x', role: 'ghost' }] }],
@@ -275,6 +275,39 @@ test('export → seed into a new dir → export gives the identical document (al
     await a.dispose();
     rmSync(dirB, { recursive: true, force: true });
     rmSync(join(file, '..'), { recursive: true, force: true });
+  }
+});
+
+test('sibling groups with one name, as the API allows them: export writes what seed reads, each keeping its own members', async (t) => {
+  const a = await startTestServer();
+  const dirB = tempDir();
+  try {
+    const org = a.organizationUid;
+    const viewer = await a.roleUid('viewer');
+    for (const subject of ['bot-1', 'bot-2']) {
+      const web = await a.ok('POST', '/iam/v2/groups', { parent: org, group: { name: 'web', description: subject } });
+      const bot = await a.ok('POST', '/iam/v2/identities', { parent: web.uid, identity: { name: 'bot', claimMatch: { issuer: GH, subject } } });
+      await a.ok('POST', '/iam/v2/roleBindings', { parent: web.uid, roleBinding: { identityUid: bot.uid, roleUid: viewer } });
+    }
+    const first = await pctl(['serve', 'export', '--data', a.dataDir]);
+    t.is(first.code, 0, first.stderr);
+    const doc = validateSeed(YAML.parse(first.stdout));
+    t.deepEqual(doc.organizations![0]!.groups!.map((g) => g.name), ['web', 'web']);
+
+    const b = await startServer({ dataDir: dirB, port: 0, seed: doc });
+    const second = await pctl(['serve', 'export', '--data', dirB]);
+    t.is(second.stdout, first.stdout, 'the same document again');
+    // Each web group's binding names the bot of that group, not the other one's.
+    for (const web of b.store.children(b.organizationUid, 'group')) {
+      const [binding] = b.store.children(web.uid, 'roleBinding');
+      const identity = b.store.get(String(binding!.data.identityUid), 'identity')!;
+      t.is(identity.parent, web.uid, web.data.description as string);
+      t.is((identity.data.claimMatch as { subject: string }).subject, web.data.description);
+    }
+    await b.close();
+  } finally {
+    await a.dispose();
+    rmSync(dirB, { recursive: true, force: true });
   }
 });
 

@@ -232,23 +232,44 @@ function checkUnique<T>(items: readonly T[] | undefined, key: (t: T) => string, 
 
 const ROLE_NAMES = new Set(BUILTIN_ROLES.map((r) => r.name));
 
-/** Names, duplicates and references zod cannot see: unique names per parent, bindings that resolve. */
+/**
+ * Each group's key for references: its name path (`acme/platform`). The API lets siblings share
+ * a name, and so do seeds (what export writes, seed reads); a group whose name path a sibling
+ * took first gets `acme/web#2`, so that plain names resolve inside the right one. A path
+ * reference through such a name is ambiguous (`duplicated`).
+ */
+function groupKeys(doc: SeedDocument): { keyOf: Map<SeedGroup, string>; duplicated: Set<string> } {
+  const keyOf = new Map<SeedGroup, string>();
+  const seen = new Map<string, number>();
+  const duplicated = new Set<string>();
+  const walk = (g: SeedGroup, namePath: string) => {
+    const n = (seen.get(namePath) ?? 0) + 1;
+    seen.set(namePath, n);
+    if (n > 1) duplicated.add(namePath);
+    keyOf.set(g, n === 1 ? namePath : `${namePath}#${n}`);
+    for (const child of g.groups ?? []) walk(child, `${namePath}/${child.name}`);
+  };
+  for (const org of doc.organizations ?? []) walk(org, org.name);
+  return { keyOf, duplicated };
+}
+
+/** Names, duplicates and references zod cannot see: unique names where the API has them, bindings that resolve. */
 function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
   const orgs = doc.organizations ?? [];
   checkUnique(orgs, (g) => g.name, 'organizations', `same name`, out);
+  const { keyOf, duplicated } = groupKeys(doc);
   // Every group by its name path (`acme/platform`), with its identities, for path references.
   const identitiesByGroupPath = new Map<string, Set<string>>();
   const rolesByGroupPath = new Map<string, Set<string>>();
   const claims = new Map<string, string>();
-  const walk = (g: SeedGroup, path: string, namePath: string) => {
-    checkUnique(g.groups, (c) => c.name, `${path}.groups`, 'same name under one parent', out);
+  const walk = (g: SeedGroup, path: string) => {
+    const namePath = keyOf.get(g)!;
     checkUnique(g.identities, (i) => i.name, `${path}.identities`, 'same name in one group', out);
     checkUnique(g.repos, (r) => r.name, `${path}.repos`, 'same name in one group', out);
     checkUnique(g.roles, (r) => r.name, `${path}.roles`, 'same name in one group', out);
     const roleNames = rolesByGroupPath.get(namePath) ?? new Set<string>();
     for (const r of g.roles ?? []) roleNames.add(r.name);
     rolesByGroupPath.set(namePath, roleNames);
-    // (A duplicate group name is reported above; its identities still count for references.)
     const names = identitiesByGroupPath.get(namePath) ?? new Set<string>();
     for (const i of g.identities ?? []) names.add(i.name);
     identitiesByGroupPath.set(namePath, names);
@@ -259,14 +280,22 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
       else claims.set(key, `${path}.identities[${i}]`);
     });
     (g.repos ?? []).forEach((repo, r) => checkUnique(repo.tags, (t) => t.name, `${path}.repos[${r}].tags`, 'same name in one repo', out));
-    (g.groups ?? []).forEach((child, i) => walk(child, `${path}.groups[${i}]`, `${namePath}/${child.name}`));
+    (g.groups ?? []).forEach((child, i) => walk(child, `${path}.groups[${i}]`));
   };
-  orgs.forEach((org, i) => walk(org, `organizations[${i}]`, org.name));
+  orgs.forEach((org, i) => walk(org, `organizations[${i}]`));
+  // A path reference (`acme/web/bot`) through a name path two sibling groups share.
+  const ambiguous = (ref: string, at: string) => {
+    const gp = ref.includes('/') ? ref.slice(0, ref.lastIndexOf('/')) : '';
+    if (!duplicated.has(gp)) return false;
+    out.push({ field: at, description: `is ambiguous: more than one group has the path ${gp}; name it from within its group` });
+    return true;
+  };
 
   const checkBindings = (g: SeedGroup, path: string, chain: string[]) => {
     const groupPaths = [...chain].reverse(); // nearest first
     (g.roleBindings ?? []).forEach((b, i) => {
       const at = `${path}.roleBindings[${i}]`;
+      if (ambiguous(b.role, `${at}.role`) || ambiguous(b.identity, `${at}.identity`)) return;
       if (!ROLE_NAMES.has(b.role) && resolveRef(b.role, groupPaths, (gp, name) => rolesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
         out.push({ field: `${at}.role`, description: `must be a built-in role (${[...ROLE_NAMES].join(', ')}) or a role of this group, an ancestor, or a path (org/group/…/role): ${b.role}` });
       }
@@ -275,7 +304,7 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
       }
     });
     const checkRole = (role: string, at: string) => {
-      if (!ROLE_NAMES.has(role) && resolveRef(role, groupPaths, (gp, name) => rolesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
+      if (!ROLE_NAMES.has(role) && !ambiguous(role, at) && resolveRef(role, groupPaths, (gp, name) => rolesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
         out.push({ field: at, description: `must be a built-in role (${[...ROLE_NAMES].join(', ')}) or a role of this group, an ancestor, or a path (org/group/…/role): ${role}` });
       }
     };
@@ -283,9 +312,9 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
     (g.invites ?? []).forEach((inv, i) => checkRole(inv.role, `${path}.invites[${i}].role`));
     checkUnique(g.identityProviders, (p) => p.name, `${path}.identityProviders`, 'same name in one group', out);
     checkUnique(g.roleBindings, (b) => `${b.identity}\n${b.role}`, `${path}.roleBindings`, 'same identity and role', out);
-    (g.groups ?? []).forEach((child, i) => checkBindings(child, `${path}.groups[${i}]`, [...chain, `${chain[chain.length - 1]}/${child.name}`]));
+    (g.groups ?? []).forEach((child, i) => checkBindings(child, `${path}.groups[${i}]`, [...chain, keyOf.get(child)!]));
   };
-  orgs.forEach((org, i) => checkBindings(org, `organizations[${i}]`, [org.name]));
+  orgs.forEach((org, i) => checkBindings(org, `organizations[${i}]`, [keyOf.get(org)!]));
 
   checkUnique(doc.advisories, (a) => `${a.advisoryId}\n${a.artifactName}`, 'advisories', 'same advisoryId and artifactName', out);
   checkUnique(doc.libraries, (l) => `${l.ecosystem}\n${l.name}`, 'libraries', 'same name in one ecosystem', out);
@@ -329,6 +358,7 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
   const identityUids = new Map<string, Map<string, string>>();
   const roleUids = new Map<string, Map<string, string>>();
   const pending: { groupUid: string; chain: string[]; group: SeedGroup; path: string }[] = [];
+  const { keyOf } = groupKeys(doc);
 
   const insertGroup = (g: SeedGroup, parent: string | null, uid: string, chain: string[], path: string) => {
     const namePath = chain[chain.length - 1]!;
@@ -363,13 +393,13 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
     if (g.accountAssociation) store.insert(records.accountAssociation({ parent: uid, ...g.accountAssociation, createTime: t }));
     if (g.roleBindings?.length || g.identityProviders?.length || g.invites?.length) pending.push({ groupUid: uid, chain, group: g, path });
     (g.groups ?? []).forEach((child, i) =>
-      insertGroup(child, uid, newChildUid(uid), [...chain, `${namePath}/${child.name}`], `${path}.groups[${i}]`));
+      insertGroup(child, uid, newChildUid(uid), [...chain, keyOf.get(child)!], `${path}.groups[${i}]`));
   };
 
   (doc.organizations ?? []).forEach((org, i) => {
     const uid = newOrganizationUid();
     organizationUids.push(uid);
-    insertGroup(org, null, uid, [org.name], `organizations[${i}]`);
+    insertGroup(org, null, uid, [keyOf.get(org)!], `organizations[${i}]`);
   });
 
   // Bindings, identity providers and invites last: a path reference may name an identity or
