@@ -280,7 +280,7 @@ _pctl_values() {
         [[ -n $line ]] || continue
         printf -v q '%q' "${line%%$'\t'*}"
         COMPREPLY+=("$q")
-      done < <(pctl __complete "${args[@]}" 2>/dev/null)
+      done < <(PCTL_COMPLETE_SHELL=bash pctl __complete "${args[@]}" 2>/dev/null)
       ;;
   esac
 }

@@ -23,6 +23,7 @@ let srv: TestServer;
 let env: Record<string, string>;
 let runCli: ReturnType<typeof cli>;
 let platformUid: string;
+const twinUids: string[] = [];
 
 /** pctl in-process; the completion's deadline never passes unless a test injects its own. */
 const pctl = (argv: string[], opts: RunOptions = {}) => runCli(argv, { clock: { now: () => new Date(), deadline: noDeadline }, ...opts });
@@ -33,6 +34,8 @@ test.before(async () => {
   if (res.status !== 200) throw new Error(`create group: ${res.status} ${res.text}`);
   platformUid = res.json.uid;
   await srv.call('POST', '/iam/v2/groups', { parent: platformUid, group: { name: 'web' } });
+  // Two groups with one name (the API allows it): bash must not offer an ambiguous name.
+  for (let i = 0; i < 2; i++) twinUids.push((await srv.call('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: 'twin' } })).json.uid);
   // A `pctl` on PATH for the shells: the built CLI (npm ci builds it; so does npm run build).
   const bin = tempDir('pctl-bin-');
   writeFileSync(join(bin, 'pctl'), `#!/bin/sh\nexec '${process.execPath}' '${join(root, 'bin/pctl.js')}' "$@"\n`);
@@ -95,6 +98,17 @@ test('__complete offers group names and uids for a group argument, filtered by p
   // A uid path drills down to the children of that group.
   const below = await pctl(['__complete', 'groups', 'delete', `${platformUid}/`]);
   t.deepEqual(lines(below.stdout).map((l) => l.split('\t')[1]), ['web']);
+});
+
+test('__complete for bash: one column, each group once: its name when unique, else its uid', async (t) => {
+  const r = await pctl(['__complete', 'groups', 'get', ''], { env: { PCTL_COMPLETE_SHELL: 'bash' } });
+  const values = lines(r.stdout).map((l) => l.split('\t')[0]!);
+  t.deepEqual(values.filter((v) => !v.includes('/') && !/^[0-9a-f]{40}$/.test(v)).sort(), ['local', 'platform', 'web']);
+  t.deepEqual(values.filter((v) => v.includes('/')).sort(), [...twinUids].sort(), 'the two groups named twin by uid');
+  t.false(values.includes('twin'));
+  t.is(values.length, 5, 'one value per group (local is the organization)');
+  const typingUid = await pctl(['__complete', 'groups', 'get', srv.organizationUid.slice(0, 6)], { env: { PCTL_COMPLETE_SHELL: 'bash' } });
+  t.true(lines(typingUid.stdout).some((l) => l.startsWith(srv.organizationUid)), 'a uid being typed completes to uids');
 });
 
 test('__complete offers role names for --role and nothing where no live value is expected', async (t) => {
@@ -182,6 +196,9 @@ testNeeding(['bash'], 'bash: commands, flags, -o values and a group name from th
   t.deepEqual(await bashComplete(['pctl', 'completion', '']), ['bash', 'zsh', 'fish']);
   // live: a NAME, through pctl __complete
   t.deepEqual(await bashComplete(['pctl', 'groups', 'get', 'plat']), ['platform']);
+  const every = await bashComplete(['pctl', 'groups', 'get', '']);
+  t.true(every.includes('platform') && every.includes(twinUids[0]!), every.join(' '));
+  t.false(every.includes(platformUid), 'names, not names and uids in two look-alike columns');
   // --flag=value arrives split at '=' (COMP_WORDBREAKS)
   t.deepEqual(await bashComplete(['pctl', 'groups', 'list', '--children-of', '=', 'pla']), ['platform']);
   t.deepEqual(await bashComplete(['pctl', 'role-bindings', 'create', '--role', 'vi']), ['viewer']);

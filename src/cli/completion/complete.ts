@@ -74,6 +74,23 @@ export async function candidates(ctx: Context, words: readonly string[], program
   return all.filter(([v]) => v.startsWith(cur) && !seen.has(v) && (seen.add(v), true));
 }
 
+/**
+ * bash shows values without descriptions, sorted into columns: names and uids side by side
+ * look paired and are not. One value per item instead: its name when no other item has that
+ * name, else its uid; a word that matches no name (a uid being typed) gets the uids.
+ */
+function oneColumn(perItem: { uid?: string | undefined; offered: readonly Candidate[] }[], prefix: string): Candidate[] {
+  const count = new Map<string, number>();
+  for (const { offered } of perItem) if (offered[0]) count.set(offered[0][0], (count.get(offered[0][0]) ?? 0) + 1);
+  const one = perItem.flatMap(({ uid, offered }) => {
+    const first = offered[0];
+    if (!first) return [];
+    return count.get(first[0]) === 1 ? [first] : offered.filter(([value]) => value === uid);
+  });
+  if (one.some(([value]) => value.startsWith(prefix))) return one;
+  return perItem.flatMap(({ uid, offered }) => offered.filter(([value]) => value === uid));
+}
+
 async function lookup(ctx: Context, noun: LiveNoun, prefix: string): Promise<Candidate[]> {
   if (noun === 'profile') {
     const store = await ctx.config();
@@ -103,6 +120,7 @@ async function lookup(ctx: Context, noun: LiveNoun, prefix: string): Promise<Can
   const page = await client.listPage(d, query);
   const perItem = page.items.map((item) => ({ uid: (item as { uid?: string }).uid, offered: completion.candidates(item) }));
   if (slash > 0) return perItem.flatMap(({ uid, offered }) => offered.filter(([value]) => value === uid));
+  if (ctx.env.PCTL_COMPLETE_SHELL === 'bash') return oneColumn(perItem, prefix);
   // Every item's first candidate (its name, for groups), then every second one (its uid) …
   const width = Math.max(0, ...perItem.map((p) => p.offered.length));
   const out: Candidate[] = [];
