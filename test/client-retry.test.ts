@@ -11,7 +11,7 @@ import { ApiClient, closeAgent } from '../src/client/index.js';
 import { backoffDelay, isIdempotent, parseRetryAfter } from '../src/client/retry.js';
 import { captureIO, lines } from './helpers/cli.js';
 import { tempDir } from './helpers/serve.js';
-import { freePort, manualDeadline, noDeadline, stub, type Stub } from './helpers/stub.js';
+import { freePort, manualDeadline, noDeadline, stub } from './helpers/stub.js';
 
 const GROUP = {
   uid: `${'a'.repeat(40)}/0123456789abcdef`,

@@ -302,7 +302,7 @@ test('sibling groups with one name, as the API allows them: export writes what s
       const [binding] = b.store.children(web.uid, 'roleBinding');
       const identity = b.store.get(String(binding!.data.identityUid), 'identity')!;
       t.is(identity.parent, web.uid, web.data.description as string);
-      t.is((identity.data.claimMatch as { subject: string }).subject, web.data.description);
+      t.is((identity.data.claimMatch as { subject: string }).subject, web.data.description as string);
     }
     await b.close();
   } finally {
@@ -504,7 +504,7 @@ async function whileServing(argv: string[], fn: (url: string, stderr: () => stri
   }
   const code = await running;
   rmSync(configDir, { recursive: true, force: true });
-  return { code, stdout: out(), stderr: err(), ms: 0 };
+  return { code, stdout: out(), stderr: err(), ms: 0, questions: [] };
 }
 
 test.serial('pctl serve --demo: loads on an empty dir; on a second run keeps the data with a notice', async (t) => {

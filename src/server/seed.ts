@@ -594,7 +594,15 @@ export function exportSeed(store: Store): SeedDocument {
       });
     }
     const groups = kids(g.uid, 'group');
-    if (groups.length) out.groups = groups.map((c) => exportGroup(c, [...chain, c.uid]));
+    if (groups.length) {
+      // By name, as children come; siblings that share one by what they hold, not by their
+      // random uids, so that an export of an export is the same document.
+      const exported = groups.map((c) => exportGroup(c, [...chain, c.uid]));
+      out.groups = exported
+        .map((doc) => ({ doc, text: JSON.stringify(doc) }))
+        .sort((a, b) => cmp(a.doc.name, b.doc.name) || cmp(a.text, b.text))
+        .map(({ doc }) => doc);
+    }
     return out;
   };
 

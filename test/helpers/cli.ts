@@ -11,8 +11,8 @@ export interface RunResult {
   stderr: string;
   /** Wall time of the invocation, in milliseconds. */
   ms: number;
-  /** The confirmation questions asked, in order. */
-  questions: string[];
+  /** The confirmation questions asked, in order (runners that take no answers leave it out). */
+  questions?: string[];
 }
 
 export interface RunOptions {
