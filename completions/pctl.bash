@@ -217,7 +217,7 @@ _pctl_flag() {
     'serve reset --seed') REPLY='file' ;;
     *)
       case "$2" in
-        '-o'|'--output') REPLY='choice table wide json yaml ndjson id' ;;
+        '-o'|'--output') REPLY='choice table wide json yaml ndjson id csv tree' ;;
         '--profile') REPLY='live' ;;
         '--api-url'|'--timeout'|'--retries'|'--jq') REPLY='value' ;;
         *) REPLY= ;;

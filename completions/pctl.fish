@@ -398,7 +398,7 @@ function __pctl_flag --description "what a flag's value takes: value, file, dir,
         case '*'
             switch "$argv[2]"
                 case '-o' '--output'
-                    echo 'choice table wide json yaml ndjson id'
+                    echo 'choice table wide json yaml ndjson id csv tree'
                 case '--profile'
                     echo 'live'
                 case '--api-url' '--timeout' '--retries' '--jq'

@@ -220,7 +220,7 @@ testNeeding(['zsh'], 'zsh: commands, flags, -o values and a group name from the 
   t.true((await zshComplete(['pctl', ''])).includes('role-bindings'));
   t.deepEqual(await zshComplete(['pctl', 'groups', '']), ['list', 'get', 'create', 'update', 'delete']);
   t.true((await zshComplete(['pctl', 'groups', 'list', '--'])).includes('--descendants-of'));
-  t.deepEqual(await zshComplete(['pctl', '--output', '']), ['table', 'wide', 'json', 'yaml', 'ndjson', 'id']);
+  t.deepEqual(await zshComplete(['pctl', '--output', '']), ['table', 'wide', 'json', 'yaml', 'ndjson', 'id', 'csv', 'tree']);
   const live = await zshComplete(['pctl', 'groups', 'get', 'pla']);
   t.deepEqual(live, ['platform']);
   t.deepEqual(await zshComplete(['pctl', 'groups', 'list', '--descendants-of=pla']), ['platform']);
@@ -235,7 +235,7 @@ testNeeding(['fish'], 'fish: commands, flags, -o values and a group name from th
   if (!needsDist(t)) return;
   t.deepEqual((await fishComplete('pctl groups ')).sort(), ['create', 'delete', 'get', 'list', 'update']);
   t.true((await fishComplete('pctl groups list --desc')).includes('--descendants-of'));
-  t.deepEqual((await fishComplete('pctl -o ')).sort(), ['id', 'json', 'ndjson', 'table', 'wide', 'yaml']);
+  t.deepEqual((await fishComplete('pctl -o ')).sort(), ['csv', 'id', 'json', 'ndjson', 'table', 'tree', 'wide', 'yaml']);
   t.deepEqual(await fishComplete('pctl groups get pla'), ['platform']);
   t.deepEqual(await fishComplete('pctl groups create x --parent=we'), ['--parent=web']);
 });

@@ -252,3 +252,19 @@ test('long cells are cut to the terminal width on a TTY only; uids never', async
   const piped = await pctl(['groups', 'get', uid], { columns: 100 });
   t.true(piped.stdout.includes(long), 'no truncation on a pipe');
 });
+
+test('groups list -o tree draws the hierarchy under --descendants-of; -o csv has a header and full uids', async (t) => {
+  const top = await createGroup('tree-top');
+  const left = await createGroup('left', top);
+  await createGroup('leaf', left);
+  await createGroup('right', top);
+  const tree = await pctl(['groups', 'list', '--descendants-of', top, '-o', 'tree', '--order-by', 'name']);
+  t.is(tree.code, 0, tree.stderr);
+  t.is(tree.stdout, 'left\n  leaf\nright\n');
+  const csv = await pctl(['groups', 'list', '--children-of', top, '-o', 'csv', '--order-by', 'name']);
+  t.is(csv.code, 0, csv.stderr);
+  const records = csv.stdout.split('\r\n');
+  t.regex(records[0]!, /^UID,NAME,/);
+  t.regex(records[1]!, new RegExp(`^${left},left,`));
+  t.is(records.length, 4, 'header, two groups, and the final CRLF');
+});

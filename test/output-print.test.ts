@@ -169,3 +169,30 @@ test('relativeTime', (t) => {
   t.is(at('2026-06-01T14:00:00.000Z'), 'in 2 hours');
   t.is(at('not a time'), 'not a time');
 });
+
+test('csv: RFC 4180, a header row and every column (wide ones too), full values, quoting where needed', async (t) => {
+  const { p, out } = printer('csv', { tty: true, columns: 40 });
+  const tricky = group(2, { description: 'says "hi", twice\nand more' });
+  t.is(await p.list(views.groups, pagesOf([group(1)], [tricky])), 2);
+  const text = out();
+  const records = text.split('\r\n');
+  t.is(records.at(-1), '', 'every record ends with CRLF');
+  t.is(records[0], views.groups.columns.map((c) => c.header).join(','));
+  t.is(records[1], `${group(1).uid},group-1,description 1,no,2026-06-01T11:57:00.000Z,2026-05-30T12:00:00.000Z`, 'full uid and RFC 3339 times, even on a terminal');
+  t.is(records[2], `${group(2).uid},group-2,"says ""hi"", twice and more",no,2026-06-01T11:57:00.000Z,2026-05-30T12:00:00.000Z`);
+});
+
+test('tree: names indented under their parents by uid, in the order listed; orphans start their own tree', async (t) => {
+  const org = 'b'.repeat(40);
+  const g = (uid: string, name: string) => ({ ...group(0), uid, name });
+  const rows = [
+    g(org, 'acme'),
+    g(`${org}/1111111111111111/2222222222222222`, 'ci'), // listed before its parent
+    g(`${org}/1111111111111111`, 'platform'),
+    g(`${org}/3333333333333333`, 'security'),
+    g(`${'c'.repeat(40)}/4444444444444444`, 'elsewhere'),
+  ];
+  const { p, out } = printer('tree');
+  t.is(await p.list(views.groups, pagesOf(rows)), 5);
+  t.is(out(), 'acme\n  platform\n    ci\n  security\nelsewhere\n');
+});

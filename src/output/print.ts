@@ -8,6 +8,8 @@
 //   -o yaml      one mapping or one sequence (yaml is loaded only here)
 //   -o ndjson    one object per line, written page by page in constant memory
 //   -o id        one uid per line
+//   -o csv       RFC 4180: a header row, then every column (wide ones too) with full values
+//   -o tree      names indented under their parents by uid (the group hierarchy)
 import { colorEnabled, type OutStream, type OutputFormat, type PrintTarget } from './target.js';
 import type { Column, View } from './columns.js';
 import { relativeTime } from './time.js';
@@ -65,6 +67,22 @@ export function createPrinter(ctx: PrintTarget): Printer {
           await write(out, page.map((item) => `${view.id(item)}\n`).join(''));
         }
         return count;
+      case 'csv': {
+        const cols = visibleColumns(view, true);
+        await write(out, csvRow(cols.map((c) => c.header)));
+        for await (const page of pages) {
+          count += page.length;
+          await write(out, page.map((item) => csvRow(cols.map((c) => cell(c, item, false, ctx.clock.now())))).join(''));
+        }
+        return count;
+      }
+      case 'tree': {
+        const rows: T[] = [];
+        for await (const page of pages) rows.push(...page);
+        await write(out, renderTree(view, rows));
+        if (!rows.length && ctx.io.stderrIsTTY) ctx.io.stderr.write(`No ${view.noun} found.\n`);
+        return rows.length;
+      }
       case 'plain': {
         const cols = visibleColumns(view, false);
         for await (const page of pages) {
@@ -101,6 +119,36 @@ export function createPrinter(ctx: PrintTarget): Printer {
   };
 
   return { mode, list, item };
+}
+
+/** One CSV record (RFC 4180): fields quoted when they hold a comma, a quote or a line break; CRLF. */
+function csvRow(fields: string[]): string {
+  return `${fields.map((f) => (/[",\r\n]/.test(f) ? `"${f.replaceAll('"', '""')}"` : f)).join(',')}\r\n`;
+}
+
+/**
+ * Names indented two spaces per level under their parents, found by uid (`<parent uid>/<id>`),
+ * in the order listed; an item whose parent is not in the listing starts a tree of its own.
+ */
+function renderTree<T>(view: View<T>, rows: T[]): string {
+  const nameCol = view.columns.find((c) => c.header === 'NAME');
+  const label = (item: T) => cell(nameCol ?? view.columns[0]!, item, false, new Date(0)) || view.id(item);
+  const ids = new Set(rows.map((r) => view.id(r)));
+  const children = new Map<string, T[]>();
+  const roots: T[] = [];
+  for (const row of rows) {
+    const uid = view.id(row);
+    const parent = uid.includes('/') ? uid.slice(0, uid.lastIndexOf('/')) : '';
+    if (parent && ids.has(parent)) children.set(parent, [...(children.get(parent) ?? []), row]);
+    else roots.push(row);
+  }
+  const lines: string[] = [];
+  const walk = (row: T, depth: number) => {
+    lines.push(`${'  '.repeat(depth)}${label(row)}`);
+    for (const child of children.get(view.id(row)) ?? []) walk(child, depth + 1);
+  };
+  for (const root of roots) walk(root, 0);
+  return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
 async function* single<T>(value: T): AsyncIterable<T[]> {

@@ -9,8 +9,8 @@ export interface OutStream {
   once?(event: 'drain' | 'error' | 'close', listener: (...args: unknown[]) => void): unknown;
 }
 
-export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'ndjson' | 'id';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml', 'ndjson', 'id'];
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'ndjson' | 'id' | 'csv' | 'tree';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'wide', 'json', 'yaml', 'ndjson', 'id', 'csv', 'tree'];
 
 export interface PrintTarget {
   io: {
