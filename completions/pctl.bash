@@ -148,7 +148,7 @@ _pctl_flags() {
     'serve token') REPLY='--identity --ttl --data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl' ;;
     'serve reset') REPLY='--data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl' ;;
   esac
-  REPLY+=' -V --version -o --output --profile --api-url --timeout --retries --jq --debug --no-color -y --yes -h --help'
+  REPLY+=' -V --version -o --output --profile --api-url --timeout --retries --json --jq --debug --no-color -y --yes -h --help'
 }
 
 # _pctl_flag PATH FLAG: REPLY=what FLAG's value takes (value, file, dir, live, 'choice A B …'), empty for a boolean flag.
@@ -219,7 +219,7 @@ _pctl_flag() {
       case "$2" in
         '-o'|'--output') REPLY='choice table wide json yaml ndjson id csv tree' ;;
         '--profile') REPLY='live' ;;
-        '--api-url'|'--timeout'|'--retries'|'--jq') REPLY='value' ;;
+        '--api-url'|'--timeout'|'--retries'|'--json'|'--jq') REPLY='value' ;;
         *) REPLY= ;;
       esac ;;
   esac

@@ -268,7 +268,7 @@ function __pctl_flags --description "the flags PATH accepts, with descriptions"
         case 'serve reset'
             printf '%s\t%s\n' '--data' 'data directory' '--host' 'interface to listen on' '--port' 'port to listen on (0 picks a free port)' '--data' 'data directory' '--seed' 'load groups, identities, repos, tags and advisories from a YAML or JSON file into an empty data dir' '--demo' 'load the built-in demo data set into an empty data dir' '--log' 'log each request to stderr (tokens masked)' '--rate-limit' 'requests per caller (identity, else client address): RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200; or off (default: 100/s)' '--trust-issuer' 'also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)' '--owner-token-ttl' 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)'
     end
-    printf '%s\t%s\n' '-V' 'output the version number' '--version' 'output the version number' '-o' 'output format' '--output' 'output format' '--profile' 'saved profile to use (env PCTL_PROFILE)' '--api-url' 'API base URL, overrides the profile (env PCTL_API_URL)' '--timeout' 'connect and request timeout, e.g. 10s, 500ms, 2m (default 30s)' '--retries' 'retries of a failed GET, DELETE or masked PATCH on connection errors, 502, 503, 504, and of any request on 429 (default 3; 0 disables)' '--jq' 'filter the JSON output through jq (implies -o json; strings print raw, e.g. --jq \'.[].name\')' '--debug' 'trace HTTP requests to stderr, tokens masked (env PCTL_DEBUG=1; PCTL_DEBUG=api adds bodies)' '--no-color' 'no ANSI color (env NO_COLOR)' '-y' 'do not ask for confirmation on destructive commands' '--yes' 'do not ask for confirmation on destructive commands' '-h' 'show help for the command' '--help' 'show help for the command'
+    printf '%s\t%s\n' '-V' 'output the version number' '--version' 'output the version number' '-o' 'output format' '--output' 'output format' '--profile' 'saved profile to use (env PCTL_PROFILE)' '--api-url' 'API base URL, overrides the profile (env PCTL_API_URL)' '--timeout' 'connect and request timeout, e.g. 10s, 500ms, 2m (default 30s)' '--retries' 'retries of a failed GET, DELETE or masked PATCH on connection errors, 502, 503, 504, and of any request on 429 (default 3; 0 disables)' '--json' 'print only these comma-separated fields as JSON (e.g. uid,name); alone, list the fields; combines with --jq' '--jq' 'filter the JSON output through jq (implies -o json; strings print raw, e.g. --jq \'.[].name\')' '--debug' 'trace HTTP requests to stderr, tokens masked (env PCTL_DEBUG=1; PCTL_DEBUG=api adds bodies)' '--no-color' 'no ANSI color (env NO_COLOR)' '-y' 'do not ask for confirmation on destructive commands' '--yes' 'do not ask for confirmation on destructive commands' '-h' 'show help for the command' '--help' 'show help for the command'
 end
 
 function __pctl_flag --description "what a flag's value takes: value, file, dir, live, 'choice A B', or nothing"
@@ -401,7 +401,7 @@ function __pctl_flag --description "what a flag's value takes: value, file, dir,
                     echo 'choice table wide json yaml ndjson id csv tree'
                 case '--profile'
                     echo 'live'
-                case '--api-url' '--timeout' '--retries' '--jq'
+                case '--api-url' '--timeout' '--retries' '--json' '--jq'
                     echo 'value'
             end
     end

@@ -62,6 +62,10 @@ export interface GlobalOptions {
   debugBodies: boolean;
   /** --jq EXPR: the JSON output filtered through jq. */
   jq?: string;
+  /** --json [FIELDS]: true without a value (list the fields), else the comma-separated fields. */
+  json?: true | string;
+  /** The fields --json selects (set once they are checked): JSON output holds only these. */
+  fields?: string[];
   /** Retries of a failed idempotent request (--retries; 0 disables): at most retries + 1 attempts. */
   retries: number;
   /** False with --no-color or NO_COLOR. */

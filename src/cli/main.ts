@@ -85,6 +85,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     .option('--api-url <url>', 'API base URL, overrides the profile (env PCTL_API_URL)')
     .option('--timeout <duration>', `connect and request timeout, e.g. 10s, 500ms, 2m (default ${DEFAULT_TIMEOUT_MS / 1000}s)`, parseDuration)
     .option('--retries <n>', `retries of a failed GET, DELETE or masked PATCH on connection errors, 502, 503, 504, and of any request on 429 (default ${DEFAULT_RETRIES}; 0 disables)`, nonNegativeInt)
+    .option('--json [fields]', 'print only these comma-separated fields as JSON (e.g. uid,name); alone, list the fields; combines with --jq')
     .option('--jq <expression>', "filter the JSON output through jq (implies -o json; strings print raw, e.g. --jq '.[].name')")
     .option('--debug', 'trace HTTP requests to stderr, tokens masked (env PCTL_DEBUG=1; PCTL_DEBUG=api adds bodies)')
     .option('--no-color', 'no ANSI color (env NO_COLOR)')
@@ -100,6 +101,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
       debug: Boolean(o.debug) || isTruthy(ctx.env.PCTL_DEBUG),
       debugBodies: isDebugApi(ctx.env.PCTL_DEBUG),
       jq: o.jq as string | undefined,
+      ...(o.json !== undefined ? { json: o.json as true | string } : {}),
       retries: (o.retries as number | undefined) ?? DEFAULT_RETRIES,
       color: o.color !== false && !noColorEnv,
       yes: Boolean(o.yes),
@@ -113,6 +115,11 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
       const cmd = actionArgs[actionArgs.length - 1] as Command;
       const positionals = actionArgs.slice(0, cmd.registeredArguments.length) as string[];
       const run = async () => (await (await load()).run(ctx, positionals, cmd.optsWithGlobals() as never, program)) ?? 0;
+      if (ctx.globals.json !== undefined) {
+        const { selectFields } = await import('./json-fields.js');
+        const listed = await selectFields(ctx, cmd, ctx.globals.json);
+        if (listed !== undefined) return setExit(listed);
+      }
       if (ctx.globals.jq === undefined) return setExit(await run());
       // jq (WebAssembly) is loaded only here: the expression is compiled before the command runs.
       const { withJq } = await import('./jq.js');

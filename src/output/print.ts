@@ -35,12 +35,16 @@ export function outputMode(ctx: Pick<PrintTarget, 'globals' | 'io'>): Mode {
 export function createPrinter(ctx: PrintTarget): Printer {
   const mode = outputMode(ctx);
   const out = ctx.io.stdout;
+  // --json FIELDS: each resource cut to those fields, in the order asked.
+  const { fields } = ctx.globals;
+  const select = (item: unknown): unknown =>
+    fields && item && typeof item === 'object' ? Object.fromEntries(fields.filter((f) => f in item).map((f) => [f, (item as Record<string, unknown>)[f]])) : item;
   const list = async <T>(view: View<T>, pages: AsyncIterable<T[]>): Promise<number> => {
     let count = 0;
     switch (mode) {
       case 'json': {
         for await (const page of pages) {
-          const chunk = page.map((item) => `${count++ === 0 ? '[\n' : ',\n'}${indent(JSON.stringify(item, null, 2))}`).join('');
+          const chunk = page.map((item) => `${count++ === 0 ? '[\n' : ',\n'}${indent(JSON.stringify(select(item), null, 2))}`).join('');
           await write(out, chunk);
         }
         await write(out, count ? '\n]\n' : '[]\n');
@@ -106,7 +110,7 @@ export function createPrinter(ctx: PrintTarget): Printer {
   const item = async <T>(view: View<T>, value: T): Promise<void> => {
     switch (mode) {
       case 'json':
-        return write(out, `${JSON.stringify(value, null, 2)}\n`);
+        return write(out, `${JSON.stringify(select(value), null, 2)}\n`);
       case 'yaml': {
         const YAML = await import('yaml');
         return write(out, YAML.stringify(value, { lineWidth: 0 }));

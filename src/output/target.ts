@@ -23,7 +23,8 @@ export interface PrintTarget {
     /** Whether ANSI color is used; undefined: when stdout is a TTY. */
     color?: boolean | undefined;
   };
-  globals: { output?: OutputFormat | undefined; color: boolean };
+  /** `fields`: JSON output holds only these fields of each resource (--json FIELDS). */
+  globals: { output?: OutputFormat | undefined; color: boolean; fields?: string[] | undefined };
   clock: { now(): Date };
 }
 
