@@ -23,7 +23,7 @@ test('--json uid,name: each group holds only those fields, in that order; get pr
   t.true(groups.length >= 2);
   for (const g of groups) t.deepEqual(Object.keys(g), ['name', 'uid']);
   const picked = groups.find((g) => g.name === 'picked')!;
-  const one = await pctl(['groups', 'get', picked.uid, '--json', 'description']);
+  const one = await pctl(['groups', 'get', picked.uid!, '--json', 'description']);
   t.is(one.code, 0, one.stderr);
   t.deepEqual(JSON.parse(one.stdout), { description: 'not asked for' });
 });

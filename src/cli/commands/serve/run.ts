@@ -187,9 +187,9 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   }
   // The same API over gRPC, gRPC-Web and Connect on this port; reflection needs no token.
   err(`  grpcurl -plaintext -H "authorization: Bearer $(cat ${join(dataDir, 'owner.token')})" ${server.url.replace(/^http:\/\//, '')} platform.iam.v2.IamService/ListGroups`);
-  err('Press Ctrl-C to stop.');
-
-  await new Promise<void>((resolve) => {
+  // The handlers go in before the line that invites the signal: a script that reads it and
+  // sends SIGTERM at once must not find node's default (exit by signal) still in place.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.off('SIGINT', onInt);
       process.off('SIGTERM', onTerm);
@@ -201,6 +201,8 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
   });
+  err('Press Ctrl-C to stop.');
+  await stopped;
   return 0;
 }
 
