@@ -154,6 +154,22 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     throw e;
   }
 
+  // The handlers go in before anything is printed: a script that reads the URL (or "Press
+  // Ctrl-C") and sends SIGTERM at once must not find node's default (exit by signal) in place.
+  // They stay in place while shutting down (closing takes at most 2 s): conf's atomic writes
+  // (when-exit) answer a signal by sending it again, which would otherwise find no handler
+  // and kill the process mid-close.
+  let stopping = false;
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      err(`${signal}: shutting down`);
+      void server.close().then(resolve);
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  });
   // The default data dir registers the `local` profile, so `pctl …` in another terminal just
   // works; a scratch server (another --data) saves a profile only when --profile names one,
   // so that it never takes `local` from the server people use day to day.
@@ -187,20 +203,6 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   }
   // The same API over gRPC, gRPC-Web and Connect on this port; reflection needs no token.
   err(`  grpcurl -plaintext -H "authorization: Bearer $(cat ${join(dataDir, 'owner.token')})" ${server.url.replace(/^http:\/\//, '')} platform.iam.v2.IamService/ListGroups`);
-  // The handlers go in before the line that invites the signal: a script that reads it and
-  // sends SIGTERM at once must not find node's default (exit by signal) still in place.
-  const stopped = new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      err(`${signal}: shutting down`);
-      void server.close().then(resolve);
-    };
-    const onInt = () => stop('SIGINT');
-    const onTerm = () => stop('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-  });
   err('Press Ctrl-C to stop.');
   await stopped;
   return 0;
