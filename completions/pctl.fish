@@ -256,7 +256,7 @@ function __pctl_flags --description "the flags PATH accepts, with descriptions"
         case 'api'
             printf '%s\t%s\n' '-f' 'add a string field to the JSON body (repeatable; group[name]=x nests, tags[]=a appends)' '--raw-field' 'add a string field to the JSON body (repeatable; group[name]=x nests, tags[]=a appends)' '-F' 'add a typed field: true, false, null and numbers are JSON, @file reads a file, @- stdin (repeatable)' '--field' 'add a typed field: true, false, null and numbers are JSON, @file reads a file, @- stdin (repeatable)' '--input' 'send this file as the request body (- for stdin)' '-q' 'add a query parameter (repeatable)' '--query' 'add a query parameter (repeatable)' '-H' 'add a request header, \'Name: value\' (repeatable)' '--header' 'add a request header, \'Name: value\' (repeatable)' '--paginate' 'follow nextPageToken and print one document with every item' '-i' 'print the status line and response headers before the body' '--include' 'print the status line and response headers before the body'
         case 'auth login'
-            printf '%s\t%s\n' '--no-browser' 'only print the sign-in URL, do not open a browser' '--with-token' 'read a token from stdin instead (CI), check it against the API and save it'
+            printf '%s\t%s\n' '--no-browser' 'only print the sign-in URL, do not open a browser' '--with-token' 'read a token from stdin instead (CI), check it against the API and save it' '--device' 'sign in from another device: print a URL and a code to enter there (SSH, containers, no browser here)'
         case 'config get'
             printf '%s\t%s\n' '--show-token' 'print the token instead of ***'
         case 'serve'
