@@ -32,7 +32,6 @@ export const authCommand = defineGroup(
           'In CI, --with-token reads a token from stdin instead and checks it against the API before saving it.',
         examples: [
           ['sign in with a browser', 'pctl auth login'],
-          ['print the sign-in URL instead of opening a browser', 'pctl auth login --no-browser'],
           ['over SSH or in a container: enter a code in a browser elsewhere', 'pctl auth login --device'],
           ['CI: a token from a secret', 'echo "$PCTL_CI_TOKEN" | pctl auth login --with-token'],
         ],
