@@ -141,7 +141,7 @@ _pctl_flags() {
     'advisory documents') REPLY='--package --cve' ;;
     'advisory metadata') REPLY='--limit --page-size --order-by --skip --page-token --id' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
-    'auth login') REPLY='--no-browser --with-token' ;;
+    'auth login') REPLY='--no-browser --with-token --device' ;;
     'config get') REPLY='--show-token' ;;
     'serve') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl' ;;
     'serve export') REPLY='--data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl' ;;

@@ -7,6 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { closeAgent } from '../src/client/http.js';
+import { browser, csrfOf } from './helpers/browser.js';
 import { captureIO, cli, type RunResult } from './helpers/cli.js';
 import { request, startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 
@@ -42,49 +43,6 @@ async function setup(clock?: () => number): Promise<Fixture> {
   });
   const weird = await post(I, { parent: srv.organizationUid, identity: { name: '<img src=x onerror=alert(1)>', claimMatch: { issuer: srv.url, subject: 'weird' } } });
   return { srv, alice, outsider, weird };
-}
-
-// ---- the headless browser ----
-
-interface Page {
-  status: number;
-  html: string;
-  headers: Headers;
-}
-
-/** A browser without JavaScript: keeps cookies, does not follow redirects by itself. */
-function browser() {
-  const jar = new Map<string, string>();
-  const remember = (res: Response) => {
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const eq = pair!.indexOf('=');
-      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-    }
-  };
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  const go = async (url: string, form?: Record<string, string>): Promise<Page> => {
-    const headers: Record<string, string> = {};
-    if (jar.size) headers.cookie = cookie();
-    const init: RequestInit = { redirect: 'manual', headers };
-    if (form) {
-      init.method = 'POST';
-      init.body = new URLSearchParams(form).toString();
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-    }
-    // No timer of its own: a hang meets ava's timeout, a slow machine is merely slow.
-    const res = await fetch(url, init);
-    remember(res);
-    return { status: res.status, html: await res.text(), headers: res.headers };
-  };
-  return { go, jar };
-}
-
-/** The hidden CSRF field of a sign-in form. */
-function csrfOf(html: string): string {
-  const m = /name="csrf" value="([^"]+)"/.exec(html);
-  if (!m) throw new Error(`no csrf field in: ${html.slice(0, 300)}`);
-  return m[1]!;
 }
 
 function pkce() {

@@ -31,7 +31,7 @@ type Extra = Pick<Flag<unknown>, 'complete' | 'conflicts' | 'choices'>;
 
 /** Flag constructors, each giving the handler's option its type. */
 export const flag = {
-  bool: (flags: string, description: string): Flag<boolean | undefined> => ({ flags, description }),
+  bool: (flags: string, description: string, extra: Pick<Extra, 'conflicts'> = {}): Flag<boolean | undefined> => ({ flags, description, ...extra }),
   string: (flags: string, description: string, extra: Extra = {}): Flag<string | undefined> => ({ flags, description, ...extra }),
   required: (flags: string, description: string, extra: Extra = {}): Flag<string> => ({ flags, description, required: true, ...extra }),
   /** Repeatable: `--x a --x b` → ['a', 'b']. */

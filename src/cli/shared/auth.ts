@@ -12,9 +12,12 @@ import { NetworkError, ResponseError, UsageError } from '../errors.js';
 
 export interface Discovery {
   issuer: string;
+  /** '' when discovered for the device flow and the issuer has none. */
   authorization_endpoint: string;
   token_endpoint: string;
   userinfo_endpoint?: string;
+  /** RFC 8628; always set when discovered for the device flow. */
+  device_authorization_endpoint?: string;
 }
 
 export interface WhoAmI {
@@ -98,8 +101,12 @@ function httpUrl(value: unknown, field: string): string {
   return value;
 }
 
-/** `<api-url>/.well-known/openid-configuration`: where to sign in. */
-export async function discover(ctx: Context, apiUrl: string): Promise<Discovery> {
+/**
+ * `<api-url>/.well-known/openid-configuration`: where to sign in. `flow` says which endpoints
+ * must be there: the authorization endpoint (with PKCE S256) for the browser, the device
+ * authorization endpoint for `--device`.
+ */
+export async function discover(ctx: Context, apiUrl: string, flow: 'browser' | 'device' = 'browser'): Promise<Discovery> {
   let doc: Record<string, unknown>;
   try {
     doc = ((await clientFor(ctx, apiUrl).request('GET', '/.well-known/openid-configuration')) ?? {}) as Record<string, unknown>;
@@ -110,12 +117,20 @@ export async function discover(ctx: Context, apiUrl: string): Promise<Discovery>
     throw err;
   }
   if (typeof doc !== 'object' || doc === null) throw new ResponseError('the OpenID configuration is not a JSON object');
+  if (flow === 'device' && doc.device_authorization_endpoint === undefined) {
+    throw new ResponseError(`the issuer at ${apiUrl} offers no device sign-in (no device_authorization_endpoint): sign in with pctl auth login (a browser) or --with-token instead`);
+  }
   const out: Discovery = {
     issuer: typeof doc.issuer === 'string' ? doc.issuer : '',
-    authorization_endpoint: httpUrl(doc.authorization_endpoint, 'authorization_endpoint'),
+    authorization_endpoint:
+      flow === 'browser' ? httpUrl(doc.authorization_endpoint, 'authorization_endpoint') : typeof doc.authorization_endpoint === 'string' ? doc.authorization_endpoint : '',
     token_endpoint: httpUrl(doc.token_endpoint, 'token_endpoint'),
   };
   if (typeof doc.userinfo_endpoint === 'string') out.userinfo_endpoint = doc.userinfo_endpoint;
+  if (flow === 'device') {
+    out.device_authorization_endpoint = httpUrl(doc.device_authorization_endpoint, 'device_authorization_endpoint');
+    return out;
+  }
   const methods = doc.code_challenge_methods_supported;
   if (Array.isArray(methods) && !methods.includes('S256')) throw new ResponseError('the issuer does not support PKCE with S256');
   return out;
@@ -128,19 +143,29 @@ export interface TokenResponse {
   expires_in?: number;
 }
 
-/** POSTs the authorization code + PKCE verifier to the token endpoint. */
-export async function exchangeCode(
-  ctx: Context, tokenEndpoint: string, params: Record<string, string>,
-): Promise<TokenResponse> {
+export interface FormAnswer {
+  status: number;
+  /** The JSON object answered, if the body is one. */
+  json: Record<string, unknown> | undefined;
+}
+
+/**
+ * POSTs a form to an OAuth endpoint and reads its JSON answer, whatever the status. The
+ * trace shows the request line and the status only (`hidden` says what is not shown): the
+ * form and the answer may hold codes and tokens.
+ */
+export async function postForm(
+  ctx: Context, endpoint: string, params: Record<string, string>, what: { label: string; hidden: string },
+): Promise<FormAnswer> {
   const t = trace(ctx);
   const body = new URLSearchParams(params).toString();
-  t?.(`> POST ${tokenEndpoint}`);
-  t?.('> content-type: application/x-www-form-urlencoded (code and verifier not shown)');
+  t?.(`> POST ${endpoint}`);
+  t?.(`> content-type: application/x-www-form-urlencoded (${what.hidden} not shown)`);
   const { request } = await import('undici');
   let status: number;
   let text: string;
   try {
-    const res = await request(tokenEndpoint, {
+    const res = await request(endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': 'pctl' },
       body,
@@ -150,27 +175,47 @@ export async function exchangeCode(
     status = res.statusCode;
     text = await res.body.text();
   } catch (err) {
-    throw new NetworkError(`the token request to ${new URL(tokenEndpoint).origin} failed: ${(err as Error).message}`, { cause: err });
+    throw new NetworkError(`the ${what.label} request to ${new URL(endpoint).origin} failed: ${(err as Error).message}`, { cause: err });
   }
-  t?.(`< ${status} (${text.length} bytes, not shown: it holds tokens)`);
+  t?.(`< ${status} (${text.length} bytes, not shown: it may hold codes or tokens)`);
   let json: Record<string, unknown> | undefined;
   try {
-    json = JSON.parse(text) as Record<string, unknown>;
+    const parsed: unknown = JSON.parse(text);
+    json = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
   } catch {
     json = undefined;
   }
-  if (status >= 400 || !json) {
-    const error = typeof json?.error === 'string' ? json.error : `HTTP ${status}`;
-    const description = typeof json?.error_description === 'string' ? `: ${json.error_description}` : '';
-    throw new ApiError(Code.UNAUTHENTICATED, `sign-in failed at the token endpoint (${error}${description}); run pctl auth login again`, {
-      reason: 'TOKEN_EXCHANGE_FAILED', httpStatus: status,
-    });
-  }
+  return { status, json };
+}
+
+/** `invalid_grant: the code expired`, from an OAuth error answer (RFC 6749 §5.2), or `HTTP 502`. */
+export function oauthErrorText(answer: FormAnswer): string {
+  const error = typeof answer.json?.error === 'string' ? answer.json.error : `HTTP ${answer.status}`;
+  const description = typeof answer.json?.error_description === 'string' ? `: ${answer.json.error_description}` : '';
+  return `${error}${description}`;
+}
+
+/** The tokens of a successful token answer; a ResponseError when it holds no Bearer access token. */
+export function tokenResponse(json: Record<string, unknown>): TokenResponse {
   if (typeof json.access_token !== 'string' || !json.access_token) throw new ResponseError('the token endpoint answered without an access_token');
   if (typeof json.token_type === 'string' && json.token_type.toLowerCase() !== 'bearer') {
     throw new ResponseError(`the token endpoint handed out a ${json.token_type} token; pctl needs a Bearer token`);
   }
   return json as unknown as TokenResponse;
+}
+
+/** POSTs the authorization code + PKCE verifier to the token endpoint. */
+export async function exchangeCode(
+  ctx: Context, tokenEndpoint: string, params: Record<string, string>,
+): Promise<TokenResponse> {
+  const answer = await postForm(ctx, tokenEndpoint, params, { label: 'token', hidden: 'code and verifier' });
+  const { status, json } = answer;
+  if (status >= 400 || !json) {
+    throw new ApiError(Code.UNAUTHENTICATED, `sign-in failed at the token endpoint (${oauthErrorText(answer)}); run pctl auth login again`, {
+      reason: 'TOKEN_EXCHANGE_FAILED', httpStatus: status,
+    });
+  }
+  return tokenResponse(json);
 }
 
 /**

@@ -3,7 +3,13 @@
 // once for the owner token (whoever holds it is the administrator), then lets the operator
 // pick which identity of this issuer to sign in as. Pending sign-ins, codes and browser
 // sessions live in memory: a restart forgets them, and the operator starts again.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+//
+// Signing in without a browser on the machine (SSH, containers): the device authorization
+// grant (RFC 8628). pctl asks for a device code and a short user code, the operator enters
+// the user code at the verification page in any browser, then goes through the same owner
+// token and identity steps; meanwhile pctl polls the token endpoint. Pending device grants
+// live in memory too.
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { unauthenticated } from '../../api/errors.js';
 import type { Principal, PublicRoutes, Request, Response } from '../http.js';
 import { mintToken, type SigningKey } from '../auth/tokens.js';
@@ -13,6 +19,10 @@ export const CLIENT_ID = 'pctl';
 export const AUTHORIZE_PATH = '/oauth/authorize';
 export const TOKEN_PATH = '/oauth/token';
 export const USERINFO_PATH = '/oauth/userinfo';
+export const DEVICE_AUTHORIZATION_PATH = '/oauth/device_authorization';
+/** The verification URI: where the operator enters the user code. */
+export const DEVICE_VERIFICATION_PATH = '/oauth/device';
+export const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** An authorization code is good for this long, once. */
 export const CODE_TTL_MS = 60_000;
@@ -21,9 +31,21 @@ const PENDING_TTL_MS = 10 * 60_000;
 /** After proving the owner token, a browser may sign in again without it for this long. */
 const SESSION_TTL_MS = 8 * 3600_000;
 export const DEFAULT_TOKEN_TTL_S = 8 * 3600;
+/** A device code (and its user code) is good for this long. */
+export const DEVICE_CODE_TTL_S = 600;
+/** Seconds the client waits between polls; each slow_down adds 5 (RFC 8628 §3.5). */
+export const DEVICE_POLL_INTERVAL_S = 5;
+/**
+ * User codes: 8 letters shown as XXXX-XXXX, from consonants only (RFC 8628 §6.1): no vowels
+ * (no words), no letters mistaken for digits (no I, O). 20^8 ≈ 2.6·10^10 codes.
+ */
+export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+/** After expiring, a device code is remembered this long more, to answer expired_token rather than invalid_grant. */
+const DEVICE_EXPIRED_GRACE_MS = 10 * 60_000;
 /** Bounds on what unauthenticated callers can make us remember. */
 const MAX_PENDING = 1000;
 const MAX_CODES = 1000;
+const MAX_DEVICE_GRANTS = 1000;
 const MAX_SESSIONS = 100;
 const MAX_IDENTITIES_LISTED = 500;
 const SESSION_COOKIE = 'pctl_signin';
@@ -51,6 +73,33 @@ interface Pending extends AuthorizeParams {
   proven: boolean;
 }
 
+/** A device authorization (RFC 8628), from the device code's issue until its token is taken. */
+interface DeviceGrant {
+  clientId: string;
+  userCode: string;
+  expiresAt: number;
+  /** Seconds the client must wait between polls (raised by slow_down). */
+  interval: number;
+  lastPollAt?: number;
+  status: 'pending' | 'approved' | 'denied';
+  /** Set once approved. */
+  identityUid?: string;
+}
+
+/** The verification page for one device grant, between the user code and the approval (keyed by its CSRF token). */
+interface DevicePending {
+  deviceCode: string;
+  expiresAt: number;
+  proven: boolean;
+}
+
+/** What the identity picker says it signs in, and where its form posts. */
+interface PickTarget {
+  action: string;
+  /** HTML: the sentence above the list of identities. */
+  intro: string;
+}
+
 interface Grant {
   clientId: string;
   redirectUri: string;
@@ -63,6 +112,12 @@ export function oauthRoutes(opts: OAuthOptions): PublicRoutes {
   const pending = new Map<string, Pending>();
   const codes = new Map<string, Grant>();
   const sessions = new Map<string, number>();
+  /** By device code. */
+  const devices = new Map<string, DeviceGrant>();
+  /** User code (normalized, no dash) → device code, while the device code is valid. */
+  const userCodes = new Map<string, string>();
+  /** Verification pages in progress, by CSRF token. */
+  const devicePending = new Map<string, DevicePending>();
   const ttl = opts.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_S;
 
   const prune = () => {
@@ -70,6 +125,11 @@ export function oauthRoutes(opts: OAuthOptions): PublicRoutes {
     for (const [k, v] of pending) if (v.expiresAt <= now) pending.delete(k);
     for (const [k, v] of codes) if (v.expiresAt <= now) codes.delete(k);
     for (const [k, v] of sessions) if (v <= now) sessions.delete(k);
+    for (const [k, v] of devicePending) if (v.expiresAt <= now) devicePending.delete(k);
+    for (const [k, v] of devices) {
+      if (v.expiresAt <= now) userCodes.delete(v.userCode);
+      if (v.expiresAt + DEVICE_EXPIRED_GRACE_MS <= now) devices.delete(k);
+    }
   };
 
   const hasSession = (req: Request) => {
@@ -80,7 +140,7 @@ export function oauthRoutes(opts: OAuthOptions): PublicRoutes {
 
   const ownIdentities = (): Record_[] => opts.store.findByAltKeyFirstPart('identity', opts.issuer(), MAX_IDENTITIES_LISTED);
 
-  const pickPage = (csrf: string, p: Pending, notice = '', status = 200): Response => {
+  const pickPage = (csrf: string, target: PickTarget, notice = '', status = 200): Response => {
     const identities = ownIdentities();
     const owner = opts.store.getMeta('owner_identity');
     const items = identities.map((r) => {
@@ -89,9 +149,9 @@ export function oauthRoutes(opts: OAuthOptions): PublicRoutes {
     });
     const body = `
 <h1>Sign in to pctl</h1>
-<p>Choose the identity that <code>pctl</code> on ${esc(hostOf(p.redirectUri))} will act as.</p>
+<p>${target.intro}</p>
 ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
-<form method="post" action="${AUTHORIZE_PATH}">
+<form method="post" action="${target.action}">
 <input type="hidden" name="csrf" value="${esc(csrf)}">
 <input type="hidden" name="step" value="pick">
 ${items.length ? items.join('\n') : '<p class="err">No identity names this server as its issuer.</p>'}
@@ -101,17 +161,44 @@ ${items.length ? items.join('\n') : '<p class="err">No identity names this serve
     return html(status, body);
   };
 
-  const ownerPage = (csrf: string, notice = '', status = 200): Response => html(status, `
+  const authorizeTarget = (p: Pending): PickTarget => ({
+    action: AUTHORIZE_PATH,
+    intro: `Choose the identity that <code>pctl</code> on ${esc(hostOf(p.redirectUri))} will act as.`,
+  });
+
+  const ownerPage = (csrf: string, notice = '', status = 200, action = AUTHORIZE_PATH): Response => html(status, `
 <h1>Sign in to pctl</h1>
 <p>Paste the owner token of this server to continue. It is in <code>owner.token</code> in the server's data directory.</p>
 ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
-<form method="post" action="${AUTHORIZE_PATH}" autocomplete="off">
+<form method="post" action="${action}" autocomplete="off">
 <input type="hidden" name="csrf" value="${esc(csrf)}">
 <input type="hidden" name="step" value="owner">
 <p><textarea name="owner_token" rows="5" required spellcheck="false" placeholder="eyJ…"></textarea></p>
 <p><button type="submit" name="action" value="allow">Continue</button>
 <button type="submit" name="action" value="deny" formnovalidate class="secondary">Cancel</button></p>
 </form>`);
+
+  /** Whether `supplied` is a valid token of the owner identity. */
+  const isOwnerToken = async (supplied: string | null): Promise<boolean> => {
+    const token = (supplied ?? '').trim();
+    if (!token) return false;
+    try {
+      const principal = await opts.authenticate(`Bearer ${token}`);
+      return principal.identityUid === opts.store.getMeta('owner_identity');
+    } catch {
+      return false;
+    }
+  };
+
+  /** The page after a proven owner token, with a session cookie so that this browser need not prove it again for a while. */
+  const withSession = (page: Response): Response => {
+    prune();
+    if (sessions.size >= MAX_SESSIONS) return page;
+    const session = randomToken();
+    sessions.set(session, opts.clock() + SESSION_TTL_MS);
+    const cookieHeader = `${SESSION_COOKIE}=${session}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}`;
+    return { ...page, headers: { ...page.headers, 'set-cookie': cookieHeader } };
+  };
 
   const authorizeGet = (req: Request): Response => {
     const q = req.query;
@@ -135,7 +222,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     const csrf = randomToken();
     const p: Pending = { redirectUri, state, codeChallenge, expiresAt: opts.clock() + PENDING_TTL_MS, proven: hasSession(req) };
     pending.set(csrf, p);
-    return p.proven ? pickPage(csrf, p) : ownerPage(csrf);
+    return p.proven ? pickPage(csrf, authorizeTarget(p)) : ownerPage(csrf);
   };
 
   const authorizePost = async (req: Request): Promise<Response> => {
@@ -152,31 +239,15 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     }
     const step = form.get('step');
     if (step === 'owner') {
-      const supplied = (form.get('owner_token') ?? '').trim();
-      let ok = false;
-      try {
-        const principal = supplied ? await opts.authenticate(`Bearer ${supplied}`) : undefined;
-        ok = principal !== undefined && principal.identityUid === opts.store.getMeta('owner_identity');
-      } catch {
-        ok = false;
-      }
-      if (!ok) return ownerPage(csrf, 'That is not the owner token of this server.', 401);
+      if (!(await isOwnerToken(form.get('owner_token')))) return ownerPage(csrf, 'That is not the owner token of this server.', 401);
       p.proven = true;
-      prune();
-      const headers: Record<string, string> = {};
-      if (sessions.size < MAX_SESSIONS) {
-        const session = randomToken();
-        sessions.set(session, opts.clock() + SESSION_TTL_MS);
-        headers['set-cookie'] = `${SESSION_COOKIE}=${session}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}`;
-      }
-      const page = pickPage(csrf, p);
-      return { ...page, headers: { ...page.headers, ...headers } };
+      return withSession(pickPage(csrf, authorizeTarget(p)));
     }
     if (step === 'pick') {
       if (!p.proven) return ownerPage(csrf, 'Paste the owner token first.', 401);
       const uid = form.get('identity') ?? '';
       const identity = ownIdentities().find((r) => r.uid === uid);
-      if (!identity) return pickPage(csrf, p, 'Choose one of the identities listed.', 400);
+      if (!identity) return pickPage(csrf, authorizeTarget(p), 'Choose one of the identities listed.', 400);
       pending.delete(csrf);
       prune();
       if (codes.size >= MAX_CODES) return errorPage('Too many sign-ins are in progress; try again in a minute.', 503);
@@ -193,8 +264,9 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
   const token = async (req: Request): Promise<Response> => {
     const form = await req.form();
     const grantType = form.get('grant_type');
+    if (grantType === DEVICE_GRANT_TYPE) return deviceToken(form);
     if (grantType !== 'authorization_code') {
-      return oauthError('unsupported_grant_type', 'grant_type must be authorization_code');
+      return oauthError('unsupported_grant_type', `grant_type must be authorization_code or ${DEVICE_GRANT_TYPE}`);
     }
     const code = form.get('code') ?? '';
     const grant = codes.get(code);
@@ -213,7 +285,12 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
       return oauthError('invalid_grant', 'code_verifier does not match the code_challenge (PKCE)');
     }
-    const identity = opts.store.get(grant.identityUid, 'identity');
+    return tokensFor(grant.identityUid);
+  };
+
+  /** The token response for an identity that signed in: an access token and an ID token. */
+  const tokensFor = async (identityUid: string): Promise<Response> => {
+    const identity = opts.store.get(identityUid, 'identity');
     const issuer = opts.issuer();
     const claim = identity?.data.claimMatch as { issuer?: string; subject?: string } | undefined;
     if (!identity || claim?.issuer !== issuer || !claim.subject) {
@@ -228,6 +305,137 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
       body: { access_token: accessToken, id_token: idToken, token_type: 'Bearer', expires_in: ttl },
       headers: NO_STORE,
     };
+  };
+
+  // ---- the device authorization grant (RFC 8628) ----
+
+  const deviceAuthorization = async (req: Request): Promise<Response> => {
+    const form = await req.form();
+    const clientId = form.get('client_id') ?? '';
+    if (clientId !== CLIENT_ID) {
+      return oauthError('invalid_client', `unknown client_id ${JSON.stringify(clientId)}: only "${CLIENT_ID}" may sign in here`, 401);
+    }
+    prune();
+    if (devices.size >= MAX_DEVICE_GRANTS) {
+      return oauthError('temporarily_unavailable', 'too many device sign-ins are in progress; try again in a few minutes', 503);
+    }
+    const deviceCode = randomToken();
+    let userCode = newUserCode();
+    while (userCodes.has(userCode)) userCode = newUserCode();
+    devices.set(deviceCode, {
+      clientId, userCode, expiresAt: opts.clock() + DEVICE_CODE_TTL_S * 1000, interval: DEVICE_POLL_INTERVAL_S, status: 'pending',
+    });
+    userCodes.set(userCode, deviceCode);
+    const verificationUri = `${opts.issuer()}${DEVICE_VERIFICATION_PATH}`;
+    const shown = formatUserCode(userCode);
+    return {
+      body: {
+        device_code: deviceCode,
+        user_code: shown,
+        verification_uri: verificationUri,
+        verification_uri_complete: `${verificationUri}?user_code=${encodeURIComponent(shown)}`,
+        expires_in: DEVICE_CODE_TTL_S,
+        interval: DEVICE_POLL_INTERVAL_S,
+      },
+      headers: NO_STORE,
+    };
+  };
+
+  /** The token endpoint for grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4, §3.5). */
+  const deviceToken = async (form: URLSearchParams): Promise<Response> => {
+    const deviceCode = form.get('device_code') ?? '';
+    if (!deviceCode) return oauthError('invalid_request', 'device_code is required');
+    prune();
+    const grant = devices.get(deviceCode);
+    if (!grant) return oauthError('invalid_grant', 'the device code is unknown or was already used');
+    if ((form.get('client_id') ?? '') !== grant.clientId) return oauthError('invalid_grant', 'the device code was issued to another client_id');
+    const now = opts.clock();
+    if (grant.expiresAt <= now) {
+      userCodes.delete(grant.userCode);
+      return oauthError('expired_token', 'the device code has expired; sign in again');
+    }
+    const last = grant.lastPollAt;
+    grant.lastPollAt = now;
+    if (last !== undefined && now - last < grant.interval * 1000) {
+      grant.interval += 5;
+      return oauthError('slow_down', `polling too fast: wait ${grant.interval} seconds between requests`);
+    }
+    if (grant.status === 'pending') return oauthError('authorization_pending', 'the sign-in has not been approved yet');
+    // Denied or approved: the answer is final, and the device code is spent.
+    devices.delete(deviceCode);
+    userCodes.delete(grant.userCode);
+    if (grant.status === 'denied' || !grant.identityUid) return oauthError('access_denied', 'the sign-in was denied');
+    return tokensFor(grant.identityUid);
+  };
+
+  /** The device grant a verification page works on, when it can still be approved. */
+  const pendingDevice = (deviceCode: string): DeviceGrant | undefined => {
+    const grant = devices.get(deviceCode);
+    return grant && grant.status === 'pending' && grant.expiresAt > opts.clock() ? grant : undefined;
+  };
+
+  const deviceTarget = (grant: DeviceGrant): PickTarget => ({
+    action: DEVICE_VERIFICATION_PATH,
+    intro: `Choose the identity that <code>pctl</code> showing the code <b>${esc(formatUserCode(grant.userCode))}</b> will act as.`,
+  });
+
+  const codePage = (value = '', notice = '', status = 200): Response => html(status, `
+<h1>Sign in to pctl</h1>
+<p>Enter the code that <code>pctl auth login --device</code> shows. Only enter a code that you got from pctl yourself: whoever shows it to you gets signed in.</p>
+${notice ? `<p class="err">${esc(notice)}</p>` : ''}
+<form method="post" action="${DEVICE_VERIFICATION_PATH}" autocomplete="off">
+<input type="hidden" name="step" value="code">
+<p><input name="user_code" value="${esc(value)}" required maxlength="32" spellcheck="false" autocapitalize="characters" placeholder="XXXX-XXXX" style="font:1.3rem monospace;letter-spacing:.1em"></p>
+<p><button type="submit" name="action" value="allow">Continue</button></p>
+</form>`);
+
+  const verifyGet = (req: Request): Response => codePage(req.query.get('user_code') ?? '');
+
+  const verifyPost = async (req: Request): Promise<Response> => {
+    const form = await req.form();
+    const step = form.get('step');
+    if (step === 'code') {
+      const entered = form.get('user_code') ?? '';
+      prune();
+      const deviceCode = userCodes.get(normalizeUserCode(entered));
+      const grant = deviceCode ? pendingDevice(deviceCode) : undefined;
+      if (!deviceCode || !grant) return codePage(entered.slice(0, 32), 'That code is unknown, expired or already used. Check it, or run pctl auth login --device again.', 400);
+      if (devicePending.size >= MAX_PENDING) return errorPage('Too many sign-ins are in progress; try again in a few minutes.', 503);
+      const csrf = randomToken();
+      const p: DevicePending = { deviceCode, expiresAt: grant.expiresAt, proven: hasSession(req) };
+      devicePending.set(csrf, p);
+      return p.proven ? pickPage(csrf, deviceTarget(grant)) : ownerPage(csrf, '', 200, DEVICE_VERIFICATION_PATH);
+    }
+    const csrf = form.get('csrf') ?? '';
+    const p = devicePending.get(csrf);
+    const grant = p && p.expiresAt > opts.clock() ? pendingDevice(p.deviceCode) : undefined;
+    if (!p || !grant) {
+      devicePending.delete(csrf);
+      return errorPage('This sign-in page has expired or was already used. Run pctl auth login --device again.');
+    }
+    if (form.get('action') === 'deny') {
+      devicePending.delete(csrf);
+      grant.status = 'denied';
+      return html(200, '<h1>Sign-in denied</h1>\n<p>pctl will not be signed in. You can close this tab.</p>');
+    }
+    if (step === 'owner') {
+      if (!(await isOwnerToken(form.get('owner_token')))) {
+        return ownerPage(csrf, 'That is not the owner token of this server.', 401, DEVICE_VERIFICATION_PATH);
+      }
+      p.proven = true;
+      return withSession(pickPage(csrf, deviceTarget(grant)));
+    }
+    if (step === 'pick') {
+      if (!p.proven) return ownerPage(csrf, 'Paste the owner token first.', 401, DEVICE_VERIFICATION_PATH);
+      const uid = form.get('identity') ?? '';
+      const identity = ownIdentities().find((r) => r.uid === uid);
+      if (!identity) return pickPage(csrf, deviceTarget(grant), 'Choose one of the identities listed.', 400);
+      devicePending.delete(csrf);
+      grant.status = 'approved';
+      grant.identityUid = identity.uid;
+      return html(200, `<h1>Signed in</h1>\n<p><code>pctl</code> is signed in as <b>${esc(identity.name)}</b>. You can close this tab and return to the terminal.</p>`);
+    }
+    return errorPage('The form was not understood. Run pctl auth login --device again.');
   };
 
   const userinfo = async (req: Request): Promise<Response> => {
@@ -246,6 +454,9 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     [`POST ${AUTHORIZE_PATH}`]: authorizePost,
     [`POST ${TOKEN_PATH}`]: token,
     [`GET ${USERINFO_PATH}`]: userinfo,
+    [`POST ${DEVICE_AUTHORIZATION_PATH}`]: deviceAuthorization,
+    [`GET ${DEVICE_VERIFICATION_PATH}`]: verifyGet,
+    [`POST ${DEVICE_VERIFICATION_PATH}`]: verifyPost,
   };
 }
 
@@ -290,8 +501,25 @@ function redirectError(redirectUri: string, state: string, error: string, descri
   return redirect(withParams(redirectUri, { error, error_description: description, state }));
 }
 
-function oauthError(error: string, description: string): Response {
-  return { status: 400, body: { error, error_description: description }, headers: NO_STORE };
+function oauthError(error: string, description: string, status = 400): Response {
+  return { status, body: { error, error_description: description }, headers: NO_STORE };
+}
+
+/** A fresh user code, normalized (no dash): 8 letters of USER_CODE_ALPHABET. */
+function newUserCode(): string {
+  let code = '';
+  for (let i = 0; i < 8; i++) code += USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)];
+  return code;
+}
+
+/** `WDJBMJHT` → `WDJB-MJHT`. */
+function formatUserCode(code: string): string {
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
+/** What a person typed, as a lookup key: case, dashes and spaces do not matter. */
+export function normalizeUserCode(typed: string): string {
+  return typed.toUpperCase().replace(/[^A-Z]/g, '').slice(0, 16);
 }
 
 function hostOf(uri: string): string {

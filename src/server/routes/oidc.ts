@@ -1,7 +1,7 @@
 // OIDC discovery for serve's own token issuer: public, unauthenticated routes.
 import type { PublicRoutes } from '../http.js';
 import { ALGORITHM, type SigningKey } from '../auth/tokens.js';
-import { AUTHORIZE_PATH, TOKEN_PATH, USERINFO_PATH } from './oauth.js';
+import { AUTHORIZE_PATH, DEVICE_AUTHORIZATION_PATH, DEVICE_GRANT_TYPE, TOKEN_PATH, USERINFO_PATH } from './oauth.js';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
 
@@ -14,10 +14,11 @@ export function oidcRoutes(issuer: () => string, key: SigningKey): PublicRoutes 
         authorization_endpoint: `${issuer()}${AUTHORIZE_PATH}`,
         token_endpoint: `${issuer()}${TOKEN_PATH}`,
         userinfo_endpoint: `${issuer()}${USERINFO_PATH}`,
+        device_authorization_endpoint: `${issuer()}${DEVICE_AUTHORIZATION_PATH}`,
         id_token_signing_alg_values_supported: [ALGORITHM],
         subject_types_supported: ['public'],
         response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code'],
+        grant_types_supported: ['authorization_code', DEVICE_GRANT_TYPE],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none'],
       },

@@ -4,6 +4,9 @@ import { defineCommand, defineGroup, flag } from '../../command.js';
 export const loginFlags = {
   browser: flag.bool('--no-browser', 'only print the sign-in URL, do not open a browser'),
   withToken: flag.bool('--with-token', 'read a token from stdin instead (CI), check it against the API and save it'),
+  device: flag.bool('--device', 'sign in from another device: print a URL and a code to enter there (SSH, containers, no browser here)', {
+    conflicts: 'withToken',
+  }),
 };
 
 export const authCommand = defineGroup(
@@ -24,10 +27,12 @@ export const authCommand = defineGroup(
         summary: 'sign in with a browser (authorization code + PKCE) and save the token in the profile',
         description:
           'Sign in with a browser (authorization code with PKCE, answered on a loopback port) and save the token in the profile. ' +
+          'With --device, sign in from a browser on any other device instead (device authorization grant): pctl prints a URL and a ' +
+          'code to enter there, and waits until the sign-in is approved, denied or the code expires. ' +
           'In CI, --with-token reads a token from stdin instead and checks it against the API before saving it.',
         examples: [
           ['sign in with a browser', 'pctl auth login'],
-          ['print the sign-in URL instead of opening a browser', 'pctl auth login --no-browser'],
+          ['over SSH or in a container: enter a code in a browser elsewhere', 'pctl auth login --device'],
           ['CI: a token from a secret', 'echo "$PCTL_CI_TOKEN" | pctl auth login --with-token'],
         ],
       },
