@@ -4,6 +4,7 @@ import stringWidth from 'string-width';
 import YAML from 'yaml';
 import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../src/cli/context.js';
 import { views } from '../src/output/columns.js';
+import { naturalCompare } from '../src/output/natural.js';
 import { createPrinter, outputMode } from '../src/output/print.js';
 import { shortUids, truncateToWidth } from '../src/output/table.js';
 import { relativeTime } from '../src/output/time.js';
@@ -260,6 +261,14 @@ test('truncateToWidth counts screen columns and cuts between graphemes', (t) => 
   t.is(truncateToWidth('a👨‍👩‍👧b', 3), 'a…', 'an emoji sequence is cut whole or not at all');
   t.is(truncateToWidth('a👨‍👩‍👧bc', 4), 'a👨‍👩‍👧…');
   t.is(truncateToWidth('abc', 0), '');
+});
+
+test('naturalCompare: numbers by value, a number before text, a prefix first', (t) => {
+  const tags = ['latest', '1.22', '1.9', '1.16', '1.27-alpine', '1.18', '1.27', 'alpine', '1.9.1', '10', '2'];
+  t.deepEqual([...tags].sort(naturalCompare), ['1.9', '1.9.1', '1.16', '1.18', '1.22', '1.27', '1.27-alpine', '2', '10', 'alpine', 'latest']);
+  t.true(naturalCompare('v99999999999999999999', 'v100000000000000000000') < 0, 'no size limit on numbers');
+  t.true(naturalCompare('1.01', '1.1') < 0 && naturalCompare('1.1', '1.01') > 0, 'total: equal numbers fall back to text');
+  t.is(naturalCompare('1.2', '1.2'), 0);
 });
 
 test('a role binding shows the names of its expanded references', async (t) => {

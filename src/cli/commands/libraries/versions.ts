@@ -25,7 +25,9 @@ const view = {
 export async function run(ctx: Context, [ref]: string[], opts: PagingFlags): Promise<number> {
   const uid = await resolver(ctx).uid(artifacts, ref!);
   const client = await ctx.client();
-  const pages = client.listCollection(`${artifacts.path}/${encodeUidPath(uid)}/versions`, 'artifactVersions', ArtifactVersion, paginateOptions(opts)).pages();
+  // No default order here: the server lists versions oldest first, which reads better than
+  // sorting version strings as text (1.10 before 1.9).
+  const pages = client.listCollection(`${artifacts.path}/${encodeUidPath(uid)}/versions`, 'artifactVersions', ArtifactVersion, paginateOptions(opts, null)).pages();
   await createPrinter(ctx).list(view, pages);
   return 0;
 }
