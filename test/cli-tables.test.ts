@@ -28,7 +28,7 @@ const seed: SeedDocument = {
       },
     ],
   }],
-  libraries: [{ name: 'requests', ecosystem: 'PYTHON', versions: [{ version: '2.9.0' }, { version: '2.10.0' }] }],
+  libraries: [{ name: 'requests', ecosystem: 'PYTHON', versions: [{ version: '2.9.0', updateTime: '2015-12-21T00:00:00Z' }, { version: '2.10.0', updateTime: '2016-04-29T00:00:00Z' }] }],
 };
 
 let srv: TestServer;

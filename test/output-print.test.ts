@@ -6,7 +6,7 @@ import { defaultGlobals, type GlobalOptions, type OutputFormat } from '../src/cl
 import { views } from '../src/output/columns.js';
 import { naturalCompare } from '../src/output/natural.js';
 import { createPrinter, outputMode } from '../src/output/print.js';
-import { shortUids, truncateToWidth } from '../src/output/table.js';
+import { fitToTerminal, shortUids, truncateToWidth } from '../src/output/table.js';
 import { relativeTime } from '../src/output/time.js';
 import { captureIO, lines } from './helpers/cli.js';
 
@@ -249,6 +249,17 @@ test('-o wide with CJK, emoji, combining marks and zero-width characters keeps t
       else if (i === 1) t.regex(row, /^group-1 +\S+ {3}café, [^…]*… +no /, 'cut to fit');
     }
   }
+});
+
+test('fitToTerminal: the widest free text gives way first, wide columns shrink together, keep columns never', (t) => {
+  const cols = [{ keep: true }, { shrink: true }, { shrink: true }, {}].map((c, i) => ({ header: `C${i}`, value: () => '', ...c }));
+  const widths = [20, 90, 40, 10]; // 160 + 3 gaps of 3 = 169
+  fitToTerminal(widths, cols, 120);
+  t.deepEqual(widths, [20, 41, 40, 10], 'only the widest, by exactly the room needed');
+  fitToTerminal(widths, cols, 80);
+  t.deepEqual(widths, [20, 20, 21, 10], 'the two free-text columns, once equal, shrink together');
+  fitToTerminal(widths, cols, 30);
+  t.deepEqual(widths, [20, 8, 8, 8], 'then the others too, down to 8; the keep column stays whole although the table is still too wide');
 });
 
 test('truncateToWidth counts screen columns and cuts between graphemes', (t) => {

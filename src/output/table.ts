@@ -66,22 +66,29 @@ utils.pad = (str, len, pad, dir) => {
 };
 
 /**
- * Shrinks columns until the table fits: free-text columns first (the widest first, down to 12
- * columns), then the widest of the others (down to 8); never a `keep` column (names, uids).
+ * Shrinks columns until the table fits: free-text columns first, down to 12 columns, then
+ * every column but the `keep` ones (names, uids), down to 8. Of the columns allowed, the
+ * widest give up room first, and columns that reach the same width shrink together (two long
+ * free-text columns end up about equally wide, rather than one cut to nothing). When only
+ * `keep` columns are left to cut, the table stays wider than the terminal.
  */
 export function fitToTerminal<T>(widths: number[], cols: Column<T>[], terminalWidth: number): void {
-  const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
-  const shrinkWidest = (allowed: (i: number) => boolean, floor: number): boolean => {
-    let widest = -1;
-    widths.forEach((w, i) => {
-      if (allowed(i) && w > floor && (widest < 0 || w > widths[widest]!)) widest = i;
-    });
-    if (widest < 0) return false;
-    widths[widest] = Math.max(floor, widths[widest]! - Math.max(1, total() - terminalWidth));
-    return true;
+  const over = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1) - terminalWidth;
+  const shrink = (allowed: (i: number) => boolean, floor: number) => {
+    for (let excess = over(); excess > 0; excess = over()) {
+      const candidates = widths.flatMap((w, i) => (allowed(i) && w > floor ? [i] : []));
+      if (!candidates.length) return;
+      const top = Math.max(...candidates.map((i) => widths[i]!));
+      const widest = candidates.filter((i) => widths[i] === top);
+      const next = Math.max(floor, ...candidates.map((i) => widths[i]!).filter((w) => w < top));
+      // Every widest column down toward the next width, no further than the table needs.
+      const cut = Math.min(top - next, Math.floor(excess / widest.length));
+      if (cut > 0) for (const i of widest) widths[i] = top - cut;
+      else for (const i of widest.slice(0, excess)) widths[i] = top - 1;
+    }
   };
-  while (total() > terminalWidth && shrinkWidest((i) => Boolean(cols[i]?.shrink) && !cols[i]?.keep, 12));
-  while (total() > terminalWidth && shrinkWidest((i) => !cols[i]?.keep, 8));
+  shrink((i) => Boolean(cols[i]?.shrink) && !cols[i]?.keep, 12);
+  shrink((i) => !cols[i]?.keep, 8);
 }
 
 const NO_BORDER = {
