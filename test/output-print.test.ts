@@ -251,6 +251,21 @@ test('-o wide with CJK, emoji, combining marks and zero-width characters keeps t
   }
 });
 
+test('a long table (laid out in blocks of rows) is one table: one header, every row in order and aligned', async (t) => {
+  const rows = Array.from({ length: 600 }, (_, i) => group(i, { name: `g${'x'.repeat(i % 7)}-${i}`, description: i === 599 ? '最後の行' : `row ${i}` }));
+  const { p, out } = printer(undefined, { tty: true, globals: { color: false } });
+  t.is(await p.list(views.groups, pagesOf(rows.slice(0, 250), rows.slice(250))), 600);
+  const [header, ...body] = lines(out());
+  t.is(body.length, 600);
+  t.is(lines(out()).filter((l) => l.startsWith('NAME')).length, 1);
+  const at = header!.indexOf('DESCRIPTION');
+  body.forEach((l, i) => {
+    t.true(l.startsWith(`${rows[i]!.name} `), l);
+    if (i < 599) t.is(l.indexOf(`row ${i}`), at, l);
+  });
+  t.is(body[599]!.indexOf('最後'), at);
+});
+
 test('fitToTerminal: the widest free text gives way first, wide columns shrink together, keep columns never', (t) => {
   const cols = [{ keep: true }, { shrink: true }, { shrink: true }, {}].map((c, i) => ({ header: `C${i}`, value: () => '', ...c }));
   const widths = [20, 90, 40, 10]; // 160 + 3 gaps of 3 = 169

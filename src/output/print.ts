@@ -140,7 +140,7 @@ async function renderTable<T>(ctx: PrintTarget, view: View<T>, rows: T[], wide: 
       body.forEach((r, j) => (r[i] = short[j]!));
     });
   }
-  const widths = headers.map((h, i) => Math.max(displayWidth(h), ...body.map((r) => displayWidth(r[i]!))));
+  const widths = headers.map((h, i) => body.reduce((max, r) => Math.max(max, displayWidth(r[i]!)), displayWidth(h)));
   if (tty) fitToTerminal(widths, cols, ctx.io.columns);
   const style = await styleFor(ctx);
   const fit = (cells: string[]) => cells.map((text, i) => truncateToWidth(text, widths[i]!));

@@ -11,36 +11,60 @@ import type { Column } from './columns.js';
 /** Between two columns. */
 export const GAP = '   ';
 
-/** The width of `text` on a terminal, in columns (ANSI escapes count 0). */
-export function displayWidth(text: string): number {
-  return stringWidth(text);
-}
+/** Printable ASCII only: one column per character (most cells; the fast path). */
+const ASCII = /^[\x20-\x7e]*$/;
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+// string-width sums the widths of a string's graphemes, and a table measures the same cells
+// (a few times each) and the same few characters over and over: both are remembered, up to
+// a bound well above what a table of 10,000 rows needs.
+const MEMO_MAX = 500_000;
+const graphemeWidths = new Map<string, number>();
+const textWidths = new Map<string, number>();
+
+function remember(memo: Map<string, number>, key: string, value: number): number {
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(key, value);
+  return value;
+}
+
+function graphemeWidth(grapheme: string): number {
+  return graphemeWidths.get(grapheme) ?? remember(graphemeWidths, grapheme, stringWidth(grapheme));
+}
+
+/** The width of `text` on a terminal, in columns, as string-width measures it (ANSI escapes count 0). */
+export function displayWidth(text: string): number {
+  if (ASCII.test(text)) return text.length;
+  const known = textWidths.get(text);
+  if (known !== undefined) return known;
+  if (text.includes('\u001b') || text.includes('\u009b')) return remember(textWidths, text, stringWidth(text));
+  let width = 0;
+  for (const { segment } of graphemes.segment(text)) width += graphemeWidth(segment);
+  return remember(textWidths, text, width);
+}
 
 /**
  * `text` cut to at most `max` columns, ending in `…` when cut. Cuts between graphemes (a base
  * character with its combining marks, an emoji sequence), never inside one, and never leaves
- * half of a wide character: the result may be a column narrower than `max`.
+ * half of a wide character: the result may be a column narrower than `max`. (Text with ANSI
+ * escapes is measured right but cut as if the escapes were text: cells are cut before they
+ * are styled.)
  */
 export function truncateToWidth(text: string, max: number, ellipsis = '…'): string {
   if (displayWidth(text) <= max) return text;
   const room = max - displayWidth(ellipsis);
   if (room < 0) return '';
+  if (ASCII.test(text)) return text.slice(0, room) + ellipsis;
   let out = '';
   let used = 0;
   for (const { segment } of graphemes.segment(text)) {
-    const w = displayWidth(segment);
+    const w = graphemeWidth(segment);
     if (used + w > room) break;
     out += segment;
     used += w;
   }
   return out + ellipsis;
-}
-
-/** `text` padded with spaces to `width` columns (left-aligned). */
-export function padToWidth(text: string, width: number): string {
-  return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 }
 
 // cli-table3 0.6.5 measures cells with string-width 4, which counts a combining mark outside
@@ -99,24 +123,37 @@ const NO_BORDER = {
 };
 
 /**
+ * cli-table3 lays rows out in time quadratic in their number (every cell is checked against
+ * every earlier row for spans); the columns here are fixed and nothing spans, so rows are
+ * laid out in blocks of this many, each its own table with the same widths, which prints
+ * exactly what one table would, in linear time.
+ */
+const BLOCK = 256;
+
+/**
  * The table: `header` (already styled: its width is measured without ANSI escapes) over `body`,
  * each column exactly `widths[i]` wide. Cells must already fit their column (the caller cuts
  * them: see truncateToWidth). No trailing spaces, one `\n` after each line.
  */
 export function renderRows(header: string[], body: string[][], widths: number[]): string {
-  const table = new Table({
-    head: header,
-    chars: NO_BORDER,
-    colWidths: widths,
-    wordWrap: false,
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
-  });
-  table.push(...body);
-  return table
-    .toString()
-    .split('\n')
-    .map((line) => `${line.trimEnd()}\n`)
-    .join('');
+  const block = (rows: string[][], head: string[]) => {
+    const table = new Table({
+      head,
+      chars: NO_BORDER,
+      colWidths: widths,
+      wordWrap: false,
+      style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+    });
+    table.push(...rows);
+    return table
+      .toString()
+      .split('\n')
+      .map((line) => `${line.trimEnd()}\n`)
+      .join('');
+  };
+  let out = block(body.slice(0, BLOCK), header);
+  for (let i = BLOCK; i < body.length; i += BLOCK) out += block(body.slice(i, i + BLOCK), []);
+  return out;
 }
 
 /**
