@@ -183,23 +183,30 @@ test('table on a TTY, tab-separated without header on a pipe, header with explic
   const uid = await createGroup('tabular', org, ['--description', 'shown in tables']);
 
   const piped = await pctl(['groups', 'get', uid]);
-  t.is(piped.stdout, `${uid}\ttabular\tshown in tables\n`);
+  t.is(piped.stdout, `tabular\t${uid}\tshown in tables\n`, 'NAME first, the full uid');
 
   const tty = await pctl(['groups', 'get', uid, '--no-color'], { tty: true });
   const [header, row] = lines(tty.stdout);
-  t.regex(header!, /^UID {2,}NAME {2,}DESCRIPTION$/);
-  t.regex(row!, new RegExp(`^${uid} +tabular +shown in tables$`));
-  t.is(header!.indexOf('NAME'), row!.indexOf('tabular'), 'columns are aligned');
+  const short = uid.slice(uid.lastIndexOf('/') + 1);
+  t.regex(header!, /^NAME {2,}UID {2,}DESCRIPTION$/);
+  t.regex(row!, new RegExp(`^tabular +${short} +shown in tables$`), 'the uid short: its last segment');
+  t.is(header!.indexOf('UID'), row!.indexOf(short), 'columns are aligned');
+  t.is(header!.indexOf('DESCRIPTION'), row!.indexOf('shown'));
+  t.false(row!.includes(uid));
+  const again = await pctl(['groups', 'get', short, '-o', 'id']);
+  t.is(again.stdout, `${uid}\n`, 'the short uid is a reference to the same group');
 
   const explicit = await pctl(['groups', 'get', uid, '-o', 'table']);
-  t.regex(lines(explicit.stdout)[0]!, /^UID +NAME +DESCRIPTION$/);
+  t.regex(lines(explicit.stdout)[0]!, /^NAME +UID +DESCRIPTION$/);
+  t.true(lines(explicit.stdout)[1]!.includes(uid), 'the full uid off a TTY');
   t.notRegex(explicit.stdout, /\t/);
 
   const wide = await pctl(['groups', 'get', uid, '-o', 'wide']);
-  t.regex(lines(wide.stdout)[0]!, /^UID +NAME +DESCRIPTION +VERIFIED +CREATED +UPDATED$/);
+  t.regex(lines(wide.stdout)[0]!, /^NAME +UID +DESCRIPTION +VERIFIED +CREATED +UPDATED$/);
   t.regex(lines(wide.stdout)[1]!, /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/, 'RFC 3339 times off a TTY');
 
   const wideTty = await pctl(['groups', 'get', uid, '-o', 'wide', '--no-color'], { tty: true });
+  t.regex(lines(wideTty.stdout)[1]!, new RegExp(`^tabular +${uid} `), 'the full uid with -o wide, on a TTY too');
   t.regex(lines(wideTty.stdout)[1]!, /(just now|seconds? ago)/, 'relative times on a TTY');
 });
 
@@ -246,7 +253,7 @@ test('long cells are cut to the terminal width on a TTY only; uids never', async
   const tty = await pctl(['groups', 'get', uid, '--no-color'], { tty: true, columns: 100 });
   const row = lines(tty.stdout)[1]!;
   t.true(row.length <= 100, `row is ${row.length} wide`);
-  t.true(row.startsWith(uid));
+  t.true(row.startsWith(`long-description   ${uid.slice(uid.lastIndexOf('/') + 1)}   xxx`), row);
   t.true(row.endsWith('…'));
 
   const piped = await pctl(['groups', 'get', uid], { columns: 100 });
@@ -264,7 +271,7 @@ test('groups list -o tree draws the hierarchy under --descendants-of; -o csv has
   const csv = await pctl(['groups', 'list', '--children-of', top, '-o', 'csv', '--order-by', 'name']);
   t.is(csv.code, 0, csv.stderr);
   const records = csv.stdout.split('\r\n');
-  t.regex(records[0]!, /^UID,NAME,/);
-  t.regex(records[1]!, new RegExp(`^${left},left,`));
+  t.regex(records[0]!, /^NAME,UID,/);
+  t.regex(records[1]!, new RegExp(`^left,${left},`), 'the full uid, not the short one a terminal table shows');
   t.is(records.length, 4, 'header, two groups, and the final CRLF');
 });

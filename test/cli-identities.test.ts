@@ -33,12 +33,13 @@ test('identities: create, get, list by group, update with masks, delete', async 
   t.deepEqual(JSON.parse(await ok(['identities', 'get', created.uid, '-o', 'json'])), created);
 
   const piped = await ok(['identities', 'list', '--group', group]);
-  t.is(piped, `${created.uid}\tdeployer\t${ISSUER}\trepo:acme/app:ref:refs/heads/main\n`);
+  t.is(piped, `deployer\t${created.uid}\t${ISSUER}\trepo:acme/app:ref:refs/heads/main\n`);
   t.deepEqual(lines(await ok(['identities', 'ls', '--children-of', group, '-o', 'id'])), [created.uid]);
   t.true(lines(await ok(['identities', 'list', '--descendants-of', org, '-o', 'id'])).includes(created.uid));
 
   const tty = await pctl(['identities', 'list', '--group', group, '--no-color'], { tty: true });
-  t.regex(lines(tty.stdout)[0]!, /^UID +NAME +ISSUER +SUBJECT$/);
+  t.regex(lines(tty.stdout)[0]!, /^NAME +UID +ISSUER +SUBJECT$/);
+  t.regex(lines(tty.stdout)[1]!, new RegExp(`^deployer +${created.uid.split('/').pop()} +https://`), 'the uid short on a TTY');
 
   const r = await pctl(['identities', 'update', created.uid, '--subject', 'repo:acme/app:ref:refs/heads/prod', '--debug', '-o', 'json']);
   t.is(r.code, 0, r.stderr);
@@ -79,7 +80,8 @@ test('roles: list shows the built-in roles; get takes a uid or a name', async (t
   t.is(JSON.parse(await ok(['roles', 'get', viewer.uid, '-o', 'json'])).name, 'viewer');
 
   const table = await pctl(['roles', 'list', '--no-color'], { tty: true });
-  t.regex(lines(table.stdout)[0]!, /^UID +NAME +DESCRIPTION$/);
+  t.regex(lines(table.stdout)[0]!, /^NAME +UID +DESCRIPTION$/);
+  t.true(lines(table.stdout).some((l) => l.startsWith(`viewer   ${viewer.uid} `)), 'a built-in role\'s uid has one segment: shown whole');
   t.is(lines(table.stdout).length, all.length + 1);
 
   const missing = await pctl(['roles', 'get', 'no-such-role']);
@@ -98,13 +100,14 @@ test('role bindings: create with a role name, list, get, delete', async (t) => {
   t.is(created.group.uid, group);
 
   t.deepEqual(JSON.parse(await ok(['role-bindings', 'get', created.uid, '-o', 'json'])), created);
-  t.is(await ok(['role-bindings', 'list', '--group', group]), `${created.uid}\treader\tviewer\trb-team\n`);
+  t.is(await ok(['role-bindings', 'list', '--group', group]), `viewer\t${created.uid}\treader\trb-team\n`);
 
   const yaml = YAML.parse(await ok(['role-bindings', 'list', '--descendants-of', org, '-o', 'yaml'])) as { uid: string }[];
   t.true(yaml.some((b) => b.uid === created.uid));
 
   const tty = await pctl(['role-bindings', 'list', '--group', group, '--no-color'], { tty: true });
-  t.regex(lines(tty.stdout)[0]!, /^UID +IDENTITY +ROLE +GROUP$/);
+  t.regex(lines(tty.stdout)[0]!, /^ROLE +UID +IDENTITY +GROUP$/);
+  t.regex(lines(tty.stdout)[1]!, new RegExp(`^viewer +${created.uid.split('/').pop()} +reader +rb-team$`));
 
   const dup = await pctl(['role-bindings', 'create', '--parent', group, '--identity', identity, '--role', 'viewer']);
   t.is(dup.code, 1, 'ALREADY_EXISTS is a failed request');

@@ -103,17 +103,20 @@ test('repos list: every output format', async (t) => {
   const plain = await pctl(args);
   t.is(plain.code, 0, plain.stderr);
   const rows = lines(plain.stdout).map((l) => l.split('\t'));
-  t.deepEqual(rows, [[repos.envoy, 'envoy', 'proxy'], [repos.nginx, 'nginx', 'web server images']], 'pipe: tab-separated, no header');
+  t.deepEqual(rows, [['envoy', repos.envoy, 'proxy'], ['nginx', repos.nginx, 'web server images']], 'pipe: tab-separated, no header, full uids');
 
   const table = await pctl(args, { tty: true });
-  t.regex(lines(plainText(table.stdout))[0]!, /^UID\s+NAME\s+DESCRIPTION$/);
-  t.is(lines(plainText(table.stdout)).length, 3);
+  const shown = lines(plainText(table.stdout));
+  t.regex(shown[0]!, /^NAME\s+UID\s+DESCRIPTION$/);
+  t.is(shown.length, 3);
+  t.regex(shown[1]!, new RegExp(`^envoy\\s+${repos.envoy!.split('/').pop()}\\s+proxy$`), 'short uids on a TTY');
 
   const tableInPipe = await pctl([...args, '-o', 'table']);
-  t.regex(lines(tableInPipe.stdout)[0]!, /^UID\s+NAME\s+DESCRIPTION$/, '-o table always has the header');
+  t.regex(lines(tableInPipe.stdout)[0]!, /^NAME\s+UID\s+DESCRIPTION$/, '-o table always has the header');
+  t.true(lines(tableInPipe.stdout)[1]!.includes(repos.envoy!), 'full uids off a TTY');
 
   const wide = await pctl([...args, '-o', 'wide']);
-  t.regex(lines(wide.stdout)[0]!, /^UID\s+NAME\s+DESCRIPTION\s+CREATED\s+UPDATED$/);
+  t.regex(lines(wide.stdout)[0]!, /^NAME\s+UID\s+DESCRIPTION\s+CREATED\s+UPDATED$/);
   t.regex(lines(wide.stdout)[1]!, /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
 
   const asJson = json((await pctl([...args, '-o', 'json'])).stdout);
@@ -136,7 +139,7 @@ test('repos get: by nested uid, every format', async (t) => {
   t.like(YAML.parse((await pctl(['repos', 'describe', repos['tools/git']!, '-o', 'yaml'])).stdout), { name: 'tools/git' });
   t.deepEqual(lines((await pctl(['repos', 'get', repos.nginx!, '-o', 'id'])).stdout), [repos.nginx]);
   const table = await pctl(['repos', 'get', repos.nginx!, '-o', 'table']);
-  t.regex(table.stdout, /^UID\s+NAME\s+DESCRIPTION\n/);
+  t.regex(table.stdout, /^NAME\s+UID\s+DESCRIPTION\n/);
 
   const missing = await pctl(['repos', 'get', `${groups.platform}/0000000000000000`]);
   t.is(missing.code, 3);
@@ -274,15 +277,15 @@ test('advisories list: repeated --artifact and --advisory-id, sent as repeated q
 
 test('advisories list: columns; advisories get', async (t) => {
   const table = await pctl(['advisories', 'list', '--artifact', 'envoy'], { tty: true });
-  t.regex(lines(plainText(table.stdout))[0]!, /^ADVISORY ID\s+ARTIFACT\s+UPDATED$/);
-  t.regex(lines(plainText(table.stdout))[1]!, /^CGA-2026-0003\s+envoy\s+/);
+  t.regex(lines(plainText(table.stdout))[0]!, /^ARTIFACT\s+ADVISORY ID\s+UPDATED$/);
+  t.regex(lines(plainText(table.stdout))[1]!, /^envoy\s+CGA-2026-0003\s+/);
 
   const wide = await pctl(['advisories', 'list', '--artifact', 'envoy', '-o', 'wide']);
-  t.regex(lines(wide.stdout)[0]!, /^ADVISORY ID\s+ARTIFACT\s+UPDATED\s+UID$/);
+  t.regex(lines(wide.stdout)[0]!, /^ARTIFACT\s+ADVISORY ID\s+UPDATED\s+UID$/);
 
   const plain = lines((await pctl(['advisories', 'list', '--artifact', 'envoy'])).stdout)[0]!.split('\t');
-  t.is(plain[0], 'CGA-2026-0003');
-  t.is(plain[1], 'envoy');
+  t.is(plain[0], 'envoy');
+  t.is(plain[1], 'CGA-2026-0003');
   t.is(plain.length, 3);
 
   const uid = lines((await pctl(['advisories', 'list', '--advisory-id', 'CGA-2026-0004', '-o', 'id'])).stdout)[0]!;

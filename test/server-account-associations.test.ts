@@ -109,7 +109,8 @@ test('pctl account-associations: create with provider flags, get by name, update
   const check = await pctl(['account-associations', 'check', 'prod', '--provider', 'gcp', '-o', 'json']);
   t.is(JSON.parse(check.stdout).status, 'READY');
   const table = await pctl(['account-associations', 'list'], { tty: true, columns: 160, env: { NO_COLOR: '1' } });
-  t.regex(table.stdout, /prod\s+amazon,google,azure/);
+  t.regex(table.stdout, /^NAME\s+UID\s+PROVIDERS\n/);
+  t.regex(table.stdout, /\nprod\s+[0-9a-f]{16}\s+amazon,google,azure\n/, 'NAME, the short uid, the providers');
   t.is((await pctl(['account-associations', 'update', 'prod', '--azure-client', 'broken'])).code, 2);
   const bad = await pctl(['account-associations', 'create', 'other', '--parent', srv.organizationUid, '--aws-account', '12', '--gcp-project-id', 'acme-prod']);
   t.is(bad.code, 2, 'checked before sending, like every other command');

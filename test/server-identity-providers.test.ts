@@ -95,8 +95,8 @@ test('the CLI gets identity-providers list, get and delete from the registry; --
   const pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-idp-cfg-') });
   const list = await pctl(['identity-providers', 'list', '--descendants-of', 'team'], { tty: true, columns: 200, env: { NO_COLOR: '1' } });
   t.is(list.code, 0, list.stderr);
-  t.regex(list.stdout, /^UID\s+NAME\s+ISSUER\s+CLIENT ID/);
-  t.regex(list.stdout, /okta\s+https:\/\/acme\.okta\.example\s+pctl-app/);
+  t.regex(list.stdout, /^NAME\s+UID\s+ISSUER\s+CLIENT ID/);
+  t.regex(list.stdout, new RegExp(`\\nokta\\s+${created.uid.split('/').pop()}\\s+https://acme\\.okta\\.example\\s+pctl-app\\n`));
   const got = await pctl(['identity-providers', 'get', created.uid, '-o', 'json']);
   t.is(JSON.parse(got.stdout).uid, created.uid);
   const traced = await pctl(['api', 'POST', IDP, '--input', '-', '--debug'], {

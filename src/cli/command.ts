@@ -199,7 +199,7 @@ export function parseDuration(value: string): number {
 export const PAGING_FLAGS = {
   limit: flag.parsed('--limit <n>', 'print at most N items (default: all)', positiveInt),
   pageSize: flag.parsed('--page-size <n>', 'items per request, 1-200', pageSize),
-  orderBy: flag.string('--order-by <order>', 'sort order, e.g. name, "name desc", "created_at desc"'),
+  orderBy: flag.string('--order-by <order>', 'sort order: name (the default), "name desc", "created_at desc", uid …'),
   skip: flag.parsed('--skip <n>', 'skip the first N matches', nonNegativeInt),
   pageToken: flag.string('--page-token <token>', 'start from this page token'),
 };

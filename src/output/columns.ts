@@ -5,7 +5,7 @@
 import { resources, type ResourceName } from '../api/registry/index.js';
 import type { View } from '../api/registry/define.js';
 
-export { col, timeCol, uidCol, type CellKind, type Column, type View } from '../api/registry/define.js';
+export { col, nameCol, timeCol, uidCol, type CellKind, type Column, type View } from '../api/registry/define.js';
 
 type Views = { [N in ResourceName]: (typeof resources)[N]['view'] };
 

@@ -1,6 +1,7 @@
 // The printers behind `-o table|wide|json|yaml|ndjson|id` and the piped default.
 //
-//   no -o, TTY   aligned table with a header; relative times; color; cells cut to the terminal width
+//   no -o, TTY   aligned table with a header (cli-table3, no borders; see table.ts); relative
+//                times; short uids; color; free text cut to the terminal width
 //   no -o, pipe  tab-separated rows, no header, color or truncation; RFC 3339 times (like gh)
 //   -o table     always a header; TTY niceties only on a TTY
 //   -o wide      like table, with the wide columns
@@ -177,60 +178,31 @@ function cell<T>(column: Column<T>, item: T, human: boolean, now: Date): string 
 }
 
 async function renderTable<T>(ctx: PrintTarget, view: View<T>, rows: T[], wide: boolean): Promise<string> {
+  const { displayWidth, fitToTerminal, renderRows, shortUids, truncateToWidth } = await import('./table.js');
   const tty = ctx.io.stdoutIsTTY;
   const cols = visibleColumns(view, wide);
   const now = ctx.clock.now();
   const headers = cols.map((c) => c.header);
   const body = rows.map((row) => cols.map((c) => cell(c, row, tty, now)));
-  const widths = headers.map((h, i) => Math.max(width(h), ...body.map((r) => width(r[i]!))));
+  // Short uids only where a person reads them: a table on a terminal, without -o wide.
+  if (tty && !wide) {
+    cols.forEach((c, i) => {
+      if (c.kind !== 'uid') return;
+      const short = shortUids(body.map((r) => r[i]!));
+      body.forEach((r, j) => (r[i] = short[j]!));
+    });
+  }
+  const widths = headers.map((h, i) => body.reduce((max, r) => Math.max(max, displayWidth(r[i]!)), displayWidth(h)));
   if (tty) fitToTerminal(widths, cols, ctx.io.columns);
   const style = await styleFor(ctx);
-  const line = (cells: string[], header = false) =>
-    cells
-      .map((text, i) => {
-        const last = i === cells.length - 1;
-        const fitted = truncate(text, widths[i]!);
-        const pad = last ? '' : ' '.repeat(Math.max(0, widths[i]! - width(fitted)));
-        return (header ? style.header(fitted) : fitted) + pad;
-      })
-      .join(GAP)
-      .trimEnd() + '\n';
-  return line(headers, true) + body.map((r) => line(r)).join('');
+  const fit = (cells: string[]) => cells.map((text, i) => truncateToWidth(text, widths[i]!));
+  return renderRows(fit(headers).map((h) => style.header(h)), body.map(fit), widths);
 }
 
 /** `sha256:1a2b3c4d5e6f…` → `sha256:1a2b3c4d5e6f` (12 hex digits, like `docker images`); other text unchanged. */
 export function shortDigest(digest: string): string {
   const m = /^([a-z0-9]+:)([0-9a-f]{12})[0-9a-f]+$/.exec(digest);
   return m ? m[1]! + m[2]! : digest;
-}
-
-const GAP = '   ';
-
-/** Shrinks columns until the table fits: free-text columns first, then the widest of the rest. */
-export function fitToTerminal<T>(widths: number[], cols: Column<T>[], terminalWidth: number): void {
-  const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1);
-  const shrinkWidest = (allowed: (i: number) => boolean, floor: number): boolean => {
-    let widest = -1;
-    widths.forEach((w, i) => {
-      if (allowed(i) && w > floor && (widest < 0 || w > widths[widest]!)) widest = i;
-    });
-    if (widest < 0) return false;
-    widths[widest] = Math.max(floor, widths[widest]! - Math.max(1, total() - terminalWidth));
-    return true;
-  };
-  while (total() > terminalWidth && shrinkWidest((i) => Boolean(cols[i]?.shrink), 12));
-  while (total() > terminalWidth && shrinkWidest((i) => !cols[i]?.keep, 8));
-}
-
-function width(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
-
-function truncate(text: string, max: number): string {
-  if (width(text) <= max) return text;
-  return [...text].slice(0, Math.max(0, max - 1)).join('') + '…';
 }
 
 async function styleFor(ctx: Pick<PrintTarget, 'globals' | 'io'>): Promise<Style> {

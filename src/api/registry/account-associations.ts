@@ -1,7 +1,7 @@
 // Account associations: the cloud accounts a group is tied to. At most one per group, and
 // its uid is the group's uid. Check (POST {uid}:check) says whether a provider's block is
 // ready, as far as a local server can tell (presence and format).
-import { col, defineResource, timeCol, uidCol } from './define.js';
+import { col, defineResource, nameCol, timeCol, uidCol } from './define.js';
 import type { AccountAssociation } from '../schemas.js';
 
 /** The providers a block may be given for, as `pctl account-associations list` shows them. */
@@ -31,8 +31,8 @@ export const accountAssociations = defineResource({
     noun: 'account associations',
     id: (a) => a.uid,
     columns: [
+      nameCol<AccountAssociation>(),
       uidCol<AccountAssociation>(),
-      col<AccountAssociation>('NAME', (a) => a.name),
       col<AccountAssociation>('PROVIDERS', providers),
       col<AccountAssociation>('AWS ACCOUNT', (a) => a.amazon?.account, { wide: true }),
       col<AccountAssociation>('GCP PROJECT', (a) => a.google?.projectId, { wide: true }),

@@ -1,7 +1,7 @@
 // Advisories: vulnerability advisories, each about one artifact. Flat uids, outside the group
 // tree, from seeds. artifactName is kept in the store's name column and advisoryId in
 // alt_key, so both filters are exact matches the list engine indexes.
-import { col, defineResource, timeCol } from './define.js';
+import { col, defineResource, timeCol, uidCol } from './define.js';
 import type { Advisory } from '../schemas.js';
 
 export const advisories = defineResource({
@@ -27,10 +27,11 @@ export const advisories = defineResource({
     noun: 'advisories',
     id: (a) => a.uid,
     columns: [
-      col<Advisory>('ADVISORY ID', (a) => a.advisoryId),
-      col<Advisory>('ARTIFACT', (a) => a.artifactName),
+      // The artifact's name is the advisory's name: what order_by=name sorts by and --artifact matches.
+      col<Advisory>('ARTIFACT', (a) => a.artifactName, { keep: true }),
+      col<Advisory>('ADVISORY ID', (a) => a.advisoryId, { keep: true }),
       timeCol<Advisory>('UPDATED', (a) => a.updateTime),
-      col<Advisory>('UID', (a) => a.uid, { wide: true, keep: true }),
+      uidCol<Advisory>({ wide: true }),
     ],
   },
   completion: { orderBy: 'name', candidates: (a) => [[a.advisoryId, a.artifactName]] },

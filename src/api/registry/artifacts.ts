@@ -2,7 +2,7 @@
 // Python packages, from seeds. Outside the group tree: libraries.list held on any group
 // reads it. The ecosystem is kept in alt_key, so `ecosystems` is an exact-match filter.
 // Versions (/artifacts/{uid}/versions) and counts (/artifacts/count) hang off the same path.
-import { col, defineResource, timeCol } from './define.js';
+import { col, defineResource, nameCol, timeCol, uidCol } from './define.js';
 import type { Artifact } from '../schemas.js';
 
 export const artifacts = defineResource({
@@ -27,11 +27,11 @@ export const artifacts = defineResource({
     noun: 'libraries',
     id: (a) => a.uid,
     columns: [
-      col<Artifact>('NAME', (a) => a.name),
+      nameCol<Artifact>(),
       col<Artifact>('ECOSYSTEM', (a) => a.ecosystem),
       col<Artifact>('LATEST', (a) => a.latestVersion),
       col<Artifact>('VERSIONS', (a) => a.versionCount),
-      col<Artifact>('UID', (a) => a.uid, { wide: true, keep: true }),
+      uidCol<Artifact>({ wide: true }),
       col<Artifact>('DESCRIPTION', (a) => a.description, { shrink: true, wide: true }),
       timeCol<Artifact>('UPDATED', (a) => a.updateTime, { wide: true }),
     ],

@@ -17,24 +17,32 @@ export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete';
 
 // ---- table columns (what `-o table` and `-o wide` show) ----
 
-export type CellKind = 'text' | 'time' | 'bool' | 'digest';
+export type CellKind = 'text' | 'time' | 'bool' | 'digest' | 'uid';
 
 export interface Column<T> {
   header: string;
   value: (item: T) => string | number | boolean | undefined | null;
-  /** `time` cells are relative on a TTY and RFC 3339 elsewhere; `digest` cells are short on a TTY, full elsewhere. */
+  /**
+   * `time` cells are relative on a TTY and RFC 3339 elsewhere; `digest` cells are short on a TTY,
+   * full elsewhere; `uid` cells are short in a table on a TTY (the last segment, or the shortest
+   * suffix no other row shares) and full with `-o wide`, in a pipe and in every other format.
+   */
   kind?: CellKind;
   /** Shown only with `-o wide`. */
   wide?: boolean;
   /** Free text that may be cut first when the table is wider than the terminal. */
   shrink?: boolean;
-  /** Never cut (uids: a cut uid cannot be copied into the next command). */
+  /** Never cut (names and uids: a cut one cannot be copied into the next command). */
   keep?: boolean;
 }
 
 export interface View<T> {
   /** Plural noun for messages ("No groups found."). */
   noun: string;
+  /**
+   * The table's columns. The first is what a person scans for, and what `order_by=name` sorts
+   * by: NAME wherever the resource has a name.
+   */
   columns: Column<T>[];
   /** What `-o id` prints, one per line. */
   id: (item: T) => string;
@@ -49,8 +57,11 @@ export const col = <T>(header: string, value: Column<T>['value'], extra: Omit<Co
 export const timeCol = <T>(header: string, value: Column<T>['value'], extra: Omit<Column<T>, 'header' | 'value' | 'kind'> = {}): Column<T> =>
   col(header, value, { kind: 'time', ...extra });
 export const byUid = (item: { uid?: string | undefined }): string => item.uid ?? '';
-/** The UID column most resources start with. */
-export const uidCol = <T extends { uid?: string | undefined }>(): Column<T> => col<T>('UID', byUid, { keep: true });
+/** The NAME column most resources start with: never cut. */
+export const nameCol = <T extends { name: string }>(): Column<T> => col<T>('NAME', (item) => item.name, { keep: true });
+/** The UID column (after NAME): short on a terminal, never cut. */
+export const uidCol = <T extends { uid?: string | undefined }>(extra: Omit<Column<T>, 'header' | 'value' | 'kind' | 'keep'> = {}): Column<T> =>
+  col<T>('UID', byUid, { kind: 'uid', keep: true, ...extra });
 
 // ---- help ----
 

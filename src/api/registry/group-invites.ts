@@ -26,8 +26,9 @@ export const groupInvites = defineResource({
     noun: 'invites',
     id: (i) => i.uid,
     columns: [
+      // No name of its own: the role's name is what order_by=name sorts by (see models.ts).
+      col<GroupInvite>('ROLE', (i) => i.role.name, { keep: true }),
       uidCol<GroupInvite>(),
-      col<GroupInvite>('ROLE', (i) => i.role.name),
       col<GroupInvite>('EMAIL', (i) => i.email, { shrink: true }),
       timeCol<GroupInvite>('EXPIRES', (i) => i.expirationTime),
       col<GroupInvite>('SINGLE USE', (i) => i.singleUse, { kind: 'bool' }),

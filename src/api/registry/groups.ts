@@ -1,5 +1,5 @@
 // Groups: the tree everything else lives in; an organization is a root group.
-import { col, defineResource, timeCol, uidCol } from './define.js';
+import { col, defineResource, nameCol, timeCol, uidCol } from './define.js';
 import type { Group } from '../schemas.js';
 
 export const groups = defineResource({
@@ -22,8 +22,8 @@ export const groups = defineResource({
     noun: 'groups',
     id: (g) => g.uid,
     columns: [
+      nameCol<Group>(),
       uidCol<Group>(),
-      col<Group>('NAME', (g) => g.name),
       col<Group>('DESCRIPTION', (g) => g.description, { shrink: true }),
       col<Group>('VERIFIED', (g) => g.verified, { kind: 'bool', wide: true }),
       timeCol<Group>('CREATED', (g) => g.createTime, { wide: true }),

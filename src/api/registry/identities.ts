@@ -1,5 +1,5 @@
 // Identities: who may get tokens, matched on the issuer and subject claims of an OIDC token.
-import { col, defineResource, timeCol, uidCol } from './define.js';
+import { col, defineResource, nameCol, timeCol, uidCol } from './define.js';
 import type { Identity } from '../schemas.js';
 
 export const identities = defineResource({
@@ -21,8 +21,8 @@ export const identities = defineResource({
     noun: 'identities',
     id: (i) => i.uid,
     columns: [
+      nameCol<Identity>(),
       uidCol<Identity>(),
-      col<Identity>('NAME', (i) => i.name),
       col<Identity>('ISSUER', (i) => i.claimMatch.issuer, { shrink: true }),
       col<Identity>('SUBJECT', (i) => i.claimMatch.subject, { shrink: true }),
       col<Identity>('DESCRIPTION', (i) => i.description, { shrink: true, wide: true }),

@@ -1,6 +1,6 @@
 // Identity providers: an external OIDC sign-in source for the members of a group (single
 // sign-on), nested under the group's uid. oidc.clientSecret is write-only.
-import { col, defineResource, timeCol, uidCol } from './define.js';
+import { col, defineResource, nameCol, timeCol, uidCol } from './define.js';
 import type { IdentityProvider } from '../schemas.js';
 
 export const identityProviders = defineResource({
@@ -27,11 +27,11 @@ export const identityProviders = defineResource({
     noun: 'identity providers',
     id: (p) => p.uid,
     columns: [
+      nameCol<IdentityProvider>(),
       uidCol<IdentityProvider>(),
-      col<IdentityProvider>('NAME', (p) => p.name),
       col<IdentityProvider>('ISSUER', (p) => p.oidc.issuer, { shrink: true }),
       col<IdentityProvider>('CLIENT ID', (p) => p.oidc.clientId, { shrink: true }),
-      col<IdentityProvider>('DEFAULT ROLE', (p) => p.defaultRole, { wide: true, keep: true }),
+      col<IdentityProvider>('DEFAULT ROLE', (p) => p.defaultRole, { kind: 'uid', wide: true, keep: true }),
       col<IdentityProvider>('DESCRIPTION', (p) => p.description, { shrink: true, wide: true }),
       timeCol<IdentityProvider>('CREATED', (p) => p.createTime, { wide: true }),
       timeCol<IdentityProvider>('UPDATED', (p) => p.updateTime, { wide: true }),

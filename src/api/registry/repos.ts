@@ -1,5 +1,5 @@
 // Repos: image repositories, in groups. They come from seeds (the API has no create).
-import { col, defineResource, timeCol, uidCol } from './define.js';
+import { col, defineResource, nameCol, timeCol, uidCol } from './define.js';
 import type { Repo } from '../schemas.js';
 
 export const repos = defineResource({
@@ -22,8 +22,8 @@ export const repos = defineResource({
     noun: 'repos',
     id: (r) => r.uid,
     columns: [
+      nameCol<Repo>(),
       uidCol<Repo>(),
-      col<Repo>('NAME', (r) => r.name),
       col<Repo>('DESCRIPTION', (r) => r.description, { shrink: true }),
       timeCol<Repo>('CREATED', (r) => r.createTime, { wide: true }),
       timeCol<Repo>('UPDATED', (r) => r.updateTime, { wide: true }),

@@ -22,11 +22,12 @@ export const roleBindings = defineResource({
     noun: 'role bindings',
     id: (b) => b.uid,
     columns: [
+      // No name of its own: the role's name is what order_by=name sorts by (see models.ts).
+      col<RoleBinding>('ROLE', (b) => b.role.name, { keep: true }),
       uidCol<RoleBinding>(),
       col<RoleBinding>('IDENTITY', (b) => b.identity.name),
-      col<RoleBinding>('ROLE', (b) => b.role.name),
       col<RoleBinding>('GROUP', (b) => b.group.name),
-      col<RoleBinding>('IDENTITY UID', (b) => b.identity.uid, { wide: true, keep: true }),
+      col<RoleBinding>('IDENTITY UID', (b) => b.identity.uid, { kind: 'uid', wide: true, keep: true }),
       col<RoleBinding>('SUBJECT', (b) => b.identity.subject, { shrink: true, wide: true }),
       timeCol<RoleBinding>('CREATED', (b) => b.createTime, { wide: true }),
     ],

@@ -1,6 +1,6 @@
 // Roles: named sets of capabilities. The built-in ones (owner, editor, viewer) lie outside
 // the group tree; custom roles live in a group.
-import { col, defineResource, timeCol, uidCol } from './define.js';
+import { col, defineResource, nameCol, timeCol, uidCol } from './define.js';
 import type { Role } from '../schemas.js';
 
 export const roles = defineResource({
@@ -23,8 +23,8 @@ export const roles = defineResource({
     noun: 'roles',
     id: (r) => r.uid,
     columns: [
+      nameCol<Role>(),
       uidCol<Role>(),
-      col<Role>('NAME', (r) => r.name),
       col<Role>('DESCRIPTION', (r) => r.description, { shrink: true }),
       col<Role>('CAPABILITIES', (r) => r.capabilities?.join(','), { shrink: true, wide: true }),
       timeCol<Role>('CREATED', (r) => r.createTime, { wide: true }),

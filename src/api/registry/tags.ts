@@ -1,5 +1,5 @@
 // Tags: the tags of an image repository (they nest under their repo's uid). From seeds only.
-import { col, defineResource, timeCol } from './define.js';
+import { col, defineResource, nameCol, timeCol, uidCol } from './define.js';
 import type { Tag } from '../schemas.js';
 
 export const tags = defineResource({
@@ -22,11 +22,11 @@ export const tags = defineResource({
     noun: 'tags',
     id: (t) => t.uid ?? '',
     columns: [
-      col<Tag>('NAME', (t) => t.name),
+      nameCol<Tag>(),
       col<Tag>('DIGEST', (t) => t.digest, { kind: 'digest', keep: true }),
       col<Tag>('DEPRECATED', (t) => t.deprecated, { kind: 'bool' }),
       timeCol<Tag>('UPDATED', (t) => t.updateTime),
-      col<Tag>('UID', (t) => t.uid, { wide: true, keep: true }),
+      uidCol<Tag>({ wide: true }),
     ],
   },
   cli: {

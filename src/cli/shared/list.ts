@@ -19,11 +19,19 @@ export interface ScopeFlags {
   name?: string;
 }
 
-export function paginateOptions(flags: PagingFlags & ScopeFlags): PaginateOptions {
+/**
+ * The order a list asks for unless --order-by is given: by name, the order a person reads a
+ * list in (the API's own default is uid order; a script that wants it passes --order-by uid).
+ */
+export const DEFAULT_ORDER = 'name';
+
+/** The paging and scope flags as paginator options; `defaultOrder` null leaves the order to the server. */
+export function paginateOptions(flags: PagingFlags & ScopeFlags, defaultOrder: string | null = DEFAULT_ORDER): PaginateOptions {
   const q: PaginateOptions = {};
   if (flags.limit !== undefined) q.limit = flags.limit;
   if (flags.pageSize !== undefined) q.pageSize = flags.pageSize;
-  if (flags.orderBy !== undefined) q.orderBy = flags.orderBy;
+  const orderBy = flags.orderBy ?? defaultOrder;
+  if (orderBy !== null) q.orderBy = orderBy;
   if (flags.skip !== undefined) q.skip = flags.skip;
   if (flags.pageToken !== undefined) q.pageToken = flags.pageToken;
   const scope: ListQuery = {};

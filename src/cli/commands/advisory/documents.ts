@@ -18,8 +18,8 @@ const view = {
   noun: 'advisory documents',
   id: (r: Row) => r.id,
   columns: [
-    col<Row>('PACKAGE', (r) => r.package),
-    col<Row>('ADVISORY', (r) => r.id),
+    col<Row>('PACKAGE', (r) => r.package, { keep: true }),
+    col<Row>('ADVISORY', (r) => r.id, { keep: true }),
     col<Row>('ALIASES', (r) => r.aliases.join(','), { shrink: true }),
     col<Row>('LATEST EVENT', (r) => { const e = latest(r); return e ? kindOf(e) : ''; }),
     timeCol<Row>('AT', (r) => latest(r)?.timestamp),

@@ -13,7 +13,7 @@ const view = {
   noun: 'vulnerability metadata',
   id: (m: Metadata) => m.id,
   columns: [
-    col<Metadata>('ID', (m) => m.id),
+    col<Metadata>('ID', (m) => m.id, { keep: true }),
     col<Metadata>('SUMMARY', (m) => m.summary, { shrink: true }),
     col<Metadata>('CVSS', cvss, { shrink: true }),
     col<Metadata>('REFERENCES', (m) => m.references.map((r) => r.url).join(' '), { wide: true, shrink: true }),

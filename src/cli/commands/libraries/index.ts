@@ -27,7 +27,9 @@ export const libraryCommands = [
     args: [{ name: '<library>', description: 'library uid or exact name', complete: { live: 'artifacts' } }],
     help: {
       summary: 'list the versions of a library',
-      description: 'List the versions of one library, given by uid or exact name (a name in both ecosystems is ambiguous: give the uid).',
+      description:
+        'List the versions of one library, given by uid or exact name (a name in both ecosystems is ambiguous: give the uid), ' +
+        'oldest first unless --order-by says otherwise.',
       examples: [
         ['the versions of requests', 'pctl libraries versions requests'],
         ['newest first', "pctl libraries versions com.google.guava:guava --order-by 'created_at desc'"],

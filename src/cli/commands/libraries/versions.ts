@@ -2,7 +2,7 @@
 import { artifacts } from '../../../api/resources.js';
 import { ArtifactVersion, type ArtifactVersion as Version } from '../../../api/schemas.js';
 import { encodeUidPath } from '../../../client/index.js';
-import { col, timeCol } from '../../../output/columns.js';
+import { col, timeCol, uidCol } from '../../../output/columns.js';
 import { createPrinter } from '../../../output/print.js';
 import type { PagingFlags } from '../../command.js';
 import type { Context } from '../../context.js';
@@ -13,11 +13,11 @@ const view = {
   noun: 'versions',
   id: (v: Version) => v.uid,
   columns: [
-    col<Version>('VERSION', (v) => v.version),
+    col<Version>('VERSION', (v) => v.version, { keep: true }),
     col<Version>('SIZE', (v) => v.sizeBytes),
     timeCol<Version>('UPDATED', (v) => v.updateTime),
     col<Version>('NAME', (v) => v.name, { wide: true }),
-    col<Version>('UID', (v) => v.uid, { wide: true, keep: true }),
+    uidCol<Version>({ wide: true }),
     col<Version>('DESCRIPTION', (v) => v.description, { wide: true, shrink: true }),
   ],
 };
@@ -25,7 +25,9 @@ const view = {
 export async function run(ctx: Context, [ref]: string[], opts: PagingFlags): Promise<number> {
   const uid = await resolver(ctx).uid(artifacts, ref!);
   const client = await ctx.client();
-  const pages = client.listCollection(`${artifacts.path}/${encodeUidPath(uid)}/versions`, 'artifactVersions', ArtifactVersion, paginateOptions(opts)).pages();
+  // No default order here: the server lists versions oldest first, which reads better than
+  // sorting version strings as text (1.10 before 1.9).
+  const pages = client.listCollection(`${artifacts.path}/${encodeUidPath(uid)}/versions`, 'artifactVersions', ArtifactVersion, paginateOptions(opts, null)).pages();
   await createPrinter(ctx).list(view, pages);
   return 0;
 }
