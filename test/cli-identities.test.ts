@@ -106,7 +106,7 @@ test('role bindings: create with a role name, list, get, delete', async (t) => {
   t.true(yaml.some((b) => b.uid === created.uid));
 
   const tty = await pctl(['role-bindings', 'list', '--group', group, '--no-color'], { tty: true });
-  t.regex(lines(tty.stdout)[0]!, /^ROLE +UID +IDENTITY +GROUP$/);
+  t.regex(lines(tty.stdout)[0]!, /^NAME +UID +IDENTITY +GROUP$/);
   t.regex(lines(tty.stdout)[1]!, new RegExp(`^viewer +${created.uid.split('/').pop()} +reader +rb-team$`));
 
   const dup = await pctl(['role-bindings', 'create', '--parent', group, '--identity', identity, '--role', 'viewer']);

@@ -277,11 +277,11 @@ test('advisories list: repeated --artifact and --advisory-id, sent as repeated q
 
 test('advisories list: columns; advisories get', async (t) => {
   const table = await pctl(['advisories', 'list', '--artifact', 'envoy'], { tty: true });
-  t.regex(lines(plainText(table.stdout))[0]!, /^ARTIFACT\s+ADVISORY ID\s+UPDATED$/);
+  t.regex(lines(plainText(table.stdout))[0]!, /^NAME\s+ADVISORY ID\s+UPDATED$/);
   t.regex(lines(plainText(table.stdout))[1]!, /^envoy\s+CGA-2026-0003\s+/);
 
   const wide = await pctl(['advisories', 'list', '--artifact', 'envoy', '-o', 'wide']);
-  t.regex(lines(wide.stdout)[0]!, /^ARTIFACT\s+ADVISORY ID\s+UPDATED\s+UID$/);
+  t.regex(lines(wide.stdout)[0]!, /^NAME\s+ADVISORY ID\s+UPDATED\s+UID$/);
 
   const plain = lines((await pctl(['advisories', 'list', '--artifact', 'envoy'])).stdout)[0]!.split('\t');
   t.is(plain[0], 'envoy');

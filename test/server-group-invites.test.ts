@@ -155,7 +155,7 @@ test('pctl invites create prints the code once and the line to send; redeem bind
   t.is(json.role.name, 'editor');
   t.true(created.stderr.includes(`pctl invites redeem ${json.code}`));
   const table = await owner(['invites', 'list', '--group', 'team'], { tty: true, columns: 200, env: { NO_COLOR: '1' } });
-  t.regex(table.stdout, /^ROLE\s+UID\s+EMAIL\s+EXPIRES\s+SINGLE USE\n/, 'no name: the role first');
+  t.regex(table.stdout, /^NAME\s+UID\s+EMAIL\s+EXPIRES\s+SINGLE USE\n/, 'no name of its own: NAME is the role, as order_by=name sorts');
   t.regex(table.stdout, new RegExp(`\\neditor\\s+${json.uid.split('/').pop()}\\s+in a day\\s+yes\\n`), 'the uid short on a TTY');
   t.false(table.stdout.includes(json.code));
   const debug = await owner(['invites', 'create', '--parent', 'team', '--role', 'viewer', '--debug', '-o', 'id'], { env: { PCTL_DEBUG: 'api' } });

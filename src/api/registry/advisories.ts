@@ -28,7 +28,7 @@ export const advisories = defineResource({
     id: (a) => a.uid,
     columns: [
       // The artifact's name is the advisory's name: what order_by=name sorts by and --artifact matches.
-      col<Advisory>('ARTIFACT', (a) => a.artifactName, { keep: true }),
+      col<Advisory>('NAME', (a) => a.artifactName, { keep: true }),
       col<Advisory>('ADVISORY ID', (a) => a.advisoryId, { keep: true }),
       timeCol<Advisory>('UPDATED', (a) => a.updateTime),
       uidCol<Advisory>({ wide: true }),

@@ -26,8 +26,9 @@ export const groupInvites = defineResource({
     noun: 'invites',
     id: (i) => i.uid,
     columns: [
-      // No name of its own: the role's name is what order_by=name sorts by (see models.ts).
-      col<GroupInvite>('ROLE', (i) => i.role.name, { keep: true }),
+      // No name of its own: the role's name is its name for order_by=name (see models.ts), and
+      // the contract puts NAME first in every table.
+      col<GroupInvite>('NAME', (i) => i.role.name, { keep: true }),
       uidCol<GroupInvite>(),
       col<GroupInvite>('EMAIL', (i) => i.email, { shrink: true }),
       timeCol<GroupInvite>('EXPIRES', (i) => i.expirationTime),

@@ -22,8 +22,9 @@ export const roleBindings = defineResource({
     noun: 'role bindings',
     id: (b) => b.uid,
     columns: [
-      // No name of its own: the role's name is what order_by=name sorts by (see models.ts).
-      col<RoleBinding>('ROLE', (b) => b.role.name, { keep: true }),
+      // No name of its own: the role's name is its name for order_by=name (see models.ts), and
+      // the contract puts NAME first in every table.
+      col<RoleBinding>('NAME', (b) => b.role.name, { keep: true }),
       uidCol<RoleBinding>(),
       col<RoleBinding>('IDENTITY', (b) => b.identity.name),
       col<RoleBinding>('GROUP', (b) => b.group.name),
