@@ -94,3 +94,23 @@ test('a COMMIT that fails (an I/O error at fsync) rejects every write of the bat
   await store.write(() => store.insert(rec('d')));
   t.true(committed('d'));
 });
+
+test('versionOf(kinds) moves with writes of those kinds only, and with any delete or failed batch', async (t) => {
+  const { store } = tempStore(t);
+  const identities = () => store.versionOf(['identity']);
+  const before = identities();
+  await store.write(() => store.insert(rec('g1')));
+  t.is(identities(), before, 'a group written: identity caches stay valid');
+  await store.write(() => store.insert({ ...rec('i1'), kind: 'identity' }));
+  const afterIdentity = identities();
+  t.not(afterIdentity, before);
+  await store.write(() => store.update({ ...rec('i1'), kind: 'identity', name: 'renamed' }));
+  t.not(identities(), afterIdentity, 'an update of that kind');
+  const beforeRemove = identities();
+  await store.write(() => store.remove('g1'));
+  t.not(identities(), beforeRemove, 'a delete: its kind is not known here, so every version moves');
+  const beforeFailure = identities();
+  store.close();
+  await t.throwsAsync(store.write(() => store.insert(rec('g2'))));
+  t.not(identities(), beforeFailure, 'a batch that did not commit: whatever it wrote is gone');
+});

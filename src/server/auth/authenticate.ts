@@ -59,14 +59,15 @@ function ownerSubject(store: Store): string {
 
 export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock: () => number) {
   const lastSeenWritten = new Map<string, number>();
-  // Every request looks its caller up; the answer only changes when something is written.
-  const lookups = new Map<string, { version: number; matches: Record_[] }>();
+  // Every request looks its caller up; the answer only changes when an identity is written.
+  const lookups = new Map<string, { version: string; matches: Record_[] }>();
   const identitiesMatching = (key: string): Record_[] => {
+    const version = store.versionOf(['identity']);
     const hit = lookups.get(key);
-    if (hit && hit.version === store.writeVersion) return hit.matches;
+    if (hit && hit.version === version) return hit.matches;
     const matches = store.findByAltKey('identity', key);
     if (lookups.size > 10_000) lookups.clear();
-    lookups.set(key, { version: store.writeVersion, matches });
+    lookups.set(key, { version, matches });
     return matches;
   };
   return async (authorization: string | undefined): Promise<Principal> => {

@@ -6,6 +6,9 @@ import type { Principal } from '../http.js';
 import type { ListScope } from '../store/list.js';
 import type { Store } from '../store/store.js';
 
+/** What grants are made of: deleting a group removes its bindings, a write of their kind too. */
+const GRANT_KINDS = ['roleBinding', 'role'] as const;
+
 /** Capabilities by the group they were granted on. */
 type Grants = Map<string, Set<string>>;
 
@@ -22,14 +25,15 @@ export function within(uid: string, groupUid: string): boolean {
 }
 
 export class Authorizer {
-  private cache = new Map<string, { version: number; grants: Grants }>();
+  private cache = new Map<string, { version: string; grants: Grants }>();
 
   constructor(private readonly store: Store) {}
 
-  /** The caller's grants, recomputed after any write (bindings and roles change rarely, reads often). */
+  /** The caller's grants, recomputed after a write of a binding or a role (they change rarely, reads often). */
   grants(identityUid: string): Grants {
+    const version = this.store.versionOf(GRANT_KINDS);
     const hit = this.cache.get(identityUid);
-    if (hit && hit.version === this.store.writeVersion) return hit.grants;
+    if (hit && hit.version === version) return hit.grants;
     const grants: Grants = new Map();
     for (const binding of this.store.findByAltKeyFirstPart('roleBinding', identityUid)) {
       const role = this.store.get(binding.data.roleUid as string, 'role');
@@ -38,7 +42,7 @@ export class Authorizer {
       grants.set(binding.parent!, caps);
     }
     if (this.cache.size > 1000) this.cache.clear();
-    this.cache.set(identityUid, { version: this.store.writeVersion, grants });
+    this.cache.set(identityUid, { version, grants });
     return grants;
   }
 

@@ -45,6 +45,9 @@ export class Store {
   readonly db: DB;
   /** Bumped on every committed write; caches derived from the data (counts) compare against it. */
   writeVersion = 0;
+  /** Writes by kind, and an epoch for writes whose kinds are not known (a delete, a batch rolled back). */
+  private readonly kindWrites = new Map<string, number>();
+  private epoch = 0;
   private readonly prepared = new Map<string, Statement>();
   private readonly stmts: {
     get: Statement<[string]>;
@@ -141,6 +144,7 @@ export class Store {
         // the connection is gone; so is the transaction
       }
       this.writeVersion++;
+      this.epoch++; // what the batch wrote is gone, whatever its kinds
       for (const item of batch) item.reject(err);
       return;
     }
@@ -228,18 +232,35 @@ export class Store {
 
   insert(rec: Record_): void {
     this.stmts.insert.run(rec.uid, rec.kind, rec.parent, rec.name, rec.altKey, rec.createTime, rec.updateTime, JSON.stringify(rec.data));
-    this.writeVersion++;
+    this.wrote(rec.kind);
   }
 
   update(rec: Record_): void {
     this.stmts.update.run(rec.name, rec.altKey, rec.updateTime, JSON.stringify(rec.data), rec.uid);
-    this.writeVersion++;
+    this.wrote(rec.kind);
   }
 
   remove(uid: string): boolean {
     const changed = this.stmts.remove.run(uid).changes > 0;
-    if (changed) this.writeVersion++;
+    if (changed) this.wrote();
     return changed;
+  }
+
+  private wrote(kind?: Kind): void {
+    this.writeVersion++;
+    if (kind) this.kindWrites.set(kind, (this.kindWrites.get(kind) ?? 0) + 1);
+    else this.epoch++;
+  }
+
+  /**
+   * Changes whenever a record of one of these kinds may have changed: for caches that depend
+   * on a few kinds (who a token's identity is, what its bindings grant), so that creating a
+   * group does not throw them away.
+   */
+  versionOf(kinds: readonly Kind[]): string {
+    let v = `${this.epoch}`;
+    for (const k of kinds) v += `/${this.kindWrites.get(k) ?? 0}`;
+    return v;
   }
 
   /** Counts of a resource's direct children by kind ({group: 2, identity: 1}). */
