@@ -321,7 +321,8 @@ async function grpcVsRest() {
       const status = await grpcStatus(serve.url, rpcPath, body, token);
       if (status !== '0') throw new Error(`${rpcPath}: grpc-status ${status}`);
       const restArgs = (secs) => ['--h1', '-c', '10', '-D', String(secs), '-H', auth, `${serve.url}${restPath}`];
-      const grpcArgs = (secs) => ['-c', '10', '-m', '1', '-D', String(secs), '-d', file, '-H', auth, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${serve.url}${rpcPath}`];
+      const grpcArgs = (secs, base = serve.url, headers = ['-H', auth]) =>
+        ['-c', '10', '-m', '1', '-D', String(secs), '-d', file, ...headers, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${base}${rpcPath}`];
       h2load(restArgs(1)); // warm-up (JIT) before anything is counted
       h2load(grpcArgs(1));
       const rest = h2load(restArgs(duration));
@@ -331,9 +332,9 @@ async function grpcVsRest() {
       if (rpcPath.endsWith('/GetGroup')) {
         const floor = await startChild([fileURLToPath(new URL('./connect-floor-server.js', import.meta.url))]);
         try {
-          const floorArgs = (secs) => ['-c', '10', '-m', '1', '-D', String(secs), '-d', file, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${floor.url}${rpcPath}`];
-          h2load(floorArgs(1));
-          report('gRPC GetGroup, a Connect handler that does nothing (h2c)', h2load(floorArgs(duration)), 'req/s', { command: 'node bench/connect-floor-server.js; the same h2load' });
+          // The same load, without a token (the floor server checks none).
+          h2load(grpcArgs(1, floor.url, []));
+          report('gRPC GetGroup, a Connect handler that does nothing (h2c)', h2load(grpcArgs(duration, floor.url, [])), 'req/s', { command: 'node bench/connect-floor-server.js; the same h2load' });
         } finally {
           await floor.stop();
         }

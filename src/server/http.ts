@@ -1,6 +1,6 @@
-// The node:http front of serve: routing by resource path, bounded JSON bodies, bearer
-// authentication, rate limits per caller, and the one place where errors become AIP-193
-// responses.
+// The one path of every API call, REST or RPC (createDispatcher): routing by resource path,
+// bearer authentication, rate limits per caller, and the one place where errors become
+// AIP-193 responses; and the REST front over node:http (bounded JSON bodies, parser errors).
 import http from 'node:http';
 import { ApiError, Code, invalidField } from '../api/errors.js';
 import { parseParams } from './params.js';
@@ -125,14 +125,12 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
     const q = rawUrl.indexOf('?');
     let text: Promise<string> | undefined;
     const body = () => (text ??= readText(req));
-    let query: URLSearchParams;
     let out: Promise<Response>;
     try {
-      query = parseParams(q === -1 ? '' : rawUrl.slice(q + 1));
       out = dispatch({
         method: req.method ?? 'GET',
         path: q === -1 ? rawUrl : rawUrl.slice(0, q),
-        query,
+        query: parseParams(q === -1 ? '' : rawUrl.slice(q + 1)),
         headers: req.headers,
         address: addressKey(req.socket),
         json: () => body().then(parseJson),
