@@ -1,6 +1,6 @@
 // Profiles: `pctl config …`, the file on disk, and how flags > env > profile pick the API.
 import test from 'ava';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeAgent } from '../src/client/http.js';
 import { openConfig, saveProfile } from '../src/config/index.js';
@@ -131,4 +131,15 @@ test('config set NAME --api-url URL is the flag spelling of api-url URL', async 
   const nothing = await pctl(['config', 'set', 'staging']);
   t.is(nothing.code, 2);
   t.regex(nothing.stderr, /nothing to set/);
+});
+
+test('a config file that is not JSON: one line naming it, for a command that reads it and for one that writes it', async (t) => {
+  const { dir, pctl } = fresh();
+  writeFileSync(join(dir, 'config.json'), '{oops');
+  for (const args of [['groups', 'list'], ['config', 'set', 'x', 'api-url', 'http://127.0.0.1:9']]) {
+    const r = await pctl(args);
+    t.is(r.code, 1, args.join(' '));
+    t.is(r.stderr, `error: ${join(dir, 'config.json')} is not valid JSON: fix it, or remove it and save the profiles again\n`);
+  }
+  t.is(readFileSync(join(dir, 'config.json'), 'utf8'), '{oops', 'left as it was');
 });

@@ -48,7 +48,14 @@ test('main.ts eagerly loads only commander and node builtins', (t) => {
   t.true(files.size <= 40, `main.ts pulls in ${files.size} modules eagerly`);
 });
 
-test('the graph walker sees through to packages (so the test above can fail)', (t) => {
-  const { packages } = eagerGraph(resolve(root, 'src/client/index.ts'));
-  t.true(packages.has('zod'), 'client/index.ts → schemas.ts → zod');
+test('the client loads zod only for a response it validates, and no HTTP package at all', (t) => {
+  const { packages } = eagerGraph(resolve(root, 'src/cli/connect.ts'));
+  // env-paths (one small file) finds the config dir when PCTL_CONFIG_DIR is unset.
+  const heavy = [...packages].filter((p) => !p.startsWith('node:') && p !== 'env-paths');
+  t.deepEqual(heavy, [], `connect.ts eagerly imports: ${heavy.join(', ')}`);
+});
+
+test('the graph walker sees through to packages (so the tests above can fail)', (t) => {
+  const { packages } = eagerGraph(resolve(root, 'src/server/context.ts'));
+  t.true(packages.has('zod'), 'server/context.ts → api/schemas.ts → zod');
 });

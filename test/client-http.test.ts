@@ -5,12 +5,12 @@ import test from 'ava';
 import type http from 'node:http';
 import { ApiError } from '../src/api/errors.js';
 import { groups } from '../src/api/resources.js';
-import { ApiClient, closeAgent, type ClientOptions } from '../src/client/index.js';
+import { ApiClient, closeAgent, type ApiClientOptions } from '../src/client/index.js';
 import { NetworkError, ResponseError } from '../src/cli/errors.js';
 import { freePort, manualDeadline, noDeadline, stub } from './helpers/stub.js';
 
 /** A client of `baseUrl` whose attempts end only when the test says (a hang meets ava's timeout). */
-const api = (baseUrl: string, extra: Partial<ClientOptions> = {}) => new ApiClient({ baseUrl, timeoutMs: 5000, deadline: noDeadline, ...extra });
+const api = (baseUrl: string, extra: Partial<ApiClientOptions> = {}) => new ApiClient({ baseUrl, timeoutMs: 5000, deadline: noDeadline, ...extra });
 
 const json = (res: http.ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' });
@@ -116,6 +116,19 @@ test('a response that breaks the schema is an error naming the field', async (t)
   t.regex(one.message, /unexpected response from GET \/iam\/v2\/groups\/g: name: /);
   const list = await t.throwsAsync(client.listPage(groups, { pageSize: 5 }), { instanceOf: ResponseError });
   t.regex(list.message, /groups\[1\]\.createTime: must be an RFC 3339 timestamp/);
+});
+
+test('without schema checks (what -o json prints as it came), a body must still be an object, a list an array of them', async (t) => {
+  let body: unknown = { ...GROUP, name: 42 };
+  const s = await stub(t, (_req, res) => json(res, 200, body));
+  const client = api(s.url, { validate: false });
+  t.is(((await client.get(groups, 'g')) as unknown as { name: unknown }).name, 42, 'the field is passed through unchecked');
+  body = ['not', 'a', 'resource'];
+  const one = await t.throwsAsync(client.get(groups, 'g'), { instanceOf: ResponseError });
+  t.is(one.message, 'unexpected response from GET /iam/v2/groups/g: not a JSON object');
+  body = { groups: { uid: 'x' } };
+  const list = await t.throwsAsync(client.listPage(groups, {}), { instanceOf: ResponseError });
+  t.is(list.message, 'unexpected response from GET /iam/v2/groups: groups: must be an array of objects');
 });
 
 test('unknown extra fields pass through', async (t) => {

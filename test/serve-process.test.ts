@@ -66,7 +66,7 @@ function assertClean(t: import('ava').ExecutionContext, what: string, e: Exit): 
 }
 
 test('serve start/stop, export, token and reset each exit 0 with no native abort', async (t) => {
-  if (!existsSync(join(root, 'dist/cli/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
+  if (!existsSync(join(root, 'dist/bundle/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
   const { data, env } = scratch(t);
 
   // A full serve: start on a free port with the demo data, answer requests, stop on SIGTERM.
@@ -99,7 +99,7 @@ test('serve start/stop, export, token and reset each exit 0 with no native abort
 });
 
 test('serve --rate-limit and --log as a process: the limit applies and is reported, the log masks tokens', async (t) => {
-  if (!existsSync(join(root, 'dist/cli/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
+  if (!existsSync(join(root, 'dist/bundle/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
   const { data, env } = scratch(t);
   // One request an hour: the second is refused whatever the machine's speed.
   const serve = started(['serve', '--port', '0', '--data', data, '--log', '--rate-limit', '1/h'], env);
@@ -121,7 +121,7 @@ test('serve --rate-limit and --log as a process: the limit applies and is report
 });
 
 test('serve saves the "local" profile only for the default data dir; a scratch server leaves it alone, --profile NAME saves another', async (t) => {
-  if (!existsSync(join(root, 'dist/cli/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
+  if (!existsSync(join(root, 'dist/bundle/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
   const { data, env } = scratch(t);
   const xdg = tempDir('pctl-proc-xdg-'); // the default data dir is $XDG_DATA_HOME/pctl
   t.teardown(() => rmSync(xdg, { recursive: true, force: true }));

@@ -2,7 +2,7 @@
 // help (summary, description, examples), what completes each value, and a lazily imported
 // handler. build() turns declarations into commander commands; completion, the man page
 // and --help all read what it attached. Loaded on every invocation: no heavy imports, and a
-// handler's module (with undici, zod, conf …) is imported only when the command runs.
+// handler's module (with the HTTP client, zod, conf …) is imported only when the command runs.
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import type { Example, Help } from '../api/registry/define.js';
 import type { Context } from './context.js';

@@ -7,6 +7,9 @@ import { NotFoundError, UsageError } from './errors.js';
 import { ApiClient } from '../client/index.js';
 import type { PageProgress } from '../client/paginate.js';
 import { checkNotExpired, mapExpired, tokenSourceLabel } from '../client/token.js';
+import { readConfigFile } from '../config/file.js';
+
+const PASS_THROUGH_FORMATS = new Set<string | undefined>(['json', 'yaml', 'ndjson']);
 
 export interface Connection {
   apiUrl: string;
@@ -22,10 +25,10 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
 
   // Only touch the config file when flags and env leave something open.
   if (explicitProfile || !apiUrl || !token) {
-    const store = await ctx.config();
-    profileName = explicitProfile ?? store.currentProfileName();
+    const file = readConfigFile(ctx.env.PCTL_CONFIG_DIR);
+    profileName = explicitProfile ?? (typeof file.currentProfile === 'string' && file.currentProfile ? file.currentProfile : undefined);
     if (profileName) {
-      const profile = store.profile(profileName);
+      const profile = Object.hasOwn(file.profiles ?? {}, profileName) ? file.profiles?.[profileName] : undefined;
       if (profile) {
         apiUrl ??= profile.apiUrl;
         token ??= profile.token;
@@ -83,6 +86,8 @@ export async function connect(ctx: Context): Promise<ApiClient> {
     trace,
     traceBodies: ctx.globals.debugBodies,
     userAgent: 'pctl',
+    // Formats that print the server's JSON as it came need no schema check (nor zod's load).
+    validate: !PASS_THROUGH_FORMATS.has(ctx.globals.output),
     mapError: (err) => mapExpired(err, source, fromEnv, conn.token, ctx.clock.now().getTime()),
   });
 }

@@ -1,5 +1,5 @@
 // The command tree. This module is loaded on every invocation, so it holds only commander
-// and declarations: each action imports its verb module (and through it undici, zod, conf,
+// and declarations: each action imports its verb module (and through it the HTTP client, zod, conf,
 // yaml, chalk) on use. main() returns the exit code and never calls process.exit.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';

@@ -1,8 +1,8 @@
-// The HTTP core: one keep-alive undici Agent per process, bearer auth, a deadline that
+// The HTTP core: keep-alive agents shared by the process (transport.ts), bearer auth, a deadline that
 // bounds connect + request + body of each attempt, retries with backoff (retry.ts), debug
 // tracing with credentials masked (redact.ts), AIP-193 error decoding and zod validation.
 import { STATUS_CODES } from 'node:http';
-import { Agent, request as undiciRequest, type Dispatcher } from './undici.js';
+import { Agents, exchange, type Answer } from './transport.js';
 import type { z } from 'zod';
 import { ApiError, codeForHttpStatus } from '../api/errors.js';
 import { NetworkError, ResponseError } from './errors.js';
@@ -63,23 +63,17 @@ export interface RawResponse {
   error?: ApiError;
 }
 
-let sharedAgent: Agent | undefined;
+let sharedAgents: Agents | undefined;
 
-/** The process-wide keep-alive agent: list pages after the first reuse the connection. */
-export function agent(): Agent {
-  return (sharedAgent ??= new Agent({
-    keepAliveTimeout: 10_000,
-    keepAliveMaxTimeout: 60_000,
-    connections: 16,
-    connect: { timeout: 30_000 },
-  }));
+/** The process-wide keep-alive agents: list pages after the first reuse the connection. */
+export function agents(): Agents {
+  return (sharedAgents ??= new Agents());
 }
 
-/** Drops the shared agent and its idle sockets (end of a command, tests); the next request makes a new one. */
+/** Drops the shared agents and their sockets (end of a command, tests); the next request makes new ones. */
 export async function closeAgent(): Promise<void> {
-  const a = sharedAgent;
-  sharedAgent = undefined;
-  if (a) await a.destroy();
+  sharedAgents?.destroy();
+  sharedAgents = undefined;
 }
 
 export const DEFAULT_RETRIES = 3;
@@ -195,34 +189,20 @@ export class HttpClient {
     const timeoutMs = this.#opts.timeoutMs;
     const started = performance.now();
     const signal = this.#opts.deadline ? this.#opts.deadline(timeoutMs) : AbortSignal.timeout(timeoutMs);
-    let res: Dispatcher.ResponseData;
-    let text: string;
+    let res: Answer;
     try {
-      // The deadline signal alone bounds the attempt. undici's own header and body timers are
-      // off: they start later (once the request is on a socket), so they add nothing to a
-      // timer signal, and they would race a deadline that a test fires on an event.
-      res = await untilAborted(
-        undiciRequest(url, {
-          method: method as Dispatcher.HttpMethod,
-          headers,
-          body: payload,
-          dispatcher: agent(),
-          signal,
-          headersTimeout: 0,
-          bodyTimeout: 0,
-        }),
-        signal,
-      );
-      text = await untilAborted(res.body.text(), signal);
+      // The deadline signal alone bounds the attempt, connect included.
+      res = await exchange(agents(), url, { method, headers, body: payload, signal });
     } catch (err) {
       const failure = toNetworkError(err, url, timeoutMs);
       if (tracing) this.#trace(`< ${failure.message} (${Math.round(performance.now() - started)} ms)`);
       throw failure;
     }
     const ms = Math.round(performance.now() - started);
+    const text = res.text;
     if (tracing) {
-      const reason = STATUS_TEXT[res.statusCode];
-      this.#trace(`< ${res.statusCode}${reason ? ` ${reason}` : ''} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
+      const reason = STATUS_TEXT[res.status];
+      this.#trace(`< ${res.status}${reason ? ` ${reason}` : ''} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
       for (const [k, v] of Object.entries(res.headers)) {
         for (const one of Array.isArray(v) ? v : [v ?? '']) this.#trace(`< ${k}: ${redactHeader(k, one)}`);
       }
@@ -238,7 +218,7 @@ export class HttpClient {
       }
     }
     const retryAfter = res.headers['retry-after'];
-    return { status: res.statusCode, headers: res.headers, json, text, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+    return { status: res.status, headers: res.headers, json, text, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
   }
 
   #traceBody(arrow: string, text: string): void {
@@ -248,29 +228,6 @@ export class HttpClient {
   #trace(line: string): void {
     this.#opts.trace?.(line);
   }
-}
-
-/**
- * `work`, or a rejection with the signal's reason as soon as it aborts. undici acts on an
- * abort only once the request has a socket: a connect that hangs would outlast the deadline
- * (until the agent's 30 s connect timeout). The abandoned request is aborted when it connects.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
 }
 
 interface Outcome {
@@ -300,17 +257,13 @@ function toNetworkError(err: unknown, url: string, timeoutMs: number): Error {
   const timedOut =
     e.name === 'TimeoutError' ||
     e.name === 'AbortError' ||
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT' ||
-    code === 'UND_ERR_ABORTED' ||
     code === 'ETIMEDOUT';
   let message: string;
   if (timedOut) message = `request to ${origin} timed out after ${formatDuration(timeoutMs)}`;
   else if (code === 'ECONNREFUSED') message = `cannot connect to ${origin}: connection refused (is the server running?)`;
   else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') message = `cannot connect to ${origin}: host not found`;
   else if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') message = `cannot connect to ${origin}: host unreachable`;
-  else if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') message = `connection to ${origin} was closed unexpectedly`;
+  else if (code === 'ECONNRESET') message = `connection to ${origin} was closed unexpectedly`;
   else message = `request to ${origin} failed: ${e.message ?? String(err)}`;
   return new NetworkError(message, { cause: err });
 }

@@ -1,9 +1,11 @@
 // The resource-level API client: paths, envelopes and validation come from the shared
 // descriptors and schemas in src/api, so the client and the server cannot disagree.
+// The schemas (and zod, ~30 ms to load) come in on the first validated response.
 import type { z } from 'zod';
 import type { WireType } from '../api/registry/define.js';
 import { listQueryParams, type ListQuery, type ResourceDescriptor } from '../api/resources.js';
-import { listEnvelope, wireSchema } from '../api/schemas.js';
+import type * as Schemas from '../api/schemas.js';
+import { ResponseError } from './errors.js';
 import { HttpClient, encodeUidPath, type ClientOptions, type RequestOptions } from './http.js';
 import { Paginator, type Page, type PageProgress, type PaginateOptions } from './paginate.js';
 
@@ -13,16 +15,41 @@ export { Paginator, CLIENT_DEFAULT_PAGE_SIZE, type Page, type PageProgress, type
 export interface ApiClientOptions extends ClientOptions {
   /** A progress display for a listing of several pages of `noun` (`groups`, `role bindings`); none when undefined. */
   progress?: ((noun: string) => PageProgress | undefined) | undefined;
+  /**
+   * Check resources against their wire schemas (default true). The CLI turns it off when it
+   * prints what the server sent as is (-o json, yaml, ndjson): the bodies are then only
+   * checked to be objects, and lists to hold an array.
+   */
+  validate?: boolean | undefined;
 }
 
 type Item<D extends ResourceDescriptor> = WireType<D['kind']>;
 
+let schemasModule: Promise<typeof Schemas> | undefined;
+const loadSchemas = (): Promise<typeof Schemas> => (schemasModule ??= import('../api/schemas.js'));
+
 const envelopes = new WeakMap<ResourceDescriptor, z.ZodType>();
 
-function envelopeOf(d: ResourceDescriptor): z.ZodType {
+async function envelopeOf(d: ResourceDescriptor): Promise<z.ZodType> {
   let schema = envelopes.get(d);
-  if (!schema) envelopes.set(d, (schema = listEnvelope(d.plural, wireSchema(d) as z.ZodType)));
+  if (!schema) {
+    const { listEnvelope, wireSchema } = await loadSchemas();
+    envelopes.set(d, (schema = listEnvelope(d.plural, wireSchema(d) as z.ZodType)));
+  }
   return schema;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The shape check of an unvalidated answer: a resource is an object, a list envelope holds an array of them. */
+function checkShape(json: unknown, method: string, path: string, listKey?: string): unknown {
+  const fail = (what: string) => new ResponseError(`unexpected response from ${method} ${path}: ${what}`);
+  if (!isObject(json)) throw fail('not a JSON object');
+  if (listKey !== undefined) {
+    const items = json[listKey];
+    if (items !== undefined && !(Array.isArray(items) && items.every(isObject))) throw fail(`${listKey}: must be an array of objects`);
+  }
+  return json;
 }
 
 /** A validated list envelope as a page: its items under `key`, the token, totalCount as a number. */
@@ -39,10 +66,19 @@ function pageOf<T>(envelope: unknown, key: string): Page<T> {
 export class ApiClient {
   readonly http: HttpClient;
   readonly #progress: ApiClientOptions['progress'];
+  readonly #validate: boolean;
 
   constructor(opts: ApiClientOptions) {
     this.http = new HttpClient(opts);
     this.#progress = opts.progress;
+    this.#validate = opts.validate ?? true;
+  }
+
+  /** A request answered by one resource `d`, checked against its wire schema (or its shape). */
+  async #resource(d: ResourceDescriptor, method: string, path: string, opts?: RequestOptions): Promise<unknown> {
+    if (!this.#validate) return checkShape(await this.http.request(method, path, opts), method, path);
+    const { wireSchema } = await loadSchemas();
+    return this.http.requestValid(method, path, wireSchema(d) as z.ZodType, opts);
   }
 
   get baseUrl(): string {
@@ -59,16 +95,16 @@ export class ApiClient {
   }
 
   get<D extends ResourceDescriptor>(d: D, uid: string): Promise<Item<D>> {
-    return this.http.requestValid('GET', this.resourcePath(d, uid), wireSchema(d) as z.ZodType) as Promise<Item<D>>;
+    return this.#resource(d, 'GET', this.resourcePath(d, uid)) as Promise<Item<D>>;
   }
 
   create<D extends ResourceDescriptor>(d: D, body: unknown): Promise<Item<D>> {
-    return this.http.requestValid('POST', d.path, wireSchema(d) as z.ZodType, { body }) as Promise<Item<D>>;
+    return this.#resource(d, 'POST', d.path, { body }) as Promise<Item<D>>;
   }
 
   /** PATCH with `updateMask` naming exactly the fields sent, comma-separated. */
   update<D extends ResourceDescriptor>(d: D, uid: string, fields: Record<string, unknown>, mask: readonly string[]): Promise<Item<D>> {
-    return this.http.requestValid('PATCH', this.resourcePath(d, uid), wireSchema(d) as z.ZodType, {
+    return this.#resource(d, 'PATCH', this.resourcePath(d, uid), {
       query: [['updateMask', mask.join(',')]],
       body: fields,
     }) as Promise<Item<D>>;
@@ -90,7 +126,10 @@ export class ApiClient {
       for (const [key, values] of Object.entries(d.listDefaults)) filters[key] ??= [...values];
       query = { ...query, filters };
     }
-    const env = await this.http.requestValid('GET', d.path, envelopeOf(d), { query: listQueryParams(query) });
+    const opts = { query: listQueryParams(query) };
+    const env = this.#validate
+      ? await this.http.requestValid('GET', d.path, await envelopeOf(d), opts)
+      : checkShape(await this.http.request('GET', d.path, opts), 'GET', d.path, d.plural);
     return pageOf<Item<D>>(env, d.plural);
   }
 
@@ -99,9 +138,11 @@ export class ApiClient {
    * `/advisory/v2/metadata`): its path, list key and item schema, paged like any list.
    */
   listCollection<S extends z.ZodType>(path: string, key: string, item: S, opts: PaginateOptions = {}): Paginator<z.output<S>> {
-    const envelope = listEnvelope(key, item);
-    const fetchPage = async (query: ListQuery) =>
-      pageOf<z.output<S>>(await this.http.requestValid('GET', path, envelope, { query: listQueryParams(query) }), key);
+    let envelope: z.ZodType | undefined;
+    const fetchPage = async (query: ListQuery) => {
+      envelope ??= (await loadSchemas()).listEnvelope(key, item);
+      return pageOf<z.output<S>>(await this.http.requestValid('GET', path, envelope, { query: listQueryParams(query) }), key);
+    };
     return new Paginator(fetchPage, { ...opts, progress: opts.progress ?? this.#progress?.(key) });
   }
 

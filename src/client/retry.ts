@@ -1,13 +1,13 @@
 // When and how long to wait before trying a request again.
 //
-//   what is retried  connection errors (reset, socket hang up, connect timeout, DNS try-again)
+//   what is retried  connection errors (reset, socket hang up, DNS try-again, host unreachable)
 //                    and 429, 502, 503, 504 answers. Not a refused connection: nothing listens
 //                    there, seconds of backoff rarely change that, and the user wants the hint
 //                    ("is the server running?") at once, as gh and kubectl give it.
 //   which requests   idempotent ones: GET, HEAD, OPTIONS, DELETE, and PATCH with an updateMask
 //                    (the same fields set to the same values twice is the same result).
 //                    A POST is never retried once it may have reached the server; it is retried
-//                    only when the connection itself failed (connect timeout, host not found
+//                    only when the connection itself failed (host unreachable, host not found
 //                    yet), i.e. when no byte of it was sent, or when the answer is 429:
 //                    a rate limiter refuses a request before acting on it.
 //   how long         Retry-After (seconds or an HTTP date) when the server sends one, capped at
@@ -46,16 +46,15 @@ function errorCode(err: unknown): string | undefined {
 }
 
 /** Failures before the request could have left: safe to retry whatever the method. */
-const NOTHING_SENT = new Set(['UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+const NOTHING_SENT = new Set(['EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 /** Failures after the request may have reached the server: only idempotent requests are retried. */
-const MAYBE_SENT = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const MAYBE_SENT = new Set(['ECONNRESET', 'EPIPE']);
 
 /** A short name of a retryable connection failure, or undefined when it is not retryable for this request. */
 export function retryableFailure(err: unknown, idempotent: boolean): string | undefined {
   const code = errorCode(err);
   if (!code) return undefined;
   if (NOTHING_SENT.has(code)) {
-    if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timeout';
     if (code === 'EAI_AGAIN') return 'host lookup failed';
     return 'host unreachable';
   }

@@ -6,17 +6,12 @@
 // machinery) never loads for `pctl --version` or `--help`.
 import Conf from 'conf';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import envPaths from 'env-paths';
+import { join } from 'node:path';
+import { configDir, invalidConfigFile, type ConfigFile, type Profile } from './file.js';
 
-export interface Profile {
-  apiUrl: string;
-  token?: string;
-}
+export type { Profile };
 
-interface StoreShape extends Record<string, unknown> {
-  currentProfile?: string;
-  profiles?: Record<string, Profile>;
-}
+type StoreShape = ConfigFile & Record<string, unknown>;
 
 export interface OpenConfigOptions {
   /** Where config.json lives; defaults to PCTL_CONFIG_DIR, then the platform config dir for pctl. */
@@ -32,19 +27,24 @@ export class ConfigStore {
   constructor(opts: OpenConfigOptions = {}) {
     const cwd = opts.configDir ?? process.env.PCTL_CONFIG_DIR;
     // conf creates its directory 0777 minus the umask; it holds tokens, so make it first, 0700.
-    const dir = cwd ?? envPaths('pctl', { suffix: '' }).config;
+    const dir = configDir(cwd);
     if (!existsSync(dir)) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       chmodSync(dir, 0o700); // mkdir's mode is filtered by the umask
     }
-    this.#conf = new Conf<StoreShape>({
-      projectName: 'pctl',
-      projectSuffix: '',
-      ...(cwd ? { cwd } : {}),
-      configFileMode: 0o600,
-      // Profile names may contain dots; keys are managed as whole objects instead.
-      accessPropertiesByDotNotation: false,
-    });
+    try {
+      this.#conf = new Conf<StoreShape>({
+        projectName: 'pctl',
+        projectSuffix: '',
+        ...(cwd ? { cwd } : {}),
+        configFileMode: 0o600,
+        // Profile names may contain dots; keys are managed as whole objects instead.
+        accessPropertiesByDotNotation: false,
+      });
+    } catch (err) {
+      if (err instanceof SyntaxError) throw invalidConfigFile(join(dir, 'config.json'));
+      throw err;
+    }
   }
 
   /** The file the profiles live in (shown by `pctl config list --debug`-style diagnostics). */

@@ -52,7 +52,7 @@ export function createPrinter(ctx: PrintTarget): Printer {
         return count;
       }
       case 'yaml': {
-        const YAML = await import('yaml');
+        const YAML = (await import('yaml')).default;
         for await (const page of pages) {
           count += page.length;
           await write(out, YAML.stringify(page, { lineWidth: 0 }));
@@ -113,7 +113,7 @@ export function createPrinter(ctx: PrintTarget): Printer {
       case 'json':
         return write(out, `${JSON.stringify(select(value), null, 2)}\n`);
       case 'yaml': {
-        const YAML = await import('yaml');
+        const YAML = (await import('yaml')).default;
         return write(out, YAML.stringify(value, { lineWidth: 0 }));
       }
       case 'ndjson':

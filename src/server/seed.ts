@@ -643,7 +643,7 @@ function cmp(a: string, b: string): number {
 
 /** A seed document as YAML: block style, with tags, claim matches, bindings and advisories one per line. */
 export async function seedToYaml(doc: SeedDocument): Promise<string> {
-  const YAML = await import('yaml');
+  const YAML = (await import('yaml')).default;
   const document = new YAML.Document(doc);
   const flowUnder = new Set(['tags', 'advisories', 'roleBindings']);
   YAML.visit(document, {
@@ -660,7 +660,7 @@ export async function seedToYaml(doc: SeedDocument): Promise<string> {
 
 /** Parses seed file text (YAML, and so JSON too); a syntax error becomes a SeedValidationError. */
 export async function parseSeedText(text: string): Promise<SeedDocument> {
-  const YAML = await import('yaml');
+  const YAML = (await import('yaml')).default;
   let raw: unknown;
   try {
     raw = YAML.parse(text, { prettyErrors: true, uniqueKeys: true });

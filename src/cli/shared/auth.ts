@@ -3,7 +3,8 @@
 // traced (the trace shows request lines and statuses only).
 import { ApiError, Code } from '../../api/errors.js';
 import { ApiClient } from '../../client/index.js';
-import { agent } from '../../client/http.js';
+import { agents } from '../../client/http.js';
+import { exchange } from '../../client/transport.js';
 import { checkApiUrl } from '../connect.js';
 import { decodeClaims } from '../../client/token.js';
 import { PROFILE_NAME_RE, type ConfigStore } from '../../config/index.js';
@@ -161,19 +162,17 @@ export async function postForm(
   const body = new URLSearchParams(params).toString();
   t?.(`> POST ${endpoint}`);
   t?.(`> content-type: application/x-www-form-urlencoded (${what.hidden} not shown)`);
-  const { request } = await import('undici');
   let status: number;
   let text: string;
   try {
-    const res = await request(endpoint, {
+    const res = await exchange(agents(), endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': 'pctl' },
       body,
-      dispatcher: agent(),
       signal: deadlineSignal(ctx.clock, ctx.globals.timeoutMs),
     });
-    status = res.statusCode;
-    text = await res.body.text();
+    status = res.status;
+    text = res.text;
   } catch (err) {
     throw new NetworkError(`the ${what.label} request to ${new URL(endpoint).origin} failed: ${(err as Error).message}`, { cause: err });
   }

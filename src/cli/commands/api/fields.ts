@@ -125,7 +125,7 @@ export function parseQuery(raws: readonly string[]): [string, string][] {
 
 const TOKEN_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** `-H 'Name: value'` flags, into a header record (names lower-case: undici's and HTTP's view). */
+/** `-H 'Name: value'` flags, into a header record (names lower-case, as node:http gives them). */
 export function parseHeaders(raws: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const raw of raws) {

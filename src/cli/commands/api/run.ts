@@ -157,7 +157,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 async function render(ctx: Context, document: unknown, text: string): Promise<string> {
   switch (ctx.globals.output) {
     case 'yaml': {
-      const YAML = await import('yaml');
+      const YAML = (await import('yaml')).default;
       return YAML.stringify(document, { lineWidth: 0 });
     }
     case 'ndjson':

@@ -50,7 +50,7 @@ export async function run(ctx: Context): Promise<number> {
     return 0;
   }
   if (format === 'yaml') {
-    const YAML = await import('yaml');
+    const YAML = (await import('yaml')).default;
     ctx.io.stdout.write(YAML.stringify(status, { lineWidth: 0 }));
     return 0;
   }

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// npm run build, second step: bundles the CLI (src/cli/main.ts) into dist/bundle/, split at
+// every dynamic import(), so a command loads a few files instead of ~180 modules, and serve,
+// SQLite, YAML and tables stay in chunks a client command never opens (startup is measured:
+// npm run bench). tsc's dist/ stays for the scripts and benches that import modules by path.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = join(root, 'dist', 'bundle');
+rmSync(outdir, { recursive: true, force: true });
+// commander requires child_process at load for executable subcommands, which pctl has none
+// of: load it on first use instead (~2 ms of every command). Fails the build if commander changes.
+const lazyChildProcess = {
+  name: 'commander-lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!source.includes(eager)) throw new Error(`${args.path} no longer has: ${eager}`);
+      return { contents: source.replace(eager, "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"), loader: 'js' };
+    });
+  },
+};
+
+await build({
+  entryPoints: { main: join(root, 'src', 'cli', 'main.ts') },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // Packages that find files beside their own code at run time (a native addon, jq's wasm,
+  // open's xdg-open script) or that table.ts patches in place (cli-table3) load from node_modules.
+  external: ['better-sqlite3', 'better-sqlite3-v12', 'jq-web', 'open', 'cli-table3'],
+  // Bundled CommonJS (commander, yaml …) calls require() for node builtins.
+  banner: { js: "import { createRequire as __pctlCreateRequire } from 'node:module'; const require = __pctlCreateRequire(import.meta.url);" },
+  plugins: [lazyChildProcess],
+  legalComments: 'none',
+  logLevel: 'warning',
+});
