@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Tiny shim (startup time is measured): answer --version from package.json without
 // loading commander or anything else; every other invocation loads the built CLI.
-import { readFileSync } from 'node:fs';
-
+// Builtins come from process.getBuiltinModule: an ES import of one costs more (see scripts/bundle.mjs).
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  const { readFileSync } = process.getBuiltinModule('node:fs');
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else {
@@ -17,13 +17,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   });
   // Node 22+: V8 caches the compiled code of the bundle on disk (in the OS temp dir), so
   // the next command skips most parsing. Node 20 has no such cache.
-  (await import('node:module')).enableCompileCache?.();
-  // A client command parses a few HTTP responses: V8's baseline wasm code serves undici's
-  // parser well, and optimizing it in the background would hold the exit ~50 ms.
-  if (args[0] !== 'serve') (await import('node:v8')).setFlagsFromString('--liftoff-only');
+  process.getBuiltinModule('node:module').enableCompileCache?.();
   const { main } = await import('../dist/bundle/main.js');
   const code = await main(args);
-  // Exit as soon as the output is flushed: idle keep-alive sockets and V8's background
-  // compilation of undici's parser would otherwise hold a finished command ~100 ms.
+  // Exit as soon as the output is flushed: nothing left behind (a socket, a timer) holds a
+  // finished command.
   process.stdout.write('', () => process.exit(code));
 }
