@@ -34,8 +34,9 @@ const builtinsAsCommonJs = {
   name: 'builtins-as-commonjs',
   setup(b) {
     const names = builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|');
+    // Static imports only: a dynamic import() keeps Node's own (named exports and all).
     b.onResolve({ filter: new RegExp(`^(node:)?(${names})$`) }, (args) =>
-      args.kind === 'require-call' ? { path: args.path, external: true } : { path: args.path, namespace: 'node-builtin' });
+      args.kind === 'import-statement' ? { path: args.path, namespace: 'node-builtin' } : { path: args.path, external: true });
     b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
       contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path.startsWith('node:') ? args.path : `node:${args.path}`)});`,
       loader: 'js',
