@@ -155,3 +155,37 @@ test('serve saves the "local" profile only for the default data dir; a scratch s
   t.is(usual.saved.local!.apiUrl, usual.url, 'the default data dir updates "local"');
   t.true(existsSync(join(xdg, 'pctl', 'owner.token')));
 });
+
+test('the built CLI (the bundle bin/pctl.js loads): each output format, jq, api, config, completion and a write run from it', async (t) => {
+  if (!existsSync(join(root, 'dist/bundle/main.js'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
+  const { data, env } = scratch(t);
+  const serve = started(['serve', '--port', '0', '--data', data, '--demo'], env);
+  t.teardown(() => void serve.child.kill('SIGKILL'));
+  const url = (await serve.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  const api = { ...env, PCTL_API_URL: url, PCTL_TOKEN: readFileSync(join(data, 'owner.token'), 'utf8').trim() };
+  const org = (await request(url, 'GET', '/iam/v2/groups?page_size=1', undefined, { authorization: `Bearer ${api.PCTL_TOKEN}` })).json
+    .groups as { uid: string; name: string }[];
+  const expectations: [string[], RegExp][] = [
+    [['groups', 'list'], new RegExp(`^${org[0]!.name}\\t`, 'm')],
+    [['groups', 'list', '-o', 'wide'], /^NAME +UID +DESCRIPTION +VERIFIED/],
+    [['groups', 'list', '-o', 'yaml'], /^- uid: /m],
+    [['groups', 'list', '-o', 'csv'], /^NAME,UID,DESCRIPTION/],
+    [['groups', 'list', '-o', 'tree'], new RegExp(`^${org[0]!.name}`, 'm')],
+    [['identities', 'list', '-o', 'ndjson'], /^\{"uid":/m],
+    [['groups', 'list', '--jq', '.[0].uid'], new RegExp(`^${org[0]!.uid}$`, 'm')],
+    [['groups', 'get', org[0]!.uid, '-o', 'json'], /"uid":/],
+    [['groups', 'create', 'from-the-bundle', '--parent', org[0]!.uid, '-o', 'json'], /"name": "from-the-bundle"/],
+    [['roles', 'list', '--json', 'name'], /"name": "owner"/],
+    [['api', '/iam/v2/groups?page_size=1'], /"groups"/],
+    [['config', 'list', '-o', 'json'], /^\[/],
+    [['completion', 'bash'], /complete /],
+    [['groups', '--help'], /Usage: pctl groups/],
+  ];
+  for (const [args, expected] of expectations) {
+    const e = await run(args, api);
+    assertClean(t, args.join(' '), e);
+    t.regex(e.stdout, expected, args.join(' '));
+  }
+  serve.child.kill('SIGTERM');
+  assertClean(t, 'serve (SIGTERM)', await serve.exited);
+});
