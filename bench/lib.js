@@ -60,17 +60,31 @@ export async function reqPerSec(url, { headers = {}, duration = 5, connections =
   return result.requests.average;
 }
 
-/** Wall time of a command, in ms, median of n runs (after one warm-up). */
-export function wallMs(cmd, args, n = 15, env = {}) {
-  spawnSync(cmd, args, { env: { ...process.env, ...env } });
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    const r = spawnSync(cmd, args, { env: { ...process.env, ...env } });
-    times.push(performance.now() - t0);
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
-  }
-  return median(times);
+/** One run of a command: its wall time in ms (throws if it fails). */
+function timeOnce(cmd, args, env) {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, { env: { ...process.env, ...env } });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  return ms;
+}
+
+/**
+ * Median wall times of several commands run in turn (A B C A B C …), n rounds after one
+ * warm-up round: each is measured on the same machine state as the others.
+ */
+export function interleavedWallMs(commands, n = 15) {
+  for (const c of commands) timeOnce(c.cmd, c.args, c.env ?? {});
+  const times = commands.map(() => []);
+  for (let i = 0; i < n; i++) commands.forEach((c, k) => times[k].push(timeOnce(c.cmd, c.args, c.env ?? {})));
+  return times.map(median);
+}
+
+/** Requests per second of `send()` called one after another (one client) for `n` calls. */
+export async function sequentialRate(send, n) {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await send(i);
+  return n / ((performance.now() - t0) / 1000);
 }
 
 export function fmt(n, digits = 0) {

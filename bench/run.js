@@ -1,13 +1,15 @@
 // npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped]
-// One report of ratios measured in the same run, each with the command behind it.
+// One report of ratios measured in the same run, each with the command behind it, and at
+// the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
 // child processes. Needs a build (npm ci / npm run build has made dist/).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { populate } from './populate.js';
-import { fmt, median, pctl, reqPerSec, startChild, startServe, tempDir, wallMs } from './lib.js';
+import { fmt, interleavedWallMs, median, pctl, reqPerSec, sequentialRate, startChild, startServe, tempDir } from './lib.js';
 import { fileURLToPath } from 'node:url';
 
 const asJson = process.argv.includes('--json');
@@ -17,23 +19,52 @@ const scopedOnly = process.argv.includes('--scoped');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
+// The scale of the sorted-page target: 100k groups (20k in a quick run).
+const PAGE_TARGET_SCALE = quick ? 20_000 : 100_000;
 const results = [];
+const targets = [];
 const cleanup = [];
+const bareServer = fileURLToPath(new URL('./bare-server.js', import.meta.url));
+
+/**
+ * A target of issue 16: `a / b` against a bound (`min`: at least, `max`: at most), with
+ * both figures and the commands behind them.
+ */
+function target(name, a, b, bound) {
+  const ratio = a.value / b.value;
+  const met = bound.min !== undefined ? ratio >= bound.min : ratio <= bound.max;
+  const t = { name, ratio, target: bound.min !== undefined ? `>= ${bound.min}` : `<= ${bound.max}`, met, a, b };
+  targets.push(t);
+  report(`${name}: ratio`, ratio, 'x', { target: t.target, met });
+}
+
+/** Median of interleaved autocannon runs against each URL (A B A B …), after a warm-up of each. */
+async function interleavedRps(runs) {
+  for (const r of runs) await reqPerSec(r.url, { headers: r.headers, duration: 1 });
+  const rps = runs.map(() => []);
+  for (let i = 0; i < (quick ? 1 : 3); i++) {
+    for (const [k, r] of runs.entries()) rps[k].push(await reqPerSec(r.url, { headers: r.headers, duration }));
+  }
+  return rps.map(median);
+}
 
 function report(name, value, unit, extra = {}) {
   results.push({ name, value, unit, ...extra });
   if (!asJson) {
     const ratio = extra.ratio === undefined ? '' : `  ratio ${fmt(extra.ratio, 2)}${extra.target ? ` (target ${extra.target})` : ''}`;
-    console.log(`${name.padEnd(58)} ${fmt(value, unit === 'ms' ? 1 : 0).padStart(10)} ${unit}${ratio}`);
+    const verdict = extra.met === undefined ? '' : extra.met ? `  target ${extra.target}: met` : `  target ${extra.target}: MISSED`;
+    const digits = unit === 'ms' ? 1 : unit === 'x' ? 2 : 0;
+    console.log(`${name.padEnd(58)} ${fmt(value, digits).padStart(10)} ${unit}${ratio}${verdict}`);
     if (extra.command) console.log(`    $ ${extra.command}`);
   }
 }
 
+/** GET by uid against a bare node:http server sending a small JSON body, interleaved. */
 async function getByUid() {
   const dataDir = tempDir();
   cleanup.push(dataDir);
   const serve = await startServe(dataDir);
-  const bare = await startChild([fileURLToPath(new URL('./bare-server.js', import.meta.url))]);
+  const bare = await startChild([bareServer]);
   try {
     const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const headers = { authorization: `Bearer ${token}` };
@@ -42,21 +73,12 @@ async function getByUid() {
       body: JSON.stringify({ parent: await orgUid(serve.url, headers), group: { name: 'platform' } }),
     }).then((r) => r.body.json());
     const url = `${serve.url}/iam/v2/groups/${created.uid}`;
-    // Warm both up (JIT, connection pools) before anything is counted.
-    await reqPerSec(bare.url, { duration: 1 });
-    await reqPerSec(url, { headers, duration: 1 });
-    const bareRps = [];
-    const serveRps = [];
-    for (let i = 0; i < (quick ? 1 : 3); i++) {
-      bareRps.push(await reqPerSec(bare.url, { duration }));
-      serveRps.push(await reqPerSec(url, { headers, duration }));
-    }
-    const b = median(bareRps);
-    const s = median(serveRps);
-    report('bare node:http, small JSON', b, 'req/s', { command: `autocannon -c 10 -d ${duration} ${bare.url}` });
-    report('serve GET /iam/v2/groups/{uid}', s, 'req/s', {
-      ratio: s / b, target: '>= 0.4', command: `autocannon -c 10 -d ${duration} -H 'authorization: Bearer …' ${url}`,
-    });
+    const [b, s] = await interleavedRps([{ url: bare.url }, { url, headers }]);
+    const bareFig = { what: 'bare node:http, small JSON', value: b, unit: 'req/s', command: `autocannon -c 10 -d ${duration} ${bare.url}` };
+    const serveFig = { what: 'serve GET /iam/v2/groups/{uid}', value: s, unit: 'req/s', command: `autocannon -c 10 -d ${duration} -H 'authorization: Bearer …' ${url}` };
+    report(bareFig.what, b, 'req/s', { command: bareFig.command });
+    report(serveFig.what, s, 'req/s', { command: serveFig.command });
+    target('GET by uid vs bare node:http', serveFig, bareFig, { min: 0.6 });
   } finally {
     await serve.stop();
     await bare.stop();
@@ -113,7 +135,8 @@ async function atScale(n) {
     });
     const org = (await request(`${serve.url}/iam/v2/groups?page_size=1&order_by=uid`, { headers }).then((r) => r.body.json())).groups[0].uid;
     const orgScoped = `${serve.url}/iam/v2/groups?order_by=name&page_size=50&uidp.descendants_of=${org}`;
-    report(`[${fmt(n)} groups] descendants_of the organization, by name`, await reqPerSec(orgScoped, { headers, duration }), 'req/s', { command: `autocannon '${orgScoped}'` });
+    if (n === PAGE_TARGET_SCALE) await sortedPageVsBare(n, orgScoped, headers);
+    else report(`[${fmt(n)} groups] descendants_of the organization, by name`, await reqPerSec(orgScoped, { headers, duration }), 'req/s', { command: `autocannon '${orgScoped}'` });
     // A depth-3 scope: one subgroup of one team.
     const subs = await request(`${serve.url}/iam/v2/groups?page_size=1&uidp.children_of=${encodeURIComponent(someUid)}`, { headers }).then((r) => r.body.json());
     const scoped = `${serve.url}/iam/v2/groups?order_by=name&uidp.descendants_of=${encodeURIComponent(subs.groups[0].uid)}`;
@@ -122,6 +145,25 @@ async function atScale(n) {
     if (n >= 10_000 && n <= 100_000) await scopedLists(serve.url, dataDir, headers, n, someUid);
   } finally {
     await serve.stop();
+  }
+}
+
+/** The first sorted page of 50 under the organization, against a bare server sending the same bytes. */
+async function sortedPageVsBare(n, url, headers) {
+  const body = Buffer.from(await request(url, { headers }).then((r) => r.body.arrayBuffer()));
+  const dir = tempDir('pctl-bench-page-');
+  cleanup.push(dir);
+  writeFileSync(join(dir, 'page.json'), body);
+  const bare = await startChild([bareServer, join(dir, 'page.json')]);
+  try {
+    const [b, s] = await interleavedRps([{ url: bare.url }, { url, headers }]);
+    const bareFig = { what: `bare node:http, the same page (${fmt(body.length)} bytes)`, value: b, unit: 'req/s', command: `node bench/bare-server.js PAGE; autocannon -c 10 -d ${duration}` };
+    const serveFig = { what: `[${fmt(n)} groups] descendants_of the organization, by name, page of 50`, value: s, unit: 'req/s', command: `autocannon -c 10 -d ${duration} '${url}'` };
+    report(bareFig.what, b, 'req/s', { command: bareFig.command });
+    report(serveFig.what, s, 'req/s', { command: serveFig.command });
+    target(`sorted page of 50 at ${fmt(n)} groups vs bare node:http`, serveFig, bareFig, { min: 0.25 });
+  } finally {
+    await bare.stop();
   }
 }
 
@@ -188,43 +230,66 @@ async function ndjsonStream(url, token, n) {
   report(`[${fmt(n)} groups]   peak RSS of that listing`, rss, 'MiB', { target: '<= 120, flat from 10k to 100k' });
 }
 
-async function creates() {
+/**
+ * Durable creates against GETs by uid, each from one client sending one request after the
+ * other on a keep-alive connection (interleaved rounds, medians); then 10 clients creating.
+ */
+async function writes() {
   const dataDir = tempDir();
   cleanup.push(dataDir);
   const serve = await startServe(dataDir);
+  const one = new Agent({ connections: 1, pipelining: 1 });
+  const ten = new Agent({ connections: 10, pipelining: 1 });
   try {
     const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const parent = await orgUid(serve.url, headers);
-    const agent = new Agent({ connections: 10, pipelining: 1 });
-    const one = async (i) => {
+    let made = 0;
+    const create = (dispatcher) => async () => {
       const r = await request(`${serve.url}/iam/v2/groups`, {
-        method: 'POST', headers, dispatcher: agent, body: JSON.stringify({ parent, group: { name: `g-${i}` } }),
+        method: 'POST', headers, dispatcher, body: JSON.stringify({ parent, group: { name: `g-${made++}` } }),
       });
       await r.body.text();
       if (r.statusCode !== 200) throw new Error(`create: ${r.statusCode}`);
     };
+    const get = async () => {
+      const r = await request(`${serve.url}/iam/v2/groups/${parent}`, { headers, dispatcher: one });
+      await r.body.text();
+      if (r.statusCode !== 200) throw new Error(`get: ${r.statusCode}`);
+    };
     const n = quick ? 500 : 2000;
-    let t0 = performance.now();
-    for (let i = 0; i < n; i++) await one(i);
-    const seq = n / ((performance.now() - t0) / 1000);
-    report('durable creates, 1 client, keep-alive, sequential', seq, 'creates/s', { target: '>= 1,700', command: `POST /iam/v2/groups x ${n}` });
-    t0 = performance.now();
-    let next = 0;
-    await Promise.all(Array.from({ length: 10 }, async () => { while (next < n) await one(n + next++); }));
+    await sequentialRate(get, 200); // warm-up (JIT, the connection)
+    await sequentialRate(create(one), 200);
+    const gets = [];
+    const creates = [];
+    for (let i = 0; i < 3; i++) {
+      gets.push(await sequentialRate(get, n));
+      creates.push(await sequentialRate(create(one), n));
+    }
+    const g = median(gets);
+    const c = median(creates);
+    const getFig = { what: 'sequential GETs by uid, 1 client, keep-alive', value: g, unit: 'req/s', command: `GET /iam/v2/groups/{uid} x ${n}, one after another` };
+    const createFig = { what: 'sequential durable creates, 1 client, keep-alive', value: c, unit: 'creates/s', command: `POST /iam/v2/groups x ${n}, one after another` };
+    report(getFig.what, g, 'req/s', { command: getFig.command });
+    report(createFig.what, c, 'creates/s', { command: createFig.command });
+    target('durable creates vs GETs, 1 client each', createFig, getFig, { min: 0.5 });
+    const t0 = performance.now();
+    const send = create(ten);
+    let sent = 0;
+    await Promise.all(Array.from({ length: 10 }, async () => { while (sent++ < n) await send(); }));
     const par = n / ((performance.now() - t0) / 1000);
-    report('durable creates, 10 concurrent clients', par, 'creates/s', { command: `POST /iam/v2/groups x ${n}, 10 at a time` });
-    await agent.close();
+    const parFig = { what: 'durable creates, 10 concurrent clients', value: par, unit: 'creates/s', command: `POST /iam/v2/groups x ${n}, 10 at a time` };
+    report(parFig.what, par, 'creates/s', { command: parFig.command });
+    target('durable creates, 10 clients vs 1', parFig, createFig, { min: 1 });
   } finally {
+    await one.close();
+    await ten.close();
     await serve.stop();
   }
 }
 
+/** `node -e 0`, `pctl --version` and a real command, run in turn 15 times (medians). */
 async function cliStart() {
-  const node = wallMs(process.execPath, ['-e', '0']);
-  report('node -e 0', node, 'ms', { command: 'node -e 0 (median of 15)' });
-  const version = wallMs(process.execPath, [pctl, '--version']);
-  report('pctl --version', version, 'ms', { ratio: version / node, target: '<= 1.3', command: 'pctl --version (median of 15)' });
   const dataDir = tempDir();
   cleanup.push(dataDir);
   const serve = await startServe(dataDir);
@@ -232,12 +297,17 @@ async function cliStart() {
     const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const uid = await orgUid(serve.url, { authorization: `Bearer ${token}` });
     const env = { PCTL_API_URL: serve.url, PCTL_TOKEN: token, PCTL_CONFIG_DIR: tempDir('pctl-bench-config-') };
-    try {
-      const get = wallMs(process.execPath, [pctl, 'groups', 'get', uid, '-o', 'json'], 15, env);
-      report('pctl groups get UID -o json', get, 'ms', { ratio: get / node, command: 'pctl groups get UID -o json (median of 15)' });
-    } catch (err) {
-      report('pctl groups get UID -o json (failed)', 0, 'ms', { error: String(err.message).slice(0, 200) });
-    }
+    const [node, version, get] = interleavedWallMs([
+      { cmd: process.execPath, args: ['-e', '0'] },
+      { cmd: process.execPath, args: [pctl, '--version'] },
+      { cmd: process.execPath, args: [pctl, 'groups', 'get', uid, '-o', 'json'], env },
+    ]);
+    const nodeFig = { what: 'node -e 0', value: node, unit: 'ms', command: 'node -e 0 (median of 15, interleaved)' };
+    const getFig = { what: 'pctl groups get UID -o json', value: get, unit: 'ms', command: 'pctl groups get UID -o json (median of 15, interleaved)' };
+    report(nodeFig.what, node, 'ms', { command: nodeFig.command });
+    report('pctl --version', version, 'ms', { ratio: version / node, command: 'pctl --version (median of 15, interleaved)' });
+    report(getFig.what, get, 'ms', { command: getFig.command });
+    target('a command vs node -e 0', getFig, nodeFig, { max: 2 });
   } finally {
     await serve.stop();
   }
@@ -345,18 +415,26 @@ async function grpcVsRest() {
   }
 }
 
+const machine = { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown cpu' };
+
 try {
-  if (!asJson) console.log(`pctl bench (${quick ? 'quick' : 'full'}), node ${process.version}, load generator: autocannon (npm), 10 connections\n`);
+  if (!asJson) console.log(`pctl bench (${quick ? 'quick' : 'full'}), node ${process.version}, ${machine.cores} cores (${machine.cpu}), load generator: autocannon (npm), 10 connections\n`);
   if (scopedOnly) {
     for (const n of [10_000, 100_000]) await scopedAtScale(n);
   } else {
     await cliStart();
     await getByUid();
+    await writes();
     await grpcVsRest();
-    await creates();
     for (const n of SCALES) await atScale(n);
   }
-  if (asJson) console.log(JSON.stringify({ node: process.version, quick, results }, null, 2));
+  if (asJson) console.log(JSON.stringify({ node: process.version, ...machine, quick, targets, results }, null, 2));
+  else if (targets.length) {
+    console.log(`\nTargets (node ${process.version}, ${machine.cores} cores):`);
+    for (const t of targets) {
+      console.log(`  ${t.met ? 'met   ' : 'MISSED'} ${t.name}: ${fmt(t.ratio, 2)} (target ${t.target}) = ${fmt(t.a.value, t.a.unit === 'ms' ? 1 : 0)} ${t.a.unit} / ${fmt(t.b.value, t.b.unit === 'ms' ? 1 : 0)} ${t.b.unit}`);
+    }
+  }
 } finally {
   for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
 }
