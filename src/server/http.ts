@@ -2,7 +2,10 @@
 // bearer authentication, rate limits per caller, and the one place where errors become
 // AIP-193 responses; and the REST front over node:http (bounded JSON bodies, parser errors).
 import http from 'node:http';
+import http2 from 'node:http2';
 import { ApiError, Code, invalidField } from '../api/errors.js';
+import type { FaultInjector } from './control/faults.js';
+import type { Journal } from './control/journal.js';
 import { parseParams } from './params.js';
 import { redactUrl } from '../api/redact.js';
 import type { RateLimiter } from './ratelimit.js';
@@ -34,6 +37,8 @@ export interface Request {
 
 export interface Response {
   status?: number;
+  /** An injected fault that answers with no HTTP response: the connection is cut, or never answered. */
+  fault?: 'reset' | 'stall';
   /** JSON-serialized; undefined sends an empty body (DELETE). */
   body?: unknown;
   /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
@@ -65,7 +70,20 @@ export interface HttpOptions {
   /** Counts each request against its caller's bucket; absent, nothing is limited. */
   rateLimiter?: RateLimiter;
   log?: (line: string) => void;
+  /** serve's own endpoints under CONTROL_PREFIX, for an authenticated caller (they check it is the owner). */
+  control?: (req: Request) => Promise<Response>;
+  /** Injected faults, drawn for every call outside CONTROL_PREFIX before it is routed. */
+  faults?: FaultInjector;
+  /** Records every call once answered. */
+  journal?: Journal;
+  /** Waits out an injected latency (tests inject one). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Epoch milliseconds, for the journal's times. */
+  clock?: () => number;
 }
+
+/** serve's control endpoints (faults, journal, snapshots, reset): a serve-only extension, never a platform API path. */
+export const CONTROL_PREFIX = '/_pctl/';
 
 /** The rate-limit key of a caller that is not (or not yet) authenticated. */
 export function addressKey(socket: import('node:net').Socket): string {
@@ -84,6 +102,15 @@ export interface Call {
   /** The parsed body (a code-3 error when missing or malformed). */
   json(): Promise<unknown>;
   form(): Promise<URLSearchParams>;
+  /** The RPC a gRPC or Connect call came as: `platform.iam.v2.IamService/GetGroup`. */
+  rpc?: string;
+}
+
+/** What routing learned of a call, for the journal. */
+interface CallFacts {
+  identity?: string;
+  /** A route (public, control or resource handler) took the call. */
+  matched: boolean;
 }
 
 /** Answers a call; never throws: every failure is an AIP-193 response. */
@@ -96,7 +123,21 @@ export type Dispatch = (call: Call) => Promise<Response>;
  */
 export function createDispatcher(opts: HttpOptions): Dispatch {
   const byPath = new Map(opts.routes.map((r) => [r.path, r]));
-  return async (call) => {
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const clock = opts.clock ?? Date.now;
+  return async (incoming) => {
+    const started = performance.now();
+    const time = clock();
+    const facts: CallFacts = { matched: false };
+    let requestBody: (() => string) | undefined;
+    // The journal keeps what the handler parsed; serialized only when someone reads it.
+    const call: Call = opts.journal
+      ? {
+          ...incoming,
+          json: () => incoming.json().then((v) => ((requestBody = () => JSON.stringify(v)), v)),
+          form: () => incoming.form().then((v) => ((requestBody = () => v.toString()), v)),
+        }
+      : incoming;
     let rateHeaders: Record<string, string> | undefined;
     const admit = (caller: string) => {
       if (!opts.rateLimiter) return;
@@ -105,10 +146,35 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
       if (admission.error) throw admission.error;
     };
     let out: Response;
+    let fault: { id: string; effect: string } | undefined;
     try {
-      out = await route(call, opts, byPath, admit);
+      const decisions = opts.faults && !call.path.startsWith(CONTROL_PREFIX) ? opts.faults.decide(call.method, call.path, call.rpc) : [];
+      let answer: Response | undefined;
+      for (const d of decisions) {
+        fault = { id: d.rule.id!, effect: d.effect };
+        if (d.effect === 'latency') await sleep(d.delayMs);
+        else if (d.effect === 'error') throw d.error;
+        else answer = { fault: d.effect };
+      }
+      out = answer ?? (await route(call, opts, byPath, admit, facts));
     } catch (err) {
       out = toErrorResponse(err, opts.log);
+    }
+    // serve's own control calls are not the API under test: left out (a `requests --follow`
+    // would otherwise see its own polls).
+    if (opts.journal && !call.path.startsWith(CONTROL_PREFIX)) {
+      const answered = out;
+      opts.journal.record({
+        timeMs: time, method: call.method, rawPath: call.query.size ? `${call.path}?${call.query}` : call.path,
+        ...(call.rpc ? { rpc: call.rpc } : {}),
+        status: answered.fault ? 0 : (answered.status ?? 200),
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        ...(facts.identity ? { identity: facts.identity } : {}),
+        matched: facts.matched,
+        ...(fault ? { fault } : {}),
+        requestBody,
+        responseBody: () => answered.raw ?? (answered.body === undefined ? '' : JSON.stringify(answered.body)),
+      });
     }
     return rateHeaders ? { ...out, headers: { ...out.headers, ...rateHeaders } } : out;
   };
@@ -140,6 +206,18 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
       out = Promise.resolve(toErrorResponse(err, log));
     }
     void out.then((answer) => {
+      if (answer.fault === 'reset') {
+        // The connection is cut with nothing sent (HTTP/2: the stream is reset).
+        if (req.httpVersionMajor === 2) (res as unknown as http2.Http2ServerResponse).stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+        else req.socket.destroy();
+        log?.(`${req.method} ${redactUrl(rawUrl)} reset (injected fault)`);
+        return;
+      }
+      if (answer.fault === 'stall') {
+        // Never answered: the client gives up, or serve's close cuts the connection.
+        log?.(`${req.method} ${redactUrl(rawUrl)} stalled (injected fault)`);
+        return;
+      }
       const status = answer.status ?? 200;
       const payload = answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
       const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(payload), ...answer.headers };
@@ -189,12 +267,13 @@ export function createHttp1Server(listener: http.RequestListener, rateLimiter?: 
 
 /** Routes one call; `admit` counts it against its caller, throwing the 429 when over the limit. */
 async function route(
-  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => void,
+  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => void, facts: CallFacts,
 ): Promise<Response> {
   const { method, path } = call;
   const publicHandler = opts.publicRoutes?.[`${method} ${path}`];
   if (publicHandler) {
     admit(call.address);
+    facts.matched = true;
     return publicHandler(makeRequest(call, '', { identityUid: '' }));
   }
 
@@ -206,6 +285,12 @@ async function route(
     throw err;
   }
   admit(`identity ${principal.identityUid}`);
+  facts.identity = principal.identityUid;
+  if (opts.control && path.startsWith(CONTROL_PREFIX)) {
+    const answer = await opts.control(makeRequest(call, '', principal));
+    facts.matched = answer.status !== 404;
+    return answer;
+  }
 
   const { routes, uid, verb } = matchRoute(path, byPath);
   if (!routes) {
@@ -219,6 +304,7 @@ async function route(
         reason: 'METHOD_NOT_ALLOWED', httpStatus: 405, headers: { allow: 'POST' },
       });
     }
+    facts.matched = true;
     return action(makeRequest(call, uid ?? '', principal));
   }
   const handlers: Record<string, Handler | undefined> =
@@ -234,6 +320,7 @@ async function route(
       headers: { allow },
     });
   }
+  facts.matched = true;
   return handler(makeRequest(call, uid ?? '', principal));
 }
 

@@ -28,6 +28,10 @@ import { resourceRoutes } from './routes/resource.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { Store } from './store/store.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from './ratelimit.js';
+import type { FaultRule } from '../api/faults.js';
+import { FaultInjector } from './control/faults.js';
+import { DEFAULT_JOURNAL_SIZE, Journal } from './control/journal.js';
+import { controlHandler } from './control/routes.js';
 
 export interface ServeOptions {
   dataDir: string;
@@ -48,6 +52,12 @@ export interface ServeOptions {
   ownerTokenTtlSeconds?: number;
   /** Requests per caller (`--rate-limit`); default DEFAULT_RATE_LIMIT, 'off' for none. Its buckets run on `clock`. */
   rateLimit?: RateLimit | 'off';
+  /** Fault and latency rules in force from the start (`--fault`, `--latency`); more come through /_pctl/faults. */
+  faults?: FaultRule[];
+  /** How many requests the journal keeps (`--journal N`; default DEFAULT_JOURNAL_SIZE, 0 for none). */
+  journalSize?: number;
+  /** Waits out an injected latency (default setTimeout; tests inject one). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface RunningServer {
@@ -61,6 +71,10 @@ export interface RunningServer {
   /** Whether this start loaded opts.seed (false when the data dir already held data). */
   seeded: boolean;
   store: Store;
+  /** The fault rules in force (the control API's view of them). */
+  faults: FaultInjector;
+  /** The last requests answered. */
+  journal: Journal;
   /** A token for an identity whose claimMatch.issuer is this server (what `pctl serve token` prints). */
   issueToken(identityUid: string, ttlSeconds?: number): Promise<string>;
   close(): Promise<void>;
@@ -92,6 +106,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       throw unauthenticated('The server is starting; try again in a moment');
     };
     const rateLimiter = opts.rateLimit === 'off' ? undefined : new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
+    const faults = new FaultInjector();
+    for (const rule of opts.faults ?? []) faults.add(rule);
+    const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
     const dispatch = createDispatcher({
       routes,
       publicRoutes: {
@@ -101,6 +118,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),
       ...(opts.log ? { log: opts.log } : {}),
+      control: controlHandler({ store, faults, journal }),
+      faults,
+      journal,
+      clock,
+      ...(opts.sleep ? { sleep: opts.sleep } : {}),
     });
     // One listener for both HTTP versions: RPCs by Connect, the rest as REST.
     const listener = rpcListener(dispatch, restListener(dispatch, opts.log), opts.log);
@@ -118,7 +140,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const openStore = store;
     let closing: Promise<void> | undefined;
     return {
-      url, port, dataDir: opts.dataDir, ownerToken, store, seeded,
+      url, port, dataDir: opts.dataDir, ownerToken, store, seeded, faults, journal,
       organizationUid: store.getMeta('organization')!,
       ownerIdentityUid: store.getMeta('owner_identity')!,
       issueToken: async (identityUid, ttlSeconds = 3600) => (await issueIdentityToken(openStore, key, identityUid, ttlSeconds, clock)).token,

@@ -108,7 +108,15 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
         address: ctx.values.get(callerAddress),
         json: () => Promise.resolve(call.body),
         form: () => Promise.resolve(new URLSearchParams()),
+        rpc: `${service.typeName}/${method.name}`,
       });
+      // Injected faults: a reset reaches a gRPC client as UNAVAILABLE (what grpc-js reports
+      // for a connection cut); a stall waits until the client gives up or serve closes.
+      if (answer.fault === 'reset') throw new ConnectError('connection reset (injected fault)', Code.Unavailable);
+      if (answer.fault === 'stall') {
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+        throw new ConnectError('stalled (injected fault)', Code.Canceled);
+      }
       const metadata = metadataOf(answer);
       if ((answer.status ?? 200) >= 400) throw toConnectError(answer.body as Status, metadata);
       metadata.forEach((value, key) => ctx.responseHeader.set(key, value));

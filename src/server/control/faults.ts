@@ -1,0 +1,109 @@
+// The fault injector: rules from `--fault`/`--latency` and the control API, matched against
+// each call before it is routed. A fault never changes data: an injected error, reset or
+// stall answers instead of the handler; latency delays the call, which then runs as usual.
+// Each rule draws from its own seeded generator, so a test run meets the same faults.
+import { ApiError, Code, codeName } from '../../api/errors.js';
+import { checkFaultRule, type FaultRule } from '../../api/faults.js';
+
+/** What the injector decided for one call. */
+export type FaultDecision =
+  | { rule: FaultRule; effect: 'latency'; delayMs: number }
+  | { rule: FaultRule; effect: 'error'; error: ApiError }
+  | { rule: FaultRule; effect: 'reset' | 'stall' };
+
+interface ActiveRule {
+  rule: FaultRule;
+  match: (method: string, path: string, rpc: string | undefined) => boolean;
+  random: () => number;
+  hits: number;
+}
+
+/** `*` matches any run of characters; everything else literally. */
+function globRegExp(glob: string): RegExp {
+  return new RegExp(`^${glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+}
+
+/** mulberry32: a small, fast, seedable generator of [0, 1); the same seed, the same draws. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class FaultInjector {
+  #rules: ActiveRule[] = [];
+  #next = 1;
+
+  /** Adds a rule (checked: FaultSpecError when it is not one); returns it with its id. */
+  add(input: FaultRule): FaultRule {
+    const rule: FaultRule = { ...checkFaultRule(input), id: `f${this.#next++}` };
+    delete rule.hits;
+    const method = rule.method && rule.method !== '*' ? rule.method : undefined;
+    const path = globRegExp(rule.path ?? '*');
+    const rpc = rule.rpc ? globRegExp(rule.rpc) : undefined;
+    this.#rules.push({
+      rule,
+      hits: 0,
+      random: seeded(rule.seed ?? 1),
+      // An rpc rule matches the full name or its `Service/Method` tail.
+      match: (m, p, r) => (!method || m === method) && path.test(p) && (!rpc || (r !== undefined && (rpc.test(r) || rpc.test(r.replace(/^.*\.(?=[^.]+\/)/, ''))))),
+    });
+    return { ...rule };
+  }
+
+  list(): FaultRule[] {
+    return this.#rules.map((r) => ({ ...r.rule, hits: r.hits }));
+  }
+
+  /** Removes one rule by id; false when there is none. */
+  remove(id: string): boolean {
+    const before = this.#rules.length;
+    this.#rules = this.#rules.filter((r) => r.rule.id !== id);
+    return this.#rules.length < before;
+  }
+
+  clear(): number {
+    const n = this.#rules.length;
+    this.#rules = [];
+    return n;
+  }
+
+  /**
+   * The rules that hit this call, in order: any latency rules, then at most one answer
+   * (error, reset or stall), after which later rules are not drawn.
+   */
+  decide(method: string, path: string, rpc?: string): FaultDecision[] {
+    const out: FaultDecision[] = [];
+    for (const r of this.#rules) {
+      if (r.rule.times !== undefined && r.hits >= r.rule.times) continue;
+      if (!r.match(method, path, rpc)) continue;
+      if (r.random() >= (r.rule.probability ?? 1)) continue;
+      r.hits++;
+      const rule = r.rule;
+      if (rule.effect === 'latency') {
+        const [min, max] = rule.latencyMs!;
+        out.push({ rule, effect: 'latency', delayMs: min === max ? min : Math.round(min + r.random() * (max - min)) });
+        continue;
+      }
+      out.push(rule.effect === 'error' ? { rule, effect: 'error', error: injectedError(rule) } : { rule, effect: rule.effect });
+      break; // an answer (error, reset, stall) ends the call: later rules are not drawn
+    }
+    return out;
+  }
+}
+
+function injectedError(rule: FaultRule): ApiError {
+  const code = rule.code!;
+  const headers: Record<string, string> = {};
+  if (code === Code.RESOURCE_EXHAUSTED || code === Code.UNAVAILABLE) headers['retry-after'] = String(rule.retryAfterSeconds ?? 1);
+  return new ApiError(code, `Injected fault ${rule.id}: ${codeName(code)}`, {
+    reason: 'INJECTED_FAULT',
+    metadata: { fault: rule.id! },
+    headers,
+  });
+}

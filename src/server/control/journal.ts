@@ -1,0 +1,103 @@
+// The request journal: the last N calls serve answered, in memory, for `GET /_pctl/requests`
+// and `pctl serve requests`. Bodies are kept as text with every secret masked (tokens,
+// client secrets, invite codes, passwords), and cut at BODY_MAX characters.
+import { redactText, redactUrl } from '../../api/redact.js';
+
+export const DEFAULT_JOURNAL_SIZE = 1000;
+const BODY_MAX = 4096;
+
+export interface JournalEntry {
+  /** Increasing from 1: `?after=SEQ` asks for what came since. */
+  seq: number;
+  /** RFC 3339, on serve's clock. */
+  time: string;
+  method: string;
+  /** With the query, credentials masked. */
+  path: string;
+  /** `platform.iam.v2.IamService/GetGroup` for a gRPC or Connect call. */
+  rpc?: string;
+  status: number;
+  durationMs: number;
+  /** The caller's identity uid, when its token was valid. */
+  identity?: string;
+  /** False when no route matched (a 404 "No such API route", a 405). */
+  matched: boolean;
+  /** The id and effect of the injected fault that answered or delayed the call. */
+  fault?: { id: string; effect: string };
+  requestBody?: string;
+  responseBody?: string;
+}
+
+/**
+ * A call as the dispatcher records it: masking and the bodies' text wait until the entry is
+ * read, so that a call pays only for pushing this object.
+ */
+export type JournalInput = Omit<JournalEntry, 'seq' | 'time' | 'path' | 'requestBody' | 'responseBody'> & {
+  /** Epoch milliseconds. */
+  timeMs: number;
+  rawPath: string;
+  requestBody?: (() => string) | undefined;
+  responseBody?: (() => string) | undefined;
+};
+
+type Recorded = { seq: number; input: JournalInput; entry?: JournalEntry };
+
+function masked(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  const m = redactText(text);
+  return m.length > BODY_MAX ? `${m.slice(0, BODY_MAX)}… (${m.length} characters)` : m;
+}
+
+function materialize(r: Recorded): JournalEntry {
+  if (r.entry) return r.entry;
+  const { timeMs, rawPath, requestBody, responseBody, ...rest } = r.input;
+  const entry: JournalEntry = { seq: r.seq, time: new Date(timeMs).toISOString(), ...rest, path: redactUrl(rawPath) };
+  const req = masked(requestBody?.());
+  const res = masked(responseBody?.());
+  if (req !== undefined) entry.requestBody = req;
+  if (res !== undefined) entry.responseBody = res;
+  r.entry = entry;
+  delete (r as { input?: JournalInput }).input; // the bodies are text now: let the objects go
+  return entry;
+}
+
+export class Journal {
+  readonly size: number;
+  #entries: Recorded[] = [];
+  #seq = 0;
+  #listeners = new Set<() => void>();
+
+  /** `size` entries at most (0: nothing is recorded). */
+  constructor(size = DEFAULT_JOURNAL_SIZE) {
+    this.size = size;
+  }
+
+  record(input: JournalInput): void {
+    if (this.size === 0) return;
+    this.#entries.push({ seq: ++this.#seq, input });
+    if (this.#entries.length > this.size * 2) this.#entries.splice(0, this.#entries.length - this.size);
+    for (const l of this.#listeners) l();
+  }
+
+  /** Entries with seq > after, oldest first, at most `limit` (the newest ones when more). */
+  since(after = 0, limit = this.size): JournalEntry[] {
+    const kept = this.#entries.slice(-this.size);
+    const newer = kept.filter((r) => r.seq > after);
+    return newer.slice(Math.max(0, newer.length - Math.min(limit, this.size))).map(materialize);
+  }
+
+  /** The seq of the newest entry (0 when none yet). */
+  get last(): number {
+    return this.#seq;
+  }
+
+  /** Calls `listener` after each new entry until the returned function is called. */
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  clear(): void {
+    this.#entries = [];
+  }
+}
