@@ -50,8 +50,8 @@ function masked(text: string | undefined): string | undefined {
 
 function materialize(r: Recorded): JournalEntry {
   if (r.entry) return r.entry;
-  const { timeMs, rawPath, requestBody, responseBody, ...rest } = r.input;
-  const entry: JournalEntry = { seq: r.seq, time: new Date(timeMs).toISOString(), ...rest, path: redactUrl(rawPath) };
+  const { timeMs, method, rawPath, requestBody, responseBody, ...rest } = r.input;
+  const entry: JournalEntry = { seq: r.seq, time: new Date(timeMs).toISOString(), method, path: redactUrl(rawPath), ...rest };
   const req = masked(requestBody?.());
   const res = masked(responseBody?.());
   if (req !== undefined) entry.requestBody = req;

@@ -13,6 +13,9 @@ export const serveFlags = {
   rateLimit: flag.string('--rate-limit <rate>', 'requests per caller (identity, else client address): RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200; or off (default: 100/s)'),
   trustIssuer: flag.list('--trust-issuer <url=jwks-file>', 'also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)'),
   ownerTokenTtl: flag.string('--owner-token-ttl <duration>', 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)'),
+  fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]' (repeatable; see pctl serve faults add)"),
+  latency: flag.string('--latency <duration>', 'delay every request: 200ms, or a range such as 50ms-300ms'),
+  journal: flag.string('--journal <n>', 'how many requests the journal keeps for pctl serve requests (default 1000; 0 keeps none)'),
 };
 
 export const tokenFlags = {
@@ -68,6 +71,88 @@ export const serveCommand = defineCommand({
       load: async () => {
         const m = await import('./token.js');
         return { run: (ctx, _args, opts) => m.runToken(ctx, opts) };
+      },
+    }),
+    defineCommand({
+      name: 'faults',
+      help: {
+        summary: 'inject faults into a running serve (list, add, clear)',
+        description:
+          "Fault and latency injection of a running `pctl serve`, through its control API (/_pctl/faults, the owner's token). " +
+          'A fault never changes data: an error, a reset or a stall answers instead of the API; latency delays the request.',
+        examples: [
+          ['every third group listing fails with UNAVAILABLE, reproducibly', "pctl serve faults add 'GET /iam/v2/groups* error=14 p=0.33 seed=1'"],
+          ['slow down every write', "pctl serve faults add 'POST /* latency=200ms-1s'"],
+        ],
+      },
+      subcommands: [
+        defineCommand({
+          name: 'list',
+          aliases: ['ls'],
+          help: {
+            summary: 'list the fault rules and how many requests each has hit',
+            description: 'List the fault rules of a running serve and how many requests each has hit.',
+            examples: [['as JSON', 'pctl serve faults list -o json']],
+          },
+          load: async () => {
+            const m = await import('./faults.js');
+            return { run: (ctx) => m.runFaultsList(ctx) };
+          },
+        }),
+        defineCommand({
+          name: 'add',
+          args: [{ name: '<rule>', description: "'[METHOD] PATH [rpc=SERVICE/METHOD] (error=CODE [retry-after=S] | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]'" }],
+          help: {
+            summary: 'add a fault rule',
+            description:
+              'Add a fault rule. PATH and rpc are globs (* matches anything). error=CODE answers the AIP-193 code (8 is a 429 with ' +
+              'Retry-After, 14 a 503); latency waits, then the request runs; reset cuts the connection; stall never answers. ' +
+              'p is the chance a matching request is hit, drawn from a generator seeded by seed (the same requests, the same faults); ' +
+              'times stops the rule after N hits.',
+            examples: [
+              ['the next two creates fail with ABORTED', "pctl serve faults add 'POST /iam/v2/groups error=10 times=2'"],
+              ['cut half the ListGroups RPCs', "pctl serve faults add 'rpc=IamService/ListGroups reset p=0.5'"],
+            ],
+          },
+          load: async () => {
+            const m = await import('./faults.js');
+            return { run: (ctx, args) => m.runFaultsAdd(ctx, args[0]!) };
+          },
+        }),
+        defineCommand({
+          name: 'clear',
+          args: [{ name: '[id]', description: 'one rule to remove (default: every rule)' }],
+          help: {
+            summary: 'remove fault rules',
+            description: 'Remove one fault rule by id, or every rule.',
+            examples: [['remove every rule', 'pctl serve faults clear']],
+          },
+          load: async () => {
+            const m = await import('./faults.js');
+            return { run: (ctx, args) => m.runFaultsClear(ctx, args[0]) };
+          },
+        }),
+      ],
+    }),
+    defineCommand({
+      name: 'requests',
+      flags: {
+        follow: flag.bool('-f, --follow', 'keep printing requests as they arrive (Ctrl-C stops)'),
+        limit: flag.string('--limit <n>', 'at most this many of the latest requests (default: every one kept)'),
+      },
+      help: {
+        summary: 'show the request journal of a running serve',
+        description:
+          "Show the last requests a running `pctl serve` answered (its journal, /_pctl/requests; the owner's token): time, method, " +
+          'path, status, duration, caller and injected faults; -o json adds the bodies, secrets masked.',
+        examples: [
+          ['watch requests arrive', 'pctl serve requests --follow'],
+          ['the last ten, with bodies', 'pctl serve requests --limit 10 -o json'],
+        ],
+      },
+      load: async () => {
+        const m = await import('./requests.js');
+        return { run: (ctx, _args, opts) => m.runRequests(ctx, opts) };
       },
     }),
     defineCommand({

@@ -17,6 +17,34 @@ export interface ServeCommandOptions {
   /** `URL=JWKS_FILE`, repeatable: another issuer whose tokens serve accepts, checked offline. */
   trustIssuer?: string[];
   ownerTokenTtl?: string;
+  /** `--fault RULE`, repeatable (src/api/faults.ts has the grammar). */
+  fault?: string[];
+  latency?: string;
+  journal?: string;
+}
+
+/** `--fault` and `--latency` as rules; a usage error names the bad one. */
+async function faultFlags(opts: ServeCommandOptions): Promise<import('../../../api/faults.js').FaultRule[]> {
+  const { FaultSpecError, parseFaultSpec, parseLatencyFlag } = await import('../../../api/faults.js');
+  const parse = (flag: string, value: string, parser: (v: string) => import('../../../api/faults.js').FaultRule) => {
+    try {
+      return parser(value);
+    } catch (e) {
+      if (e instanceof FaultSpecError) throw UsageError.invalidField(flag, `${e.message} (in "${value}")`);
+      throw e;
+    }
+  };
+  return [
+    ...(opts.latency === undefined ? [] : [parse('latency', opts.latency, parseLatencyFlag)]),
+    ...(opts.fault ?? []).map((f) => parse('fault', f, parseFaultSpec)),
+  ];
+}
+
+function journalSize(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n > 1_000_000) throw UsageError.invalidField('journal', 'must be a whole number of requests, 0 to 1000000');
+  return n;
 }
 
 /** `--owner-token-ttl` (or `serve token --ttl`) in seconds: a duration up to the longest lifetime serve accepts. */
@@ -124,6 +152,8 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   // The seed is read and validated before the data dir is touched; the file is only ever read.
   const seed = opts.seed ? await readSeedFile(opts.seed) : opts.demo ? (await import('../../../server/demo.js')).demoSeed() : undefined;
   const rateLimit = await parseRateLimitFlag(opts.rateLimit);
+  const faults = await faultFlags(opts);
+  const journal = journalSize(opts.journal);
   const { startServer } = await import('../../../server/index.js');
   const { DataDirLockedError } = await import('../../../server/lock.js');
   const err = (line: string) => ctx.io.stderr.write(`${line}\n`);
@@ -138,6 +168,8 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       ...(rateLimit ? { rateLimit } : {}),
       trustedIssuers: await trustedIssuers(opts.trustIssuer),
       ...(ownerTokenTtlSeconds ? { ownerTokenTtlSeconds } : {}),
+      faults,
+      ...(journal !== undefined ? { journalSize: journal } : {}),
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
   } catch (e) {
@@ -188,6 +220,10 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
   err(await describeRateLimit(rateLimit));
+  if (faults.length) {
+    const { formatFaultRule } = await import('../../../api/faults.js');
+    for (const rule of server.faults.list()) err(`Fault ${rule.id}: ${formatFaultRule(rule)} (pctl serve faults clear removes it)`);
+  }
   if (!profileName) {
     err(`No profile saved (only the default data dir updates "local"; add --profile NAME to save one). Try, in another terminal:`);
   } else {
