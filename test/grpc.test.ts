@@ -430,3 +430,20 @@ test.serial("a request message over REST's body limit (1 MiB) is refused with RE
   const err = await t.throwsAsync<RpcError>(h.rpc('iam', 'CreateGroup', { parent: h.org, group: { name: 'too-big', description } }));
   t.is(err!.code, grpc.status.RESOURCE_EXHAUSTED, err!.details);
 });
+
+test.serial('injected faults reach gRPC calls, scoped by RPC name: an error keeps its code, a reset is UNAVAILABLE, other RPCs are untouched', async (t) => {
+  t.teardown(() => h.srv.faults.clear());
+  h.srv.faults.add({ rpc: 'IamService/GetGroup', effect: 'error', code: 10 });
+  const aborted = await t.throwsAsync<RpcError>(h.rpc('iam', 'GetGroup', { uid: h.org }));
+  t.is(aborted.code, 10);
+  t.regex(aborted.details, /Injected fault f\d+: ABORTED/);
+  t.truthy(await h.rpc('iam', 'ListGroups', { pageSize: 1 }), 'another RPC is not hit');
+  t.is((await h.srv.call('GET', `/iam/v2/groups/${h.org}`)).status, 200, 'nor the same route over REST: the rule names an RPC');
+
+  h.srv.faults.clear();
+  h.srv.faults.add({ rpc: 'platform.iam.v2.IamService/ListRoles', effect: 'reset' });
+  const reset = await t.throwsAsync<RpcError>(h.rpc('iam', 'ListRoles', {}));
+  t.is(reset.code, grpc.status.UNAVAILABLE);
+  const journal = h.srv.journal.since(0).filter((e) => e.rpc?.endsWith('IamService/ListRoles'));
+  t.is(journal.at(-1)?.fault?.effect, 'reset');
+});
