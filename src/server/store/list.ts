@@ -9,9 +9,7 @@ import { invalidField, ApiError, Code } from '../../api/errors.js';
 import { ORDER_FIELDS, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_TOKEN_TTL_MS } from '../../api/resources.js';
 import { repeatedParam } from '../params.js';
 import { within } from '../auth/authorize.js';
-import { rowToRecord, type Kind, type Record_, type Store } from './store.js';
-
-type Row = Parameters<typeof rowToRecord>[0];
+import type { Kind, Record_, Store } from './store.js';
 
 /** The wire names of the shared list parameters, with the camelCase spellings accepted too. */
 const PARAM_ALIASES: Record<string, string> = {
@@ -78,8 +76,11 @@ type SortField = keyof typeof SORT_COLUMNS;
  * of its own, so a list costs what the caller can see, never the whole table.
  */
 type Segment =
-  /** from <= uid < to: a subtree (uids are lower-case hex and '/', so [g, g + '0') is g and everything below it). */
-  | { type: 'range'; from: string; to: string }
+  /**
+   * from <= uid < to (from < uid with fromExcluded): a subtree (uids are lower-case hex and '/',
+   * so [g, g + '0') is g and everything below it).
+   */
+  | { type: 'range'; from: string; to: string; fromExcluded?: boolean }
   | { type: 'uid'; uid: string }
   /** Rows outside the hierarchy (parent IS NULL). */
   | { type: 'unparented' }
@@ -112,7 +113,7 @@ const SORT_INDEXES: Record<SortField, IndexName> = {
 };
 
 export class ListEngine {
-  private countCache = new Map<string, { version: number; count: number }>();
+  private countCache = new Map<string, { version: string; count: number }>();
   private readonly tokenKey: Buffer;
 
   constructor(
@@ -127,12 +128,13 @@ export class ListEngine {
     this.tokenKey = Buffer.from(key, 'hex');
   }
 
+  /** A page of records: shared with the store's cache, so read-only (see Store.sharedRecordsOf). */
   list(query: URLSearchParams, opts: ListOptions): ListPage {
     const q = this.parse(query, opts);
     const counts = q.segments.map((seg) => this.count(q, seg));
     const totalCount = counts.reduce((a, b) => a + b, 0);
     const wanted = q.pageSize + 1; // one more than a page tells whether a next page exists
-    let rows: Row[] = [];
+    let uids: string[] = [];
     // A skip past the end reads nothing: it costs no more than the count already made.
     if (q.skip < totalCount) {
       const live = q.segments.map((seg, i) => ({ seg, matches: counts[i]! })).filter((s) => s.matches > 0);
@@ -140,30 +142,27 @@ export class ListEngine {
       // deep skip passes at most min(skip, totalCount - skip) index entries.
       if (q.skip > 0 && !q.cursor && totalCount - q.skip < q.skip) {
         const offset = Math.max(0, totalCount - q.skip - wanted);
-        rows = this.read({ ...q, desc: !q.desc, skip: offset }, live, totalCount - q.skip - offset).reverse();
+        uids = this.read({ ...q, desc: !q.desc, skip: offset }, live, totalCount - q.skip - offset).reverse();
       } else {
-        rows = this.read(q, live, wanted);
+        uids = this.read(q, live, wanted);
       }
     }
-    const items = rows.slice(0, q.pageSize).map(rowToRecord);
+    const items = this.store.sharedRecordsOf(uids.slice(0, q.pageSize));
     let nextPageToken = '';
-    if (rows.length > q.pageSize) {
+    if (uids.length > q.pageSize) {
       const last = items[items.length - 1]!;
       nextPageToken = this.signToken({ q: q.fingerprint, k: [sortValue(last, q.sortField), last.uid], t: this.clock() });
     }
     return { items, nextPageToken, totalCount, skipped: q.skip };
   }
 
-  /** `limit` rows after q.skip, in q's order: one segment straight from its index, several merged. */
-  private read(q: ParsedQuery, live: { seg: Segment; matches: number }[], limit: number): Row[] {
+  /** The uids of `limit` matches after q.skip, in q's order: one segment straight from its index, several merged (index entries only). */
+  private read(q: ParsedQuery, live: { seg: Segment; matches: number }[], limit: number): string[] {
     if (live.length === 1) {
-      // Skipped rows are index entries only: the keys come from the index, then the page's rows.
       const keys = this.keySql(q, live[0]!.seg, live[0]!.matches);
-      return this.store.prepare(`SELECT * FROM resources WHERE uid IN (${keys.sql} LIMIT ? OFFSET ?) ORDER BY ${orderBy(q)}`)
-        .all(...keys.params, limit, q.skip) as Row[];
+      return this.store.prepare(`${keys.sql} LIMIT ? OFFSET ?`).pluck().all(...keys.params, limit, q.skip) as string[];
     }
-    // Several: each segment yields its first skip + limit keys in order (index entries only),
-    // the keys are merged, and only the page's rows are read.
+    // Several: each segment yields its first skip + limit keys in order, and the keys are merged.
     const keys: { k: string; uid: string }[] = [];
     for (const { seg, matches } of live) {
       const one = this.keySql(q, seg, matches, `${SORT_COLUMNS[q.sortField]} AS k, `);
@@ -171,18 +170,14 @@ export class ListEngine {
     }
     const sign = q.desc ? -1 : 1;
     keys.sort((a, b) => sign * (compareText(a.k, b.k) || compareText(a.uid, b.uid)));
-    const page = keys.slice(q.skip, q.skip + limit).map((x) => x.uid);
-    if (!page.length) return [];
-    const byUid = new Map<string, Row>();
-    const found = this.store.prepare('SELECT * FROM resources WHERE uid IN (SELECT value FROM json_each(?))').all(JSON.stringify(page)) as Row[];
-    for (const row of found) byUid.set(row.uid, row);
-    return page.map((uid) => byUid.get(uid)!);
+    return keys.slice(q.skip, q.skip + limit).map((x) => x.uid);
   }
 
   /** The uids of one segment's matches after the cursor, in the query's order, through the index chosen for it. */
   private keySql(q: ParsedQuery, seg: Segment, matches: number, extraColumns = ''): { sql: string; params: unknown[] } {
-    const { where, params } = conditions(q, seg);
-    if (q.cursor) {
+    const narrowed = rangeAfterCursor(q, seg);
+    const { where, params } = conditions(q, narrowed ?? seg);
+    if (q.cursor && !narrowed) {
       const op = q.desc ? '<' : '>';
       if (q.sortField === 'uid') {
         where.push(`uid ${op} ?`);
@@ -201,20 +196,22 @@ export class ListEngine {
   private count(q: ParsedQuery, seg: Segment): number {
     const { where, params } = conditions(q, seg);
     const index = drivingIndex(q, seg)?.index ?? (seg.type === 'uid' ? undefined : 'resources_kind_uid');
-    return this.cachedCount(`${q.fingerprint}:${JSON.stringify(seg)}`, where, params, index);
+    return this.cachedCount(`${q.fingerprint}:${JSON.stringify(seg)}`, q.kind, where, params, index);
   }
 
   private countOfKind(kind: Kind): number {
-    return this.cachedCount(`kind:${kind}`, ['kind = ?'], [kind], 'resources_kind_uid');
+    return this.cachedCount(`kind:${kind}`, kind, ['kind = ?'], [kind], 'resources_kind_uid');
   }
 
-  private cachedCount(key: string, where: string[], params: unknown[], index?: IndexName): number {
+  /** Counts change only with writes of their kind (an update never moves a row to another kind). */
+  private cachedCount(key: string, kind: Kind, where: string[], params: unknown[], index?: IndexName): number {
+    const version = this.store.versionOf([kind]);
     const cached = this.countCache.get(key);
-    if (cached && cached.version === this.store.writeVersion) return cached.count;
+    if (cached && cached.version === version) return cached.count;
     const sql = `SELECT count(*) AS n FROM resources ${index ? `INDEXED BY ${index}` : ''} WHERE ${where.join(' AND ')}`;
     const { n } = this.store.prepare(sql).get(...params) as { n: number };
     if (this.countCache.size > 1000) this.countCache.clear();
-    this.countCache.set(key, { version: this.store.writeVersion, count: n });
+    this.countCache.set(key, { version, count: n });
     return n;
   }
 
@@ -346,6 +343,18 @@ function segmentsOf(scope: ListScope | undefined, descendantsOf: string | undefi
   return segments;
 }
 
+/**
+ * In uid order, the part of a range segment after the cursor, as one range: given the cursor
+ * as a second bound beside the range's own, SQLite seeks to the range's start and passes every
+ * entry before the cursor (a deep page by uid passed 90k of them). Undefined for other orders.
+ */
+function rangeAfterCursor(q: ParsedQuery, seg: Segment): Segment | undefined {
+  if (!q.cursor || q.sortField !== 'uid' || seg.type !== 'range') return undefined;
+  const cursor = q.cursor[1];
+  if (q.desc) return compareText(cursor, seg.to) < 0 ? { type: 'range', from: seg.from, to: cursor } : seg;
+  return compareText(cursor, seg.from) >= 0 ? { type: 'range', from: cursor, to: seg.to, fromExcluded: true } : seg;
+}
+
 function orderBy(q: ParsedQuery): string {
   const dir = q.desc ? 'DESC' : 'ASC';
   return q.sortField === 'uid' ? `uid ${dir}` : `${SORT_COLUMNS[q.sortField]} ${dir}, uid ${dir}`;
@@ -361,7 +370,7 @@ function conditions(q: ParsedQuery, seg: Segment): { where: string[]; params: un
   const where = ['kind = ?'];
   const params: unknown[] = [q.kind];
   switch (seg.type) {
-    case 'range': where.push('uid >= ? AND uid < ?'); params.push(seg.from, seg.to); break;
+    case 'range': where.push(`uid ${seg.fromExcluded ? '>' : '>='} ? AND uid < ?`); params.push(seg.from, seg.to); break;
     case 'uid': where.push('uid = ?'); params.push(seg.uid); break;
     case 'unparented': where.push('parent IS NULL'); break;
     case 'all': break;
