@@ -6,9 +6,9 @@ import type { Capability } from '../api/capabilities.js';
 import { capability, groups, type Resource } from '../api/registry/index.js';
 import { permissionDenied } from './auth/authorize.js';
 import type { Authorizer } from './auth/authorize.js';
-import type { Principal } from './http.js';
+import type { Principal, Response } from './http.js';
 import type { ListEngine, ListOptions } from './store/list.js';
-import { newChildUid, timestamp } from './models.js';
+import { newChildUid, timestamp, type WireJson } from './models.js';
 import type { Record_, Store } from './store/store.js';
 
 export interface ServerContext {
@@ -62,18 +62,16 @@ export function readable(ctx: ServerContext, principal: Principal, d: Resource, 
   return rec;
 }
 
-/** A list route's response: the plural key, nextPageToken, totalCount as a string, skipped. */
-export function listResponse(
-  ctx: ServerContext, plural: string, query: URLSearchParams, opts: ListOptions, toWire: (r: Record_) => unknown,
-) {
+/**
+ * A list route's response: the plural key, nextPageToken, totalCount as a string, skipped.
+ * Sent as JSON spliced from each item's cached JSON, byte for byte what JSON.stringify makes
+ * of the same object.
+ */
+export function listResponse(ctx: ServerContext, plural: string, query: URLSearchParams, opts: ListOptions, wire: WireJson): Response {
   const page = ctx.lists.list(query, opts);
+  const items = wire.encode(page.items).join(',');
   return {
-    body: {
-      [plural]: page.items.map(toWire),
-      nextPageToken: page.nextPageToken,
-      totalCount: String(page.totalCount),
-      skipped: page.skipped,
-    },
+    bodyJson: `{${JSON.stringify(plural)}:[${items}],"nextPageToken":${JSON.stringify(page.nextPageToken)},"totalCount":"${page.totalCount}","skipped":${page.skipped}}`,
   };
 }
 

@@ -36,6 +36,8 @@ export interface Response {
   status?: number;
   /** JSON-serialized; undefined sends an empty body (DELETE). */
   body?: unknown;
+  /** The body already encoded as JSON, instead of `body` (a list page spliced from cached items). */
+  bodyJson?: string;
   /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
   raw?: string;
   headers?: Record<string, string>;
@@ -141,7 +143,7 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
     }
     void out.then((answer) => {
       const status = answer.status ?? 200;
-      const payload = answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
+      const payload = answer.raw ?? answer.bodyJson ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
       const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(payload), ...answer.headers };
       if (payload && answer.raw === undefined) headers['content-type'] = 'application/json';
       if (req.httpVersionMajor === 2) for (const h of CONNECTION_HEADERS) delete headers[h];
