@@ -250,10 +250,7 @@ export class ListEngine {
       .filter(([, values]) => values.length)
       .map(([key, values]) => ({ column: filterColumns[key]!, values }));
 
-    const fingerprint = createHash('sha256')
-      .update(JSON.stringify([opts.kind, descendantsOf ?? null, childrenOf ?? null, name ?? null, inFilters, sortField, desc, opts.scope?.key ?? '', opts.nameContains ?? null]))
-      .digest('base64url')
-      .slice(0, 22);
+    const fingerprint = this.fingerprintOf(JSON.stringify([opts.kind, descendantsOf ?? null, childrenOf ?? null, name ?? null, inFilters, sortField, desc, opts.scope?.key ?? '', opts.nameContains ?? null]));
     const parsed: ParsedQuery = {
       kind: opts.kind, pageSize: Math.min(pageSize, PAGE_SIZE_MAX), skip, sortField, desc, inFilters, fingerprint,
       segments: segmentsOf(opts.scope, descendantsOf, childrenOf),
@@ -271,8 +268,31 @@ export class ListEngine {
     return `${body}.${this.mac(body)}`;
   }
 
+  // A page asked for again gets the same token within a millisecond (its body holds the time),
+  // and a deep page's token comes back on every request: each body is signed once.
+  private readonly macs = new Map<string, string>();
+
   private mac(body: string): string {
-    return createHmac('sha256', this.tokenKey).update(body).digest('base64url');
+    let mac = this.macs.get(body);
+    if (mac === undefined) {
+      mac = createHmac('sha256', this.tokenKey).update(body).digest('base64url');
+      if (this.macs.size >= 1000) this.macs.clear();
+      this.macs.set(body, mac);
+    }
+    return mac;
+  }
+
+  // The same query is fingerprinted on every page of it: hashed once.
+  private readonly fingerprints = new Map<string, string>();
+
+  private fingerprintOf(query: string): string {
+    let fingerprint = this.fingerprints.get(query);
+    if (fingerprint === undefined) {
+      fingerprint = createHash('sha256').update(query).digest('base64url').slice(0, 22);
+      if (this.fingerprints.size >= 1000) this.fingerprints.clear();
+      this.fingerprints.set(query, fingerprint);
+    }
+    return fingerprint;
   }
 
   /** The cursor a token carries; undefined when it has expired (the query restarts, spec rule 5). */
