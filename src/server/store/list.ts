@@ -30,10 +30,24 @@ const SORT_COLUMNS = { uid: 'uid', name: 'name', createTime: 'create_time', upda
  */
 function filterParam(filterColumns: FilterColumns, rawKey: string): string | undefined {
   if (Object.hasOwn(filterColumns, rawKey)) return rawKey;
-  const other = rawKey.includes('_')
-    ? rawKey.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
-    : rawKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const other = otherSpelling(rawKey);
   return other !== rawKey && Object.hasOwn(filterColumns, other) ? other : undefined;
+}
+
+// The same few parameter names come with every request: each one's other spelling is made once.
+const otherSpellings = new Map<string, string>();
+
+/** `artifact_names` → `artifactNames`, `keyId` → `key_id`. */
+function otherSpelling(key: string): string {
+  let other = otherSpellings.get(key);
+  if (other === undefined) {
+    other = key.includes('_')
+      ? key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+      : key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (otherSpellings.size >= 1000) otherSpellings.clear();
+    otherSpellings.set(key, other);
+  }
+  return other;
 }
 
 /** A resource-specific filter: query parameter → the column it matches exactly. */

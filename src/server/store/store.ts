@@ -184,11 +184,11 @@ export class Store {
    */
   sharedRecordsOf(uids: readonly string[]): Record_[] {
     const cache = this.db.inTransaction ? new Map<string, Record_>() : this.sharedRecords;
-    const missing = uids.filter((uid) => !cache.has(uid));
-    if (missing.length) {
-      if (cache.size + missing.length > 50_000) cache.clear();
-      for (const row of this.stmts.getMany.all(JSON.stringify(missing)) as Row[]) cache.set(row.uid, rowToRecord(row));
-    }
+    const records = uids.map((uid) => cache.get(uid));
+    const missing = uids.filter((_, i) => !records[i]);
+    if (!missing.length) return records as Record_[];
+    if (cache.size + missing.length > 50_000) cache.clear();
+    for (const row of this.stmts.getMany.all(JSON.stringify(missing)) as Row[]) cache.set(row.uid, rowToRecord(row));
     return uids.map((uid) => {
       const rec = cache.get(uid);
       if (!rec) throw new Error(`no resource ${uid}`);
