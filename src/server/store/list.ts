@@ -172,15 +172,17 @@ export class ListEngine {
 
   /** The uids of `limit` matches after q.skip, in q's order: one segment straight from its index, several merged (index entries only). */
   private read(q: ParsedQuery, live: { seg: Segment; matches: number }[], limit: number): string[] {
+    // LIMIT is written into the SQL, not bound: SQLite plans with a bound LIMIT's value and so
+    // prepares the statement again every time it is bound (~4 µs a page). Both are safe integers.
     if (live.length === 1) {
       const keys = this.keySql(q, live[0]!.seg, live[0]!.matches);
-      return this.store.prepare(`${keys.sql} LIMIT ? OFFSET ?`).pluck().all(...keys.params, limit, q.skip) as string[];
+      return this.store.prepare(`${keys.sql} LIMIT ${limit} OFFSET ?`).pluck().all(...keys.params, q.skip) as string[];
     }
     // Several: each segment yields its first skip + limit keys in order, and the keys are merged.
     const keys: { k: string; uid: string }[] = [];
     for (const { seg, matches } of live) {
       const one = this.keySql(q, seg, matches, `${SORT_COLUMNS[q.sortField]} AS k, `);
-      keys.push(...(this.store.prepare(`${one.sql} LIMIT ?`).all(...one.params, q.skip + limit) as { k: string; uid: string }[]));
+      keys.push(...(this.store.prepare(`${one.sql} LIMIT ${q.skip + limit}`).all(...one.params) as { k: string; uid: string }[]));
     }
     const sign = q.desc ? -1 : 1;
     keys.sort((a, b) => sign * (compareText(a.k, b.k) || compareText(a.uid, b.uid)));
