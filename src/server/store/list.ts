@@ -127,7 +127,7 @@ const SORT_INDEXES: Record<SortField, IndexName> = {
 };
 
 export class ListEngine {
-  private countCache = new Map<string, { version: string; count: number }>();
+  private countCache = new Map<string, { version: string; counts: number[] }>();
   private readonly tokenKey: Buffer;
 
   constructor(
@@ -145,7 +145,7 @@ export class ListEngine {
   /** A page of records: shared with the store's cache, so read-only (see Store.sharedRecordsOf). */
   list(query: URLSearchParams, opts: ListOptions): ListPage {
     const q = this.parse(query, opts);
-    const counts = q.segments.map((seg) => this.count(q, seg));
+    const counts = this.segmentCounts(q);
     const totalCount = counts.reduce((a, b) => a + b, 0);
     const wanted = q.pageSize + 1; // one more than a page tells whether a next page exists
     let uids: string[] = [];
@@ -208,27 +208,36 @@ export class ListEngine {
     return { sql: `SELECT ${extraColumns}uid FROM resources ${hint} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(q)}`, params };
   }
 
-  /** The exact number of a segment's matches (cached until the next write), read through the segment's own index. */
-  private count(q: ParsedQuery, seg: Segment): number {
-    const { where, params } = conditions(q, seg);
-    const index = drivingIndex(q, seg)?.index ?? (seg.type === 'uid' ? undefined : 'resources_kind_uid');
-    return this.cachedCount(`${q.fingerprint}:${JSON.stringify(seg)}`, q.kind, where, params, index);
+  /**
+   * The exact number of each segment's matches, read through the segment's own index. Cached
+   * per query (the fingerprint names the segments and filters) until a write of the query's
+   * kind: an update never moves a row to another kind.
+   */
+  private segmentCounts(q: ParsedQuery): number[] {
+    return this.cachedCounts(q.fingerprint, q.kind, () => q.segments.map((seg) => {
+      const { where, params } = conditions(q, seg);
+      const index = drivingIndex(q, seg)?.index ?? (seg.type === 'uid' ? undefined : 'resources_kind_uid');
+      return this.countNow(where, params, index);
+    }));
   }
 
   private countOfKind(kind: Kind): number {
-    return this.cachedCount(`kind:${kind}`, kind, ['kind = ?'], [kind], 'resources_kind_uid');
+    return this.cachedCounts(`kind:${kind}`, kind, () => [this.countNow(['kind = ?'], [kind], 'resources_kind_uid')])[0]!;
   }
 
-  /** Counts change only with writes of their kind (an update never moves a row to another kind). */
-  private cachedCount(key: string, kind: Kind, where: string[], params: unknown[], index?: IndexName): number {
+  private cachedCounts(key: string, kind: Kind, count: () => number[]): number[] {
     const version = this.store.versionOf([kind]);
     const cached = this.countCache.get(key);
-    if (cached && cached.version === version) return cached.count;
-    const sql = `SELECT count(*) AS n FROM resources ${index ? `INDEXED BY ${index}` : ''} WHERE ${where.join(' AND ')}`;
-    const { n } = this.store.prepare(sql).get(...params) as { n: number };
+    if (cached && cached.version === version) return cached.counts;
+    const counts = count();
     if (this.countCache.size > 1000) this.countCache.clear();
-    this.countCache.set(key, { version, count: n });
-    return n;
+    this.countCache.set(key, { version, counts });
+    return counts;
+  }
+
+  private countNow(where: string[], params: unknown[], index?: IndexName): number {
+    const sql = `SELECT count(*) AS n FROM resources ${index ? `INDEXED BY ${index}` : ''} WHERE ${where.join(' AND ')}`;
+    return (this.store.prepare(sql).get(...params) as { n: number }).n;
   }
 
   private parse(query: URLSearchParams, opts: ListOptions): ParsedQuery {
@@ -313,6 +322,20 @@ export class ListEngine {
 
   /** The cursor a token carries; undefined when it has expired (the query restarts, spec rule 5). */
   private readToken(token: string, fingerprint: string): [string, string] | undefined {
+    const payload = this.verifiedTokens.get(token) ?? this.verifyToken(token);
+    if (payload.q !== fingerprint) {
+      throw invalidField('page_token', 'belongs to a different query (filters and order_by must stay the same across pages)');
+    }
+    const age = this.clock() - payload.t;
+    if (age > PAGE_TOKEN_TTL_MS || age < -PAGE_TOKEN_TTL_MS) return undefined;
+    return payload.k;
+  }
+
+  // A token that comes back again (a poller's deep page) is checked and decoded once.
+  private readonly verifiedTokens = new Map<string, TokenPayload>();
+
+  /** The payload of a token we signed; a code-3 error for anything else. */
+  private verifyToken(token: string): TokenPayload {
     const [body, sig, extra] = token.split('.');
     // Compared as bytes: a signature of the right length in characters but not in bytes (é) made timingSafeEqual throw.
     const got = Buffer.from(sig ?? '');
@@ -324,12 +347,9 @@ export class ListEngine {
     // dir) can sign anything, and a malformed payload is the client's error, not a 500.
     const payload = parseTokenPayload(Buffer.from(body, 'base64url').toString());
     if (!payload) throw invalidField('page_token', 'is not a valid page token');
-    if (payload.q !== fingerprint) {
-      throw invalidField('page_token', 'belongs to a different query (filters and order_by must stay the same across pages)');
-    }
-    const age = this.clock() - payload.t;
-    if (age > PAGE_TOKEN_TTL_MS || age < -PAGE_TOKEN_TTL_MS) return undefined;
-    return payload.k;
+    if (this.verifiedTokens.size >= 1000) this.verifiedTokens.clear();
+    this.verifiedTokens.set(token, payload);
+    return payload;
   }
 }
 
