@@ -161,13 +161,29 @@ export class ListEngine {
         uids = this.read(q, live, wanted);
       }
     }
-    const items = this.store.sharedRecordsOf(uids.slice(0, q.pageSize));
+    const items = this.recordsOf(q, uids.slice(0, q.pageSize));
     let nextPageToken = '';
     if (uids.length > q.pageSize) {
       const last = items[items.length - 1]!;
       nextPageToken = this.signToken({ q: q.fingerprint, k: [sortValue(last, q.sortField), last.uid], t: this.clock() });
     }
     return { items, nextPageToken, totalCount, skipped: q.skip };
+  }
+
+  // Each page's records as last served: when the index yields the same uids again and no row
+  // of the kind was written since, they are the page's records, found without hashing a uid.
+  private readonly lastPages = new Map<string, { version: string; uids: string[]; items: Record_[] }>();
+
+  private recordsOf(q: ParsedQuery, uids: string[]): Record_[] {
+    if (this.store.db.inTransaction) return this.store.sharedRecordsOf(uids);
+    const key = `${q.fingerprint} ${q.pageSize} ${q.skip} ${q.cursor?.join('\n') ?? ''}`;
+    const version = this.store.versionOf([q.kind]);
+    const last = this.lastPages.get(key);
+    if (last && last.version === version && sameStrings(last.uids, uids)) return last.items;
+    const items = this.store.sharedRecordsOf(uids);
+    if (this.lastPages.size >= 1000) this.lastPages.clear();
+    this.lastPages.set(key, { version, uids, items });
+    return items;
   }
 
   /** The uids of `limit` matches after q.skip, in q's order: one segment straight from its index, several merged (index entries only). */
@@ -511,6 +527,10 @@ export function compareText(a: string, b: string): number {
     return x < y ? -1 : 1;
   }
   return a.length < b.length ? -1 : 1;
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function sortValue(rec: Record_, field: SortField): string {

@@ -96,7 +96,12 @@ export class Store {
 
   /** Runs fn in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    try {
+      return this.db.transaction(fn)();
+    } catch (err) {
+      this.rolledBack();
+      throw err;
+    }
   }
 
   private pending: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
@@ -134,6 +139,7 @@ export class Store {
           if (!this.db.inTransaction) throw err;
           this.db.exec('ROLLBACK TO request');
           this.db.exec('RELEASE request');
+          this.rolledBack();
           settle.push(() => item.reject(err));
         }
       }
@@ -145,8 +151,7 @@ export class Store {
       } catch {
         // the connection is gone; so is the transaction
       }
-      this.writeVersion++;
-      this.epoch++; // what the batch wrote is gone, whatever its kinds
+      this.rolledBack();
       for (const item of batch) item.reject(err);
       return;
     }
@@ -264,6 +269,15 @@ export class Store {
     const changed = this.stmts.remove.run(uid).changes > 0;
     if (changed) this.wrote(uid);
     return changed;
+  }
+
+  /**
+   * Writes were rolled back, whatever their kinds: what was derived from them inside the
+   * transaction (a count, a caller's grants) is stale although their versions are not.
+   */
+  private rolledBack(): void {
+    this.writeVersion++;
+    this.epoch++;
   }
 
   private wrote(uid: string, kind?: Kind): void {
