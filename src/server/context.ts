@@ -69,10 +69,10 @@ export function readable(ctx: ServerContext, principal: Principal, d: Resource, 
  */
 export function listResponse(ctx: ServerContext, plural: string, query: URLSearchParams, opts: ListOptions, wire: WireJson): Response {
   const page = ctx.lists.list(query, opts);
-  const items = wire.encode(page.items).join(',');
-  return {
-    bodyJson: `{${JSON.stringify(plural)}:[${items}],"nextPageToken":${JSON.stringify(page.nextPageToken)},"totalCount":"${page.totalCount}","skipped":${page.skipped}}`,
-  };
+  const items = wire.encode(page.items);
+  const head = `{${JSON.stringify(plural)}:[`;
+  const tail = `],"nextPageToken":${JSON.stringify(page.nextPageToken)},"totalCount":"${page.totalCount}","skipped":${page.skipped}}`;
+  return { bodyJson: { text: head + items.json + tail, bytes: Buffer.byteLength(head) + items.bytes + Buffer.byteLength(tail) } };
 }
 
 /**

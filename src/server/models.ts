@@ -339,7 +339,7 @@ export const WIRE_READS: { [W in WireName]: readonly Kind[] } = {
  * row is written (Store.sharedRecordsOf), so the object keys the cache, and a write drops it.
  */
 export class WireJson {
-  private readonly cache = new WeakMap<Record_, { version: string; json: string }>();
+  private readonly cache = new WeakMap<Record_, { version: string; json: string; bytes: number }>();
 
   constructor(
     private readonly store: Store,
@@ -348,16 +348,22 @@ export class WireJson {
     private readonly reads: readonly Kind[] = [],
   ) {}
 
-  /** Each record's JSON, in order. */
-  encode(records: readonly Record_[]): string[] {
+  /** The records' JSON, comma-separated (a JSON array's inside), and its length in UTF-8 bytes. */
+  encode(records: readonly Record_[]): { json: string; bytes: number } {
     const version = this.reads.length ? this.store.versionOf(this.reads) : '';
-    return records.map((r) => {
-      const hit = this.cache.get(r);
-      if (hit && hit.version === version) return hit.json;
-      const json = JSON.stringify(this.toWire(r));
-      this.cache.set(r, { version, json });
-      return json;
-    });
+    const parts: string[] = [];
+    let bytes = Math.max(records.length - 1, 0);
+    for (const r of records) {
+      let hit = this.cache.get(r);
+      if (!hit || hit.version !== version) {
+        const json = JSON.stringify(this.toWire(r));
+        hit = { version, json, bytes: Buffer.byteLength(json) };
+        this.cache.set(r, hit);
+      }
+      parts.push(hit.json);
+      bytes += hit.bytes;
+    }
+    return { json: parts.join(','), bytes };
   }
 }
 
