@@ -49,10 +49,12 @@ export function authorize(ctx: ServerContext, principal: Principal, capability: 
 
 /**
  * A resource the caller may read: in the hierarchy, the declaration's `.list` on it; outside
- * (built-in roles, advisories, of a `global` declaration), `.list` held on any group.
+ * (built-in roles, advisories, of a `global` declaration), `.list` held on any group. The
+ * record is the store's shared one: read-only.
  */
 export function readable(ctx: ServerContext, principal: Principal, d: Resource, uid: string): Record_ {
-  const rec = mustGet(ctx, d, uid);
+  const rec = ctx.store.sharedRecord(uid);
+  if (!rec || rec.kind !== d.storeKind) throw notFound(d.kind, uid);
   const cap = capability(d, 'list');
   if (d.visibility === 'global' && !rec.parent) {
     if (!ctx.authz.canAnywhere(principal, cap)) throw permissionDenied(cap, 'any group');
@@ -72,7 +74,7 @@ export function listResponse(ctx: ServerContext, plural: string, query: URLSearc
   const items = wire.encode(page.items);
   const head = `{${JSON.stringify(plural)}:[`;
   const tail = `],"nextPageToken":${JSON.stringify(page.nextPageToken)},"totalCount":"${page.totalCount}","skipped":${page.skipped}}`;
-  return { bodyJson: { text: head + items.json + tail, bytes: Buffer.byteLength(head) + items.bytes + Buffer.byteLength(tail) } };
+  return { bodyJson: { text: head + items.text + tail, bytes: Buffer.byteLength(head) + items.bytes + Buffer.byteLength(tail) } };
 }
 
 /**

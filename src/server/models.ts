@@ -349,7 +349,7 @@ export class WireJson {
   ) {}
 
   /** The records' JSON, comma-separated (a JSON array's inside), and its length in UTF-8 bytes. */
-  encode(records: readonly Record_[]): { json: string; bytes: number } {
+  encode(records: readonly Record_[]): { text: string; bytes: number } {
     const version = this.reads.length ? this.store.versionOf(this.reads) : '';
     const parts: string[] = [];
     let bytes = Math.max(records.length - 1, 0);
@@ -363,7 +363,7 @@ export class WireJson {
       parts.push(hit.json);
       bytes += hit.bytes;
     }
-    return { json: parts.join(','), bytes };
+    return { text: parts.join(','), bytes };
   }
 }
 

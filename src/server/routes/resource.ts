@@ -13,12 +13,12 @@ export function resourceRoutes(ctx: ServerContext, d: Resource, own: Omit<Resour
   const toWire = (r: Record_) => TO_WIRE[d.kind](r, ctx.store);
   const filterColumns: FilterColumns = Object.fromEntries(Object.entries(d.filters).map(([param, f]) => [param, f.column]));
   const routes: ResourceRoutes = { path: d.path };
+  const wire = new WireJson(ctx.store, toWire, WIRE_READS[d.kind]);
   if (d.operations.includes('list')) {
     const cap = capability(d, 'list');
-    const wire = new WireJson(ctx.store, toWire, WIRE_READS[d.kind]);
     routes.list = (req) =>
       listResponse(ctx, d.plural, req.query, { kind: d.storeKind, filterColumns, scope: ctx.authz.scope(req.principal, cap, d.visibility === 'global') }, wire);
   }
-  if (d.operations.includes('get')) routes.get = (req) => ({ body: toWire(readable(ctx, req.principal, d, req.uid)) });
+  if (d.operations.includes('get')) routes.get = (req) => ({ bodyJson: wire.encode([readable(ctx, req.principal, d, req.uid)]) });
   return { ...routes, ...own };
 }

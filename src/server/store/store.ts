@@ -187,6 +187,20 @@ export class Store {
    * A record object stays the same until its row is written, so it can key caches of what
    * is derived from it.
    */
+  /** The shared, read-only record of a uid (see sharedRecordsOf); undefined when there is none. */
+  sharedRecord(uid: string): Record_ | undefined {
+    if (this.db.inTransaction) return this.get(uid);
+    let rec = this.sharedRecords.get(uid);
+    if (!rec) {
+      const row = this.cachedRow(uid);
+      if (!row) return undefined;
+      rec = rowToRecord(row);
+      if (this.sharedRecords.size >= 50_000) this.sharedRecords.clear();
+      this.sharedRecords.set(uid, rec);
+    }
+    return rec;
+  }
+
   sharedRecordsOf(uids: readonly string[]): Record_[] {
     const cache = this.db.inTransaction ? new Map<string, Record_>() : this.sharedRecords;
     const records = uids.map((uid) => cache.get(uid));
