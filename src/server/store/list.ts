@@ -120,10 +120,17 @@ interface ParsedQuery {
 
 interface TokenPayload { q: string; k: [string, string]; t: number }
 
-type IndexName = 'resources_kind_uid' | 'resources_kind_name' | 'resources_kind_create' | 'resources_kind_update' | 'resources_parent' | 'resources_alt';
+type IndexName = 'resources_kind_uid' | 'resources_kind_name' | 'resources_kind_create' | 'resources_kind_update'
+  | 'resources_parent' | 'resources_parent_uid' | 'resources_parent_create' | 'resources_alt';
 
+/** (kind, sort column, uid): a kind's rows in each order. */
 const SORT_INDEXES: Record<SortField, IndexName> = {
   uid: 'resources_kind_uid', name: 'resources_kind_name', createTime: 'resources_kind_create', updateTime: 'resources_kind_update',
+};
+
+/** (parent, kind, sort column, uid): one parent's children (or the rows without one) in that order; none by updateTime. */
+const PARENT_SORT_INDEXES: Partial<Record<SortField, IndexName>> = {
+  uid: 'resources_parent_uid', name: 'resources_parent', createTime: 'resources_parent_create',
 };
 
 export class ListEngine {
@@ -476,8 +483,11 @@ function drivingIndex(q: ParsedQuery, seg: Segment): { index: IndexName; ordered
   if (seg.type === 'uid') return undefined;
   const alt = q.inFilters.some((f) => f.column === 'alt_key');
   if (alt) return { index: 'resources_alt', ordered: false };
-  // (parent, kind, name, uid): children in name order, and with a name, in uid order.
   if (q.parent !== undefined || (seg.type === 'unparented' && q.name !== undefined)) {
+    // (parent, kind, sort column, uid): the children in the requested order.
+    const inOrder = PARENT_SORT_INDEXES[sort];
+    if (inOrder && q.parent !== undefined && q.name === undefined && !q.inFilters.length) return { index: inOrder, ordered: true };
+    // (parent, kind, name, uid): with a name (or names), only those children; with one, in uid order.
     return { index: 'resources_parent', ordered: sort === 'name' || (q.name !== undefined && sort === 'uid') };
   }
   // (kind, name, uid): the rows of one name, in uid order (and by name, trivially); a range of uids too.
@@ -485,7 +495,7 @@ function drivingIndex(q: ParsedQuery, seg: Segment): { index: IndexName; ordered
   if (q.inFilters.some((f) => f.column === 'name')) return { index: 'resources_kind_name', ordered: false };
   if (q.inFilters.some((f) => f.column === 'parent')) return { index: 'resources_parent', ordered: false };
   if (seg.type === 'range') return { index: 'resources_kind_uid', ordered: sort === 'uid' };
-  if (seg.type === 'unparented') return { index: 'resources_parent', ordered: sort === 'name' };
+  if (seg.type === 'unparented') return { index: PARENT_SORT_INDEXES[sort] ?? 'resources_parent', ordered: sort in PARENT_SORT_INDEXES };
   return undefined;
 }
 
