@@ -190,3 +190,23 @@ test('a viewer of a small subtree is served from index ranges inside it: no stat
     }
   }
 });
+
+test('the children of a group, and the rows outside the hierarchy, come in order from an index: no page sorts them all (but by updateTime)', (t) => {
+  const { store, org, elsewhere, lists } = buildTree(t);
+  const plans: string[] = [];
+  const prepare = store.prepare.bind(store);
+  store.prepare = (sql: string) => {
+    const params = Array((sql.match(/\?/g) ?? []).length).fill('x');
+    plans.push(`${sql}\n  ${(store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n  ')}`);
+    return prepare(sql);
+  };
+  const cases: [Kind, Record<string, string>][] = [['group', { 'uidp.children_of': elsewhere }], ['group', { 'uidp.children_of': org }], ['role', {}]];
+  for (const [kind, query] of cases) {
+    for (const order of ['', 'uid desc', 'name', 'name desc', 'createTime', 'createTime desc']) {
+      plans.length = 0;
+      const page = lists.list(new URLSearchParams({ ...query, ...(order ? { order_by: order } : {}), page_size: '20' }), { kind });
+      lists.list(new URLSearchParams({ ...query, ...(order ? { order_by: order } : {}), page_size: '20', page_token: page.nextPageToken }), { kind });
+      for (const plan of plans) t.notRegex(plan, /TEMP B-TREE/, `${kind} ${JSON.stringify(query)} ${order}:\n${plan}`);
+    }
+  }
+});

@@ -231,3 +231,44 @@ test('totalCount follows writes immediately', async (t) => {
   await srv.call('DELETE', `${G}/${g.json.uid}`);
   t.is((await srv.call('GET', G)).json.totalCount, '1');
 });
+
+test('a list page is sent as exactly the JSON of its object, its content-length counted in bytes (text beyond ASCII too)', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  await srv.ok('POST', G, { parent: srv.organizationUid, group: { name: 'unicode', description: 'Ünïcödé – 日本 🙂' } });
+  await srv.ok('POST', G, { parent: srv.organizationUid, group: { name: 'ascii', description: 'plain' } });
+  for (const query of ['', `?uidp.descendants_of=${srv.organizationUid}&order_by=name&page_size=1`]) {
+    const res = await srv.call('GET', `${G}${query}`);
+    t.is(res.text, JSON.stringify(res.json), query);
+    t.is(Number(res.headers.get('content-length')), Buffer.byteLength(res.text), query);
+    t.is(res.headers.get('content-type'), 'application/json');
+  }
+});
+
+test('listed items follow writes at once: a group renamed, a role or identity renamed in the bindings naming it, a group deleted', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  const org = srv.organizationUid;
+  const g = await srv.ok('POST', G, { parent: org, group: { name: 'before' } });
+  const names = async () => (await srv.ok('GET', `${G}?uidp.descendants_of=${org}&order_by=name`)).groups.map((x: Group) => x.name);
+  t.deepEqual(await names(), ['before']);
+  await srv.ok('PATCH', `${G}/${g.uid}`, { name: 'after', description: 'now described' });
+  t.deepEqual(await names(), ['after']);
+  t.is((await srv.ok('GET', `${G}?uidp.descendants_of=${org}`)).groups[0].description, 'now described');
+
+  const role = await srv.ok('POST', '/iam/v2/roles', { parent: org, role: { name: 'reader', capabilities: ['groups.list'] } });
+  const { id } = await srv.person('pat', 'viewer', g.uid);
+  await srv.ok('POST', '/iam/v2/roleBindings', { parent: g.uid, roleBinding: { identityUid: id.uid, roleUid: role.uid } });
+  const bindings = async () => (await srv.ok('GET', `/iam/v2/roleBindings?uidp.children_of=${g.uid}&order_by=name`)).roleBindings
+    .map((b: { identity: { name: string }; role: { name: string } }) => `${b.identity.name}:${b.role.name}`);
+  t.deepEqual(await bindings(), ['pat:reader', 'pat:viewer']);
+  await srv.ok('PATCH', `/iam/v2/roles/${role.uid}`, { name: 'auditor' });
+  await srv.ok('PATCH', `/iam/v2/identities/${id.uid}`, { name: 'patricia' });
+  // Role bindings sort by the role name they were created with; the names shown are the current ones.
+  t.deepEqual((await bindings()).sort(), ['patricia:auditor', 'patricia:viewer']);
+
+  const other = await srv.ok('POST', G, { parent: org, group: { name: 'other' } });
+  t.deepEqual(await names(), ['after', 'other']);
+  await srv.ok('DELETE', `${G}/${other.uid}`);
+  t.deepEqual(await names(), ['after']);
+});

@@ -6,9 +6,9 @@ import type { Capability } from '../api/capabilities.js';
 import { capability, groups, type Resource } from '../api/registry/index.js';
 import { permissionDenied } from './auth/authorize.js';
 import type { Authorizer } from './auth/authorize.js';
-import type { Principal } from './http.js';
+import type { Principal, Response } from './http.js';
 import type { ListEngine, ListOptions } from './store/list.js';
-import { newChildUid, timestamp } from './models.js';
+import { newChildUid, timestamp, type WireJson } from './models.js';
 import type { Record_, Store } from './store/store.js';
 
 export interface ServerContext {
@@ -49,10 +49,12 @@ export function authorize(ctx: ServerContext, principal: Principal, capability: 
 
 /**
  * A resource the caller may read: in the hierarchy, the declaration's `.list` on it; outside
- * (built-in roles, advisories, of a `global` declaration), `.list` held on any group.
+ * (built-in roles, advisories, of a `global` declaration), `.list` held on any group. The
+ * record is the store's shared one: read-only.
  */
 export function readable(ctx: ServerContext, principal: Principal, d: Resource, uid: string): Record_ {
-  const rec = mustGet(ctx, d, uid);
+  const rec = ctx.store.sharedRecord(uid);
+  if (!rec || rec.kind !== d.storeKind) throw notFound(d.kind, uid);
   const cap = capability(d, 'list');
   if (d.visibility === 'global' && !rec.parent) {
     if (!ctx.authz.canAnywhere(principal, cap)) throw permissionDenied(cap, 'any group');
@@ -62,19 +64,17 @@ export function readable(ctx: ServerContext, principal: Principal, d: Resource, 
   return rec;
 }
 
-/** A list route's response: the plural key, nextPageToken, totalCount as a string, skipped. */
-export function listResponse(
-  ctx: ServerContext, plural: string, query: URLSearchParams, opts: ListOptions, toWire: (r: Record_) => unknown,
-) {
+/**
+ * A list route's response: the plural key, nextPageToken, totalCount as a string, skipped.
+ * Sent as JSON spliced from each item's cached JSON, byte for byte what JSON.stringify makes
+ * of the same object.
+ */
+export function listResponse(ctx: ServerContext, plural: string, query: URLSearchParams, opts: ListOptions, wire: WireJson): Response {
   const page = ctx.lists.list(query, opts);
-  return {
-    body: {
-      [plural]: page.items.map(toWire),
-      nextPageToken: page.nextPageToken,
-      totalCount: String(page.totalCount),
-      skipped: page.skipped,
-    },
-  };
+  const items = wire.encode(page.items);
+  const head = `{${JSON.stringify(plural)}:[`;
+  const tail = `],"nextPageToken":${JSON.stringify(page.nextPageToken)},"totalCount":"${page.totalCount}","skipped":${page.skipped}}`;
+  return { bodyJson: { text: head + items.text + tail, bytes: Buffer.byteLength(head) + items.bytes + Buffer.byteLength(tail) } };
 }
 
 /**

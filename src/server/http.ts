@@ -41,6 +41,8 @@ export interface Response {
   fault?: 'reset' | 'stall';
   /** JSON-serialized; undefined sends an empty body (DELETE). */
   body?: unknown;
+  /** The body already encoded as JSON, instead of `body` (a list page spliced from cached items), with its length in UTF-8 bytes. */
+  bodyJson?: { text: string; bytes: number };
   /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
   raw?: string;
   headers?: Record<string, string>;
@@ -219,8 +221,9 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
         return;
       }
       const status = answer.status ?? 200;
-      const payload = answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
-      const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(payload), ...answer.headers };
+      const payload = answer.raw ?? answer.bodyJson?.text ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
+      const length = answer.raw === undefined && answer.bodyJson ? answer.bodyJson.bytes : Buffer.byteLength(payload);
+      const headers: Record<string, string | number> = { 'content-length': length, ...answer.headers };
       if (payload && answer.raw === undefined) headers['content-type'] = 'application/json';
       if (req.httpVersionMajor === 2) for (const h of CONNECTION_HEADERS) delete headers[h];
       res.writeHead(status, headers);

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { WireName } from '../api/registry/define.js';
 import type * as Wire from '../api/schemas.js';
 import type { AccountAssociationFields, AdvisoryDocument, CORRELATION_RULES, VulnerabilityMetadata } from '../api/schemas.js';
-import type { Record_, Store } from './store/store.js';
+import type { Kind, Record_, Store } from './store/store.js';
 
 /** What serve may send for a wire message (defaults may be left out, as zod's input allows). */
 export type WireOut<W extends WireName> = z.input<(typeof Wire)[W]>;
@@ -313,6 +313,58 @@ export function tagToWire(r: Record_): WireOut<'Tag'> {
 
 export function advisoryToWire(r: Record_): WireOut<'Advisory'> {
   return { uid: r.uid, advisoryId: r.altKey ?? '', artifactName: r.name, createTime: r.createTime, updateTime: r.updateTime };
+}
+
+/**
+ * The store kinds each wire form reads besides its own record (a role binding names its
+ * identity, group and role): its cached JSON is encoded again after a write of one of them.
+ * A wire form added without saying what it reads does not compile.
+ */
+export const WIRE_READS: { [W in WireName]: readonly Kind[] } = {
+  Group: [],
+  Identity: [],
+  Role: [],
+  RoleBinding: ['identity', 'group', 'role'],
+  IdentityProvider: [],
+  GroupInvite: ['role'],
+  AccountAssociation: [],
+  Artifact: [],
+  Repo: [],
+  Tag: [],
+  Advisory: [],
+};
+
+/**
+ * A wire form's JSON, encoded once per record: lists get the same record object until its
+ * row is written (Store.sharedRecordsOf), so the object keys the cache, and a write drops it.
+ */
+export class WireJson {
+  private readonly cache = new WeakMap<Record_, { version: string; json: string; bytes: number }>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly toWire: (r: Record_) => unknown,
+    /** The kinds toWire reads besides the record (WIRE_READS). */
+    private readonly reads: readonly Kind[] = [],
+  ) {}
+
+  /** The records' JSON, comma-separated (a JSON array's inside), and its length in UTF-8 bytes. */
+  encode(records: readonly Record_[]): { text: string; bytes: number } {
+    const version = this.reads.length ? this.store.versionOf(this.reads) : '';
+    const parts: string[] = [];
+    let bytes = Math.max(records.length - 1, 0);
+    for (const r of records) {
+      let hit = this.cache.get(r);
+      if (!hit || hit.version !== version) {
+        const json = JSON.stringify(this.toWire(r));
+        hit = { version, json, bytes: Buffer.byteLength(json) };
+        this.cache.set(r, hit);
+      }
+      parts.push(hit.json);
+      bytes += hit.bytes;
+    }
+    return { text: parts.join(','), bytes };
+  }
 }
 
 /** Every resource's wire form, by its registry kind: a resource without one does not compile. */

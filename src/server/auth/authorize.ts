@@ -25,15 +25,20 @@ export function within(uid: string, groupUid: string): boolean {
 }
 
 export class Authorizer {
-  private cache = new Map<string, { version: string; grants: Grants }>();
+  /** Per identity: its grants, and the list scopes made from them (both good until a grant kind is written). */
+  private cache = new Map<string, { version: string; grants: Grants; scopes: Map<string, ListScope> }>();
 
   constructor(private readonly store: Store) {}
 
   /** The caller's grants, recomputed after a write of a binding or a role (they change rarely, reads often). */
   grants(identityUid: string): Grants {
+    return this.entry(identityUid).grants;
+  }
+
+  private entry(identityUid: string): { grants: Grants; scopes: Map<string, ListScope> } {
     const version = this.store.versionOf(GRANT_KINDS);
     const hit = this.cache.get(identityUid);
-    if (hit && hit.version === version) return hit.grants;
+    if (hit && hit.version === version) return hit;
     const grants: Grants = new Map();
     for (const binding of this.store.findByAltKeyFirstPart('roleBinding', identityUid)) {
       const role = this.store.get(binding.data.roleUid as string, 'role');
@@ -42,8 +47,9 @@ export class Authorizer {
       grants.set(binding.parent!, caps);
     }
     if (this.cache.size > 1000) this.cache.clear();
-    this.cache.set(identityUid, { version, grants });
-    return grants;
+    const entry = { version, grants, scopes: new Map<string, ListScope>() };
+    this.cache.set(identityUid, entry);
+    return entry;
   }
 
   /** Every capability the caller holds on a uid (through bindings on it or its ancestors). */
@@ -79,13 +85,19 @@ export class Authorizer {
    * through its own uid range.
    */
   scope(principal: Principal, capability: Capability, includeUnparented = false): ListScope {
-    const granting = [...this.grants(principal.identityUid)]
+    const { grants, scopes } = this.entry(principal.identityUid);
+    const key = `${capability}:${includeUnparented ? 1 : 0}`;
+    let scope = scopes.get(key);
+    if (scope) return scope;
+    const granting = [...grants]
       .filter(([, caps]) => caps.has(capability))
       .map(([group]) => group)
       .sort();
     // A grant below another grant adds nothing.
     const roots = granting.filter((g) => !granting.some((other) => other !== g && within(g, other)));
     const unparented = includeUnparented && roots.length > 0;
-    return { roots, unparented, key: `${capability}:${roots.join(',')}:${unparented ? 1 : 0}` };
+    scope = { roots, unparented, key: `${capability}:${roots.join(',')}:${unparented ? 1 : 0}` };
+    scopes.set(key, scope);
+    return scope;
   }
 }

@@ -3,7 +3,7 @@
 import { invalidField } from '../../api/errors.js';
 import { listResponse, type ServerContext } from '../context.js';
 import type { ResourceRoutes } from '../http.js';
-import { advisoryDocumentToWire, vulnerabilityMetadataToWire } from '../models.js';
+import { advisoryDocumentToWire, vulnerabilityMetadataToWire, WireJson } from '../models.js';
 import { singleParam } from '../params.js';
 
 export const ADVISORY_DOCUMENTS_PATH = '/advisory/v2/documents';
@@ -11,6 +11,7 @@ export const VULNERABILITY_METADATA_PATH = '/advisory/v2/metadata';
 
 export function advisoryDocumentRoutes(ctx: ServerContext): ResourceRoutes[] {
   const { store } = ctx;
+  const metadataJson = new WireJson(store, vulnerabilityMetadataToWire);
   const documents: ResourceRoutes = {
     path: ADVISORY_DOCUMENTS_PATH,
     // Not paged: every document of the package (or all), each cut to the advisories naming a requested CVE.
@@ -29,7 +30,7 @@ export function advisoryDocumentRoutes(ctx: ServerContext): ResourceRoutes[] {
   };
   const metadata: ResourceRoutes = {
     path: VULNERABILITY_METADATA_PATH,
-    list: (req) => listResponse(ctx, 'vulnerabilityMetadata', req.query, { kind: 'vulnerabilityMetadata', filterColumns: { id: 'name', ids: 'name' } }, vulnerabilityMetadataToWire),
+    list: (req) => listResponse(ctx, 'vulnerabilityMetadata', req.query, { kind: 'vulnerabilityMetadata', filterColumns: { id: 'name', ids: 'name' } }, metadataJson),
   };
   return [documents, metadata];
 }

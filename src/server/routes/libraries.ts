@@ -7,7 +7,7 @@ import { ECOSYSTEMS, ecosystemOf, ecosystemRule } from '../../api/schemas.js';
 import { permissionDenied } from '../auth/authorize.js';
 import { listResponse, type ServerContext } from '../context.js';
 import type { Principal, ResourceRoutes } from '../http.js';
-import { artifactToWire, artifactVersionToWire } from '../models.js';
+import { artifactToWire, artifactVersionToWire, WireJson } from '../models.js';
 import { singleParam } from '../params.js';
 
 /** `ecosystems`: required, repeatable and comma-separated, JAVA or PYTHON in any case. */
@@ -36,6 +36,8 @@ export function libraryRoutes(ctx: ServerContext): ResourceRoutes {
   const requireCap = (principal: Principal) => {
     if (!authz.canAnywhere(principal, cap)) throw permissionDenied(cap, 'any group');
   };
+  const artifactJson = new WireJson(store, artifactToWire);
+  const versionJson = new WireJson(store, artifactVersionToWire);
 
   return {
     path: artifacts.path,
@@ -49,7 +51,7 @@ export function libraryRoutes(ctx: ServerContext): ResourceRoutes {
       return listResponse(
         ctx, artifacts.plural, query,
         { kind: artifacts.storeKind, filterColumns: { ecosystems: 'alt_key' }, ...(search ? { nameContains: search } : {}) },
-        artifactToWire,
+        artifactJson,
       );
     },
     // The item paths: `count` and `{uid}/versions` (the spec has no Get of one artifact).
@@ -68,7 +70,7 @@ export function libraryRoutes(ctx: ServerContext): ResourceRoutes {
         if (query.has(scope)) throw invalidField(scope, 'is not a parameter of this list (the artifact is in the path)');
       }
       query.set('uidp.children_of', artifact.uid);
-      return listResponse(ctx, 'artifactVersions', query, { kind: 'artifactVersion' }, artifactVersionToWire);
+      return listResponse(ctx, 'artifactVersions', query, { kind: 'artifactVersion' }, versionJson);
     },
   };
 }

@@ -121,7 +121,7 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
       if ((answer.status ?? 200) >= 400) throw toConnectError(answer.body as Status, metadata);
       metadata.forEach((value, key) => ctx.responseHeader.set(key, value));
       try {
-        return transcoder.fromRest(answer.body);
+        return transcoder.fromRest(answer.bodyJson === undefined ? answer.body : JSON.parse(answer.bodyJson.text));
       } catch (err) {
         throw failure(err);
       }

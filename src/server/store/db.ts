@@ -32,6 +32,11 @@ const migrations: string[] = [
    CREATE INDEX resources_kind_update ON resources (kind, update_time, uid);
    CREATE INDEX resources_parent ON resources (parent, kind, name, uid);
    CREATE INDEX resources_alt ON resources (kind, alt_key);`,
+  // A group's children (and the rows outside the hierarchy) in uid order (the default) and
+  // by create time, read in order from an index instead of all of them sorted for each page.
+  // Not by update time: each index costs bulk inserts ~25% (100k groups: 5.0 s -> 6.2 s).
+  `CREATE INDEX resources_parent_uid ON resources (parent, kind, uid);
+   CREATE INDEX resources_parent_create ON resources (parent, kind, create_time, uid);`,
 ];
 
 /** The database files: they hold every resource and the page-token key. */

@@ -9,9 +9,7 @@ import { invalidField, ApiError, Code } from '../../api/errors.js';
 import { ORDER_FIELDS, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_TOKEN_TTL_MS } from '../../api/resources.js';
 import { repeatedParam } from '../params.js';
 import { within } from '../auth/authorize.js';
-import { rowToRecord, type Kind, type Record_, type Store } from './store.js';
-
-type Row = Parameters<typeof rowToRecord>[0];
+import type { Kind, Record_, Store } from './store.js';
 
 /** The wire names of the shared list parameters, with the camelCase spellings accepted too. */
 const PARAM_ALIASES: Record<string, string> = {
@@ -32,10 +30,24 @@ const SORT_COLUMNS = { uid: 'uid', name: 'name', createTime: 'create_time', upda
  */
 function filterParam(filterColumns: FilterColumns, rawKey: string): string | undefined {
   if (Object.hasOwn(filterColumns, rawKey)) return rawKey;
-  const other = rawKey.includes('_')
-    ? rawKey.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
-    : rawKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const other = otherSpelling(rawKey);
   return other !== rawKey && Object.hasOwn(filterColumns, other) ? other : undefined;
+}
+
+// The same few parameter names come with every request: each one's other spelling is made once.
+const otherSpellings = new Map<string, string>();
+
+/** `artifact_names` → `artifactNames`, `keyId` → `key_id`. */
+function otherSpelling(key: string): string {
+  let other = otherSpellings.get(key);
+  if (other === undefined) {
+    other = key.includes('_')
+      ? key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+      : key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (otherSpellings.size >= 1000) otherSpellings.clear();
+    otherSpellings.set(key, other);
+  }
+  return other;
 }
 
 /** A resource-specific filter: query parameter → the column it matches exactly. */
@@ -78,8 +90,11 @@ type SortField = keyof typeof SORT_COLUMNS;
  * of its own, so a list costs what the caller can see, never the whole table.
  */
 type Segment =
-  /** from <= uid < to: a subtree (uids are lower-case hex and '/', so [g, g + '0') is g and everything below it). */
-  | { type: 'range'; from: string; to: string }
+  /**
+   * from <= uid < to (from < uid with fromExcluded): a subtree (uids are lower-case hex and '/',
+   * so [g, g + '0') is g and everything below it).
+   */
+  | { type: 'range'; from: string; to: string; fromExcluded?: boolean }
   | { type: 'uid'; uid: string }
   /** Rows outside the hierarchy (parent IS NULL). */
   | { type: 'unparented' }
@@ -105,14 +120,21 @@ interface ParsedQuery {
 
 interface TokenPayload { q: string; k: [string, string]; t: number }
 
-type IndexName = 'resources_kind_uid' | 'resources_kind_name' | 'resources_kind_create' | 'resources_kind_update' | 'resources_parent' | 'resources_alt';
+type IndexName = 'resources_kind_uid' | 'resources_kind_name' | 'resources_kind_create' | 'resources_kind_update'
+  | 'resources_parent' | 'resources_parent_uid' | 'resources_parent_create' | 'resources_alt';
 
+/** (kind, sort column, uid): a kind's rows in each order. */
 const SORT_INDEXES: Record<SortField, IndexName> = {
   uid: 'resources_kind_uid', name: 'resources_kind_name', createTime: 'resources_kind_create', updateTime: 'resources_kind_update',
 };
 
+/** (parent, kind, sort column, uid): one parent's children (or the rows without one) in that order; none by updateTime. */
+const PARENT_SORT_INDEXES: Partial<Record<SortField, IndexName>> = {
+  uid: 'resources_parent_uid', name: 'resources_parent', createTime: 'resources_parent_create',
+};
+
 export class ListEngine {
-  private countCache = new Map<string, { version: number; count: number }>();
+  private countCache = new Map<string, { version: string; counts: number[] }>();
   private readonly tokenKey: Buffer;
 
   constructor(
@@ -127,12 +149,13 @@ export class ListEngine {
     this.tokenKey = Buffer.from(key, 'hex');
   }
 
+  /** A page of records: shared with the store's cache, so read-only (see Store.sharedRecordsOf). */
   list(query: URLSearchParams, opts: ListOptions): ListPage {
     const q = this.parse(query, opts);
-    const counts = q.segments.map((seg) => this.count(q, seg));
+    const counts = this.segmentCounts(q);
     const totalCount = counts.reduce((a, b) => a + b, 0);
     const wanted = q.pageSize + 1; // one more than a page tells whether a next page exists
-    let rows: Row[] = [];
+    let uids: string[] = [];
     // A skip past the end reads nothing: it costs no more than the count already made.
     if (q.skip < totalCount) {
       const live = q.segments.map((seg, i) => ({ seg, matches: counts[i]! })).filter((s) => s.matches > 0);
@@ -140,49 +163,60 @@ export class ListEngine {
       // deep skip passes at most min(skip, totalCount - skip) index entries.
       if (q.skip > 0 && !q.cursor && totalCount - q.skip < q.skip) {
         const offset = Math.max(0, totalCount - q.skip - wanted);
-        rows = this.read({ ...q, desc: !q.desc, skip: offset }, live, totalCount - q.skip - offset).reverse();
+        uids = this.read({ ...q, desc: !q.desc, skip: offset }, live, totalCount - q.skip - offset).reverse();
       } else {
-        rows = this.read(q, live, wanted);
+        uids = this.read(q, live, wanted);
       }
     }
-    const items = rows.slice(0, q.pageSize).map(rowToRecord);
+    const items = this.recordsOf(q, uids.slice(0, q.pageSize));
     let nextPageToken = '';
-    if (rows.length > q.pageSize) {
+    if (uids.length > q.pageSize) {
       const last = items[items.length - 1]!;
       nextPageToken = this.signToken({ q: q.fingerprint, k: [sortValue(last, q.sortField), last.uid], t: this.clock() });
     }
     return { items, nextPageToken, totalCount, skipped: q.skip };
   }
 
-  /** `limit` rows after q.skip, in q's order: one segment straight from its index, several merged. */
-  private read(q: ParsedQuery, live: { seg: Segment; matches: number }[], limit: number): Row[] {
+  // Each page's records as last served: when the index yields the same uids again and no row
+  // of the kind was written since, they are the page's records, found without hashing a uid.
+  private readonly lastPages = new Map<string, { version: string; uids: string[]; items: Record_[] }>();
+
+  private recordsOf(q: ParsedQuery, uids: string[]): Record_[] {
+    if (this.store.db.inTransaction) return this.store.sharedRecordsOf(uids);
+    const key = `${q.fingerprint} ${q.pageSize} ${q.skip} ${q.cursor?.join('\n') ?? ''}`;
+    const version = this.store.versionOf([q.kind]);
+    const last = this.lastPages.get(key);
+    if (last && last.version === version && sameStrings(last.uids, uids)) return last.items;
+    const items = this.store.sharedRecordsOf(uids);
+    if (this.lastPages.size >= 1000) this.lastPages.clear();
+    this.lastPages.set(key, { version, uids, items });
+    return items;
+  }
+
+  /** The uids of `limit` matches after q.skip, in q's order: one segment straight from its index, several merged (index entries only). */
+  private read(q: ParsedQuery, live: { seg: Segment; matches: number }[], limit: number): string[] {
+    // LIMIT is written into the SQL, not bound: SQLite plans with a bound LIMIT's value and so
+    // prepares the statement again every time it is bound (~4 µs a page). Both are safe integers.
     if (live.length === 1) {
-      // Skipped rows are index entries only: the keys come from the index, then the page's rows.
       const keys = this.keySql(q, live[0]!.seg, live[0]!.matches);
-      return this.store.prepare(`SELECT * FROM resources WHERE uid IN (${keys.sql} LIMIT ? OFFSET ?) ORDER BY ${orderBy(q)}`)
-        .all(...keys.params, limit, q.skip) as Row[];
+      return this.store.prepare(`${keys.sql} LIMIT ${limit} OFFSET ?`).pluck().all(...keys.params, q.skip) as string[];
     }
-    // Several: each segment yields its first skip + limit keys in order (index entries only),
-    // the keys are merged, and only the page's rows are read.
+    // Several: each segment yields its first skip + limit keys in order, and the keys are merged.
     const keys: { k: string; uid: string }[] = [];
     for (const { seg, matches } of live) {
       const one = this.keySql(q, seg, matches, `${SORT_COLUMNS[q.sortField]} AS k, `);
-      keys.push(...(this.store.prepare(`${one.sql} LIMIT ?`).all(...one.params, q.skip + limit) as { k: string; uid: string }[]));
+      keys.push(...(this.store.prepare(`${one.sql} LIMIT ${q.skip + limit}`).all(...one.params) as { k: string; uid: string }[]));
     }
     const sign = q.desc ? -1 : 1;
     keys.sort((a, b) => sign * (compareText(a.k, b.k) || compareText(a.uid, b.uid)));
-    const page = keys.slice(q.skip, q.skip + limit).map((x) => x.uid);
-    if (!page.length) return [];
-    const byUid = new Map<string, Row>();
-    const found = this.store.prepare('SELECT * FROM resources WHERE uid IN (SELECT value FROM json_each(?))').all(JSON.stringify(page)) as Row[];
-    for (const row of found) byUid.set(row.uid, row);
-    return page.map((uid) => byUid.get(uid)!);
+    return keys.slice(q.skip, q.skip + limit).map((x) => x.uid);
   }
 
   /** The uids of one segment's matches after the cursor, in the query's order, through the index chosen for it. */
   private keySql(q: ParsedQuery, seg: Segment, matches: number, extraColumns = ''): { sql: string; params: unknown[] } {
-    const { where, params } = conditions(q, seg);
-    if (q.cursor) {
+    const narrowed = rangeAfterCursor(q, seg);
+    const { where, params } = conditions(q, narrowed ?? seg);
+    if (q.cursor && !narrowed) {
       const op = q.desc ? '<' : '>';
       if (q.sortField === 'uid') {
         where.push(`uid ${op} ?`);
@@ -197,25 +231,36 @@ export class ListEngine {
     return { sql: `SELECT ${extraColumns}uid FROM resources ${hint} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(q)}`, params };
   }
 
-  /** The exact number of a segment's matches (cached until the next write), read through the segment's own index. */
-  private count(q: ParsedQuery, seg: Segment): number {
-    const { where, params } = conditions(q, seg);
-    const index = drivingIndex(q, seg)?.index ?? (seg.type === 'uid' ? undefined : 'resources_kind_uid');
-    return this.cachedCount(`${q.fingerprint}:${JSON.stringify(seg)}`, where, params, index);
+  /**
+   * The exact number of each segment's matches, read through the segment's own index. Cached
+   * per query (the fingerprint names the segments and filters) until a write of the query's
+   * kind: an update never moves a row to another kind.
+   */
+  private segmentCounts(q: ParsedQuery): number[] {
+    return this.cachedCounts(q.fingerprint, q.kind, () => q.segments.map((seg) => {
+      const { where, params } = conditions(q, seg);
+      const index = drivingIndex(q, seg)?.index ?? (seg.type === 'uid' ? undefined : 'resources_kind_uid');
+      return this.countNow(where, params, index);
+    }));
   }
 
   private countOfKind(kind: Kind): number {
-    return this.cachedCount(`kind:${kind}`, ['kind = ?'], [kind], 'resources_kind_uid');
+    return this.cachedCounts(`kind:${kind}`, kind, () => [this.countNow(['kind = ?'], [kind], 'resources_kind_uid')])[0]!;
   }
 
-  private cachedCount(key: string, where: string[], params: unknown[], index?: IndexName): number {
+  private cachedCounts(key: string, kind: Kind, count: () => number[]): number[] {
+    const version = this.store.versionOf([kind]);
     const cached = this.countCache.get(key);
-    if (cached && cached.version === this.store.writeVersion) return cached.count;
-    const sql = `SELECT count(*) AS n FROM resources ${index ? `INDEXED BY ${index}` : ''} WHERE ${where.join(' AND ')}`;
-    const { n } = this.store.prepare(sql).get(...params) as { n: number };
+    if (cached && cached.version === version) return cached.counts;
+    const counts = count();
     if (this.countCache.size > 1000) this.countCache.clear();
-    this.countCache.set(key, { version: this.store.writeVersion, count: n });
-    return n;
+    this.countCache.set(key, { version, counts });
+    return counts;
+  }
+
+  private countNow(where: string[], params: unknown[], index?: IndexName): number {
+    const sql = `SELECT count(*) AS n FROM resources ${index ? `INDEXED BY ${index}` : ''} WHERE ${where.join(' AND ')}`;
+    return (this.store.prepare(sql).get(...params) as { n: number }).n;
   }
 
   private parse(query: URLSearchParams, opts: ListOptions): ParsedQuery {
@@ -253,10 +298,7 @@ export class ListEngine {
       .filter(([, values]) => values.length)
       .map(([key, values]) => ({ column: filterColumns[key]!, values }));
 
-    const fingerprint = createHash('sha256')
-      .update(JSON.stringify([opts.kind, descendantsOf ?? null, childrenOf ?? null, name ?? null, inFilters, sortField, desc, opts.scope?.key ?? '', opts.nameContains ?? null]))
-      .digest('base64url')
-      .slice(0, 22);
+    const fingerprint = this.fingerprintOf(JSON.stringify([opts.kind, descendantsOf ?? null, childrenOf ?? null, name ?? null, inFilters, sortField, desc, opts.scope?.key ?? '', opts.nameContains ?? null]));
     const parsed: ParsedQuery = {
       kind: opts.kind, pageSize: Math.min(pageSize, PAGE_SIZE_MAX), skip, sortField, desc, inFilters, fingerprint,
       segments: segmentsOf(opts.scope, descendantsOf, childrenOf),
@@ -274,12 +316,49 @@ export class ListEngine {
     return `${body}.${this.mac(body)}`;
   }
 
+  // A page asked for again gets the same token within a millisecond (its body holds the time),
+  // and a deep page's token comes back on every request: each body is signed once.
+  private readonly macs = new Map<string, string>();
+
   private mac(body: string): string {
-    return createHmac('sha256', this.tokenKey).update(body).digest('base64url');
+    let mac = this.macs.get(body);
+    if (mac === undefined) {
+      mac = createHmac('sha256', this.tokenKey).update(body).digest('base64url');
+      if (this.macs.size >= 1000) this.macs.clear();
+      this.macs.set(body, mac);
+    }
+    return mac;
+  }
+
+  // The same query is fingerprinted on every page of it: hashed once.
+  private readonly fingerprints = new Map<string, string>();
+
+  private fingerprintOf(query: string): string {
+    let fingerprint = this.fingerprints.get(query);
+    if (fingerprint === undefined) {
+      fingerprint = createHash('sha256').update(query).digest('base64url').slice(0, 22);
+      if (this.fingerprints.size >= 1000) this.fingerprints.clear();
+      this.fingerprints.set(query, fingerprint);
+    }
+    return fingerprint;
   }
 
   /** The cursor a token carries; undefined when it has expired (the query restarts, spec rule 5). */
   private readToken(token: string, fingerprint: string): [string, string] | undefined {
+    const payload = this.verifiedTokens.get(token) ?? this.verifyToken(token);
+    if (payload.q !== fingerprint) {
+      throw invalidField('page_token', 'belongs to a different query (filters and order_by must stay the same across pages)');
+    }
+    const age = this.clock() - payload.t;
+    if (age > PAGE_TOKEN_TTL_MS || age < -PAGE_TOKEN_TTL_MS) return undefined;
+    return payload.k;
+  }
+
+  // A token that comes back again (a poller's deep page) is checked and decoded once.
+  private readonly verifiedTokens = new Map<string, TokenPayload>();
+
+  /** The payload of a token we signed; a code-3 error for anything else. */
+  private verifyToken(token: string): TokenPayload {
     const [body, sig, extra] = token.split('.');
     // Compared as bytes: a signature of the right length in characters but not in bytes (é) made timingSafeEqual throw.
     const got = Buffer.from(sig ?? '');
@@ -291,12 +370,9 @@ export class ListEngine {
     // dir) can sign anything, and a malformed payload is the client's error, not a 500.
     const payload = parseTokenPayload(Buffer.from(body, 'base64url').toString());
     if (!payload) throw invalidField('page_token', 'is not a valid page token');
-    if (payload.q !== fingerprint) {
-      throw invalidField('page_token', 'belongs to a different query (filters and order_by must stay the same across pages)');
-    }
-    const age = this.clock() - payload.t;
-    if (age > PAGE_TOKEN_TTL_MS || age < -PAGE_TOKEN_TTL_MS) return undefined;
-    return payload.k;
+    if (this.verifiedTokens.size >= 1000) this.verifiedTokens.clear();
+    this.verifiedTokens.set(token, payload);
+    return payload;
   }
 }
 
@@ -346,6 +422,18 @@ function segmentsOf(scope: ListScope | undefined, descendantsOf: string | undefi
   return segments;
 }
 
+/**
+ * In uid order, the part of a range segment after the cursor, as one range: given the cursor
+ * as a second bound beside the range's own, SQLite seeks to the range's start and passes every
+ * entry before the cursor (a deep page by uid passed 90k of them). Undefined for other orders.
+ */
+function rangeAfterCursor(q: ParsedQuery, seg: Segment): Segment | undefined {
+  if (!q.cursor || q.sortField !== 'uid' || seg.type !== 'range') return undefined;
+  const cursor = q.cursor[1];
+  if (q.desc) return compareText(cursor, seg.to) < 0 ? { type: 'range', from: seg.from, to: cursor } : seg;
+  return compareText(cursor, seg.from) >= 0 ? { type: 'range', from: cursor, to: seg.to, fromExcluded: true } : seg;
+}
+
 function orderBy(q: ParsedQuery): string {
   const dir = q.desc ? 'DESC' : 'ASC';
   return q.sortField === 'uid' ? `uid ${dir}` : `${SORT_COLUMNS[q.sortField]} ${dir}, uid ${dir}`;
@@ -361,7 +449,7 @@ function conditions(q: ParsedQuery, seg: Segment): { where: string[]; params: un
   const where = ['kind = ?'];
   const params: unknown[] = [q.kind];
   switch (seg.type) {
-    case 'range': where.push('uid >= ? AND uid < ?'); params.push(seg.from, seg.to); break;
+    case 'range': where.push(`uid ${seg.fromExcluded ? '>' : '>='} ? AND uid < ?`); params.push(seg.from, seg.to); break;
     case 'uid': where.push('uid = ?'); params.push(seg.uid); break;
     case 'unparented': where.push('parent IS NULL'); break;
     case 'all': break;
@@ -395,8 +483,11 @@ function drivingIndex(q: ParsedQuery, seg: Segment): { index: IndexName; ordered
   if (seg.type === 'uid') return undefined;
   const alt = q.inFilters.some((f) => f.column === 'alt_key');
   if (alt) return { index: 'resources_alt', ordered: false };
-  // (parent, kind, name, uid): children in name order, and with a name, in uid order.
   if (q.parent !== undefined || (seg.type === 'unparented' && q.name !== undefined)) {
+    // (parent, kind, sort column, uid): the children in the requested order.
+    const inOrder = PARENT_SORT_INDEXES[sort];
+    if (inOrder && q.parent !== undefined && q.name === undefined && !q.inFilters.length) return { index: inOrder, ordered: true };
+    // (parent, kind, name, uid): with a name (or names), only those children; with one, in uid order.
     return { index: 'resources_parent', ordered: sort === 'name' || (q.name !== undefined && sort === 'uid') };
   }
   // (kind, name, uid): the rows of one name, in uid order (and by name, trivially); a range of uids too.
@@ -404,7 +495,7 @@ function drivingIndex(q: ParsedQuery, seg: Segment): { index: IndexName; ordered
   if (q.inFilters.some((f) => f.column === 'name')) return { index: 'resources_kind_name', ordered: false };
   if (q.inFilters.some((f) => f.column === 'parent')) return { index: 'resources_parent', ordered: false };
   if (seg.type === 'range') return { index: 'resources_kind_uid', ordered: sort === 'uid' };
-  if (seg.type === 'unparented') return { index: 'resources_parent', ordered: sort === 'name' };
+  if (seg.type === 'unparented') return { index: PARENT_SORT_INDEXES[sort] ?? 'resources_parent', ordered: sort in PARENT_SORT_INDEXES };
   return undefined;
 }
 
@@ -446,6 +537,10 @@ export function compareText(a: string, b: string): number {
     return x < y ? -1 : 1;
   }
   return a.length < b.length ? -1 : 1;
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function sortValue(rec: Record_, field: SortField): string {

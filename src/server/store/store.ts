@@ -51,6 +51,7 @@ export class Store {
   private readonly prepared = new Map<string, Statement>();
   private readonly stmts: {
     get: Statement<[string]>;
+    getMany: Statement<[string]>;
     insert: Statement<[string, string, string | null, string, string | null, string, string, string]>;
     update: Statement<[string, string | null, string, string, string]>;
     remove: Statement<[string]>;
@@ -71,6 +72,7 @@ export class Store {
     const db = this.db;
     this.stmts = {
       get: db.prepare('SELECT * FROM resources WHERE uid = ?'),
+      getMany: db.prepare('SELECT * FROM resources WHERE uid IN (SELECT value FROM json_each(?))'),
       insert: db.prepare('INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       update: db.prepare('UPDATE resources SET name = ?, alt_key = ?, update_time = ?, data = ? WHERE uid = ?'),
       remove: db.prepare('DELETE FROM resources WHERE uid = ?'),
@@ -94,7 +96,12 @@ export class Store {
 
   /** Runs fn in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    try {
+      return this.db.transaction(fn)();
+    } catch (err) {
+      this.rolledBack();
+      throw err;
+    }
   }
 
   private pending: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
@@ -132,6 +139,7 @@ export class Store {
           if (!this.db.inTransaction) throw err;
           this.db.exec('ROLLBACK TO request');
           this.db.exec('RELEASE request');
+          this.rolledBack();
           settle.push(() => item.reject(err));
         }
       }
@@ -143,8 +151,7 @@ export class Store {
       } catch {
         // the connection is gone; so is the transaction
       }
-      this.writeVersion++;
-      this.epoch++; // what the batch wrote is gone, whatever its kinds
+      this.rolledBack();
       for (const item of batch) item.reject(err);
       return;
     }
@@ -157,23 +164,55 @@ export class Store {
     return rowToRecord(row);
   }
 
-  // Rows read since the last write. Rows are plain strings, and every get() builds a fresh
-  // record from its row, so nothing a caller changes can leak into the cache.
-  private rowCache = new Map<string, Row | undefined>();
-  private rowCacheVersion = -1;
+  // Rows read, each kept until it is written. Rows are plain strings, and every get() builds
+  // a fresh record from its row, so nothing a caller changes can leak into the cache.
+  private readonly rowCache = new Map<string, Row | undefined>();
 
   private cachedRow(uid: string): Row | undefined {
-    if (this.rowCacheVersion !== this.writeVersion || this.db.inTransaction) {
-      // Inside a write, read through: a savepoint rolled back must not leave rows behind.
-      if (this.db.inTransaction) return this.stmts.get.get(uid) as Row | undefined;
-      this.rowCache.clear();
-      this.rowCacheVersion = this.writeVersion;
-    }
+    // Inside a write, read through: a savepoint rolled back must not leave rows behind.
+    if (this.db.inTransaction) return this.stmts.get.get(uid) as Row | undefined;
     if (this.rowCache.has(uid)) return this.rowCache.get(uid);
     const row = this.stmts.get.get(uid) as Row | undefined;
     if (this.rowCache.size >= 10_000) this.rowCache.clear();
     this.rowCache.set(uid, row);
     return row;
+  }
+
+  // The records lists show, each kept until its row is written. Shared by every page that
+  // shows them (and so never changed by anyone), they let a page's wire JSON be cached per record.
+  private readonly sharedRecords = new Map<string, Record_>();
+
+  /**
+   * The records of these uids, in this order (every one must exist): shared and read-only.
+   * A record object stays the same until its row is written, so it can key caches of what
+   * is derived from it.
+   */
+  /** The shared, read-only record of a uid (see sharedRecordsOf); undefined when there is none. */
+  sharedRecord(uid: string): Record_ | undefined {
+    if (this.db.inTransaction) return this.get(uid);
+    let rec = this.sharedRecords.get(uid);
+    if (!rec) {
+      const row = this.cachedRow(uid);
+      if (!row) return undefined;
+      rec = rowToRecord(row);
+      if (this.sharedRecords.size >= 50_000) this.sharedRecords.clear();
+      this.sharedRecords.set(uid, rec);
+    }
+    return rec;
+  }
+
+  sharedRecordsOf(uids: readonly string[]): Record_[] {
+    const cache = this.db.inTransaction ? new Map<string, Record_>() : this.sharedRecords;
+    const records = uids.map((uid) => cache.get(uid));
+    const missing = uids.filter((_, i) => !records[i]);
+    if (!missing.length) return records as Record_[];
+    if (cache.size + missing.length > 50_000) cache.clear();
+    for (const row of this.stmts.getMany.all(JSON.stringify(missing)) as Row[]) cache.set(row.uid, rowToRecord(row));
+    return uids.map((uid) => {
+      const rec = cache.get(uid);
+      if (!rec) throw new Error(`no resource ${uid}`);
+      return rec;
+    });
   }
 
   findByAltKey(kind: Kind, altKey: string): Record_[] {
@@ -232,22 +271,34 @@ export class Store {
 
   insert(rec: Record_): void {
     this.stmts.insert.run(rec.uid, rec.kind, rec.parent, rec.name, rec.altKey, rec.createTime, rec.updateTime, JSON.stringify(rec.data));
-    this.wrote(rec.kind);
+    this.wrote(rec.uid, rec.kind);
   }
 
   update(rec: Record_): void {
     this.stmts.update.run(rec.name, rec.altKey, rec.updateTime, JSON.stringify(rec.data), rec.uid);
-    this.wrote(rec.kind);
+    this.wrote(rec.uid, rec.kind);
   }
 
   remove(uid: string): boolean {
     const changed = this.stmts.remove.run(uid).changes > 0;
-    if (changed) this.wrote();
+    if (changed) this.wrote(uid);
     return changed;
   }
 
-  private wrote(kind?: Kind): void {
+  /**
+   * Writes were rolled back, whatever their kinds: what was derived from them inside the
+   * transaction (a count, a caller's grants) is stale although their versions are not.
+   */
+  private rolledBack(): void {
     this.writeVersion++;
+    this.epoch++;
+  }
+
+  private wrote(uid: string, kind?: Kind): void {
+    this.writeVersion++;
+    // Dropped even when the write is rolled back later: the next read finds the row as it is.
+    this.rowCache.delete(uid);
+    this.sharedRecords.delete(uid);
     if (kind) this.kindWrites.set(kind, (this.kindWrites.get(kind) ?? 0) + 1);
     else this.epoch++;
   }
