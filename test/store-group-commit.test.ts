@@ -35,6 +35,22 @@ test('a failing write in a batch is rolled back alone; the others commit, and ar
   t.is(store.get('b'), undefined);
 });
 
+test('a lone write that fails is rolled back (it has no savepoint of its own), and the next one commits', async (t) => {
+  const { store, committed } = storeWithReader(t);
+  const lone = store.write(() => {
+    store.insert(rec('lone'));
+    throw new Error('lone fails after writing');
+  });
+  await t.throwsAsync(lone, { message: 'lone fails after writing' });
+  t.false(committed('lone'));
+  t.is(store.get('lone'), undefined);
+  t.is(await store.write(() => {
+    store.insert(rec('next'));
+    return 'next done';
+  }), 'next done');
+  t.true(committed('next'));
+});
+
 test('writes queued in different turns of the event loop commit separately', async (t) => {
   const { store } = tempStore(t);
   await store.write(() => store.insert(rec('first')));
