@@ -59,6 +59,27 @@ test('writes queued in different turns of the event loop commit separately', asy
   t.truthy(store.get('second'));
 });
 
+test('a row read before a write is read afresh after it commits, and as it was when the write is rolled back', async (t) => {
+  const { store } = tempStore(t);
+  await store.write(() => store.insert(rec('x')));
+  t.is(store.get('x')?.name, 'x');
+  t.is(store.get('y'), undefined);
+  await store.write(() => store.update({ ...rec('x'), name: 'renamed' }));
+  t.is(store.get('x')?.name, 'renamed');
+  await t.throwsAsync(store.write(() => {
+    store.update({ ...rec('x'), name: 'rolled back' });
+    store.insert(rec('y'));
+    t.is(store.get('x')?.name, 'rolled back', 'the write sees its own changes');
+    throw new Error('undone');
+  }));
+  t.is(store.get('x')?.name, 'renamed');
+  t.is(store.get('y'), undefined);
+  await store.write(() => store.insert(rec('y')));
+  t.truthy(store.get('y'), 'a uid read as missing is found once inserted');
+  await store.write(() => store.remove('x'));
+  t.is(store.get('x'), undefined);
+});
+
 /** A store and a second connection that sees only what is committed. */
 function storeWithReader(t: import('ava').ExecutionContext) {
   const { store, dir } = tempStore(t);

@@ -164,20 +164,18 @@ export class Store {
     return rowToRecord(row);
   }
 
-  // Rows read since the last write. Rows are plain strings, and every get() builds a fresh
+  // Rows as committed, kept until they are written: insert, update and remove drop the row
+  // they write, so a write elsewhere leaves the others cached (the parent a create checks
+  // stays cached across creates). Rows read inside a transaction are not kept, since a
+  // rollback could take them back. Rows are plain strings, and every get() builds a fresh
   // record from its row, so nothing a caller changes can leak into the cache.
-  private rowCache = new Map<string, Row | undefined>();
-  private rowCacheVersion = -1;
+  private readonly rowCache = new Map<string, Row | undefined>();
 
   private cachedRow(uid: string): Row | undefined {
-    if (this.rowCacheVersion !== this.writeVersion || this.db.inTransaction) {
-      // Inside a write, read through: a savepoint rolled back must not leave rows behind.
-      if (this.db.inTransaction) return this.stmts.get.get(uid) as Row | undefined;
-      this.rowCache.clear();
-      this.rowCacheVersion = this.writeVersion;
-    }
-    if (this.rowCache.has(uid)) return this.rowCache.get(uid);
+    const cached = this.rowCache.get(uid);
+    if (cached || this.rowCache.has(uid)) return cached;
     const row = this.stmts.get.get(uid) as Row | undefined;
+    if (this.db.inTransaction) return row;
     if (this.rowCache.size >= 10_000) this.rowCache.clear();
     this.rowCache.set(uid, row);
     return row;
@@ -238,16 +236,19 @@ export class Store {
   }
 
   insert(rec: Record_): void {
+    this.rowCache.delete(rec.uid);
     this.stmts.insert.run(rec.uid, rec.kind, rec.parent, rec.name, rec.altKey, rec.createTime, rec.updateTime, JSON.stringify(rec.data));
     this.wrote(rec.kind);
   }
 
   update(rec: Record_): void {
+    this.rowCache.delete(rec.uid);
     this.stmts.update.run(rec.name, rec.altKey, rec.updateTime, JSON.stringify(rec.data), rec.uid);
     this.wrote(rec.kind);
   }
 
   remove(uid: string): boolean {
+    this.rowCache.delete(uid);
     const changed = this.stmts.remove.run(uid).changes > 0;
     if (changed) this.wrote();
     return changed;
