@@ -35,12 +35,49 @@ test('a failing write in a batch is rolled back alone; the others commit, and ar
   t.is(store.get('b'), undefined);
 });
 
+test('a lone write that fails is rolled back (it has no savepoint of its own), and the next one commits', async (t) => {
+  const { store, committed } = storeWithReader(t);
+  const lone = store.write(() => {
+    store.insert(rec('lone'));
+    throw new Error('lone fails after writing');
+  });
+  await t.throwsAsync(lone, { message: 'lone fails after writing' });
+  t.false(committed('lone'));
+  t.is(store.get('lone'), undefined);
+  t.is(await store.write(() => {
+    store.insert(rec('next'));
+    return 'next done';
+  }), 'next done');
+  t.true(committed('next'));
+});
+
 test('writes queued in different turns of the event loop commit separately', async (t) => {
   const { store } = tempStore(t);
   await store.write(() => store.insert(rec('first')));
   await store.write(() => store.insert(rec('second')));
   t.truthy(store.get('first'));
   t.truthy(store.get('second'));
+});
+
+test('a row read before a write is read afresh after it commits, and as it was when the write is rolled back', async (t) => {
+  const { store } = tempStore(t);
+  await store.write(() => store.insert(rec('x')));
+  t.is(store.get('x')?.name, 'x');
+  t.is(store.get('y'), undefined);
+  await store.write(() => store.update({ ...rec('x'), name: 'renamed' }));
+  t.is(store.get('x')?.name, 'renamed');
+  await t.throwsAsync(store.write(() => {
+    store.update({ ...rec('x'), name: 'rolled back' });
+    store.insert(rec('y'));
+    t.is(store.get('x')?.name, 'rolled back', 'the write sees its own changes');
+    throw new Error('undone');
+  }));
+  t.is(store.get('x')?.name, 'renamed');
+  t.is(store.get('y'), undefined);
+  await store.write(() => store.insert(rec('y')));
+  t.truthy(store.get('y'), 'a uid read as missing is found once inserted');
+  await store.write(() => store.remove('x'));
+  t.is(store.get('x'), undefined);
 });
 
 /** A store and a second connection that sees only what is committed. */

@@ -175,7 +175,7 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
         matched: facts.matched,
         ...(fault ? { fault } : {}),
         requestBody,
-        responseBody: () => answered.raw ?? (answered.body === undefined ? '' : JSON.stringify(answered.body)),
+        responseBody: () => answered.raw ?? answered.bodyJson?.text ?? (answered.body === undefined ? '' : JSON.stringify(answered.body)),
       });
     }
     return rateHeaders ? { ...out, headers: { ...out.headers, ...rateHeaders } } : out;
