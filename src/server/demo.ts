@@ -5,6 +5,7 @@
 // is an ordinary seed document and goes through the same validation as `--seed FILE`.
 import { createHash } from 'node:crypto';
 import type { SeedDocument, SeedGroup, SeedRepo, SeedAdvisory, SeedLibrary } from './seed.js';
+import { mulberry32 } from './prng.js';
 
 export const GITHUB_ISSUER = 'https://token.actions.githubusercontent.com';
 const GITLAB_ISSUER = 'https://gitlab.com';
@@ -12,17 +13,6 @@ const GITLAB_ISSUER = 'https://gitlab.com';
 const EPOCH = Date.parse('2026-01-15T09:00:00.000Z');
 const DAY = 24 * 60 * 60 * 1000;
 
-/** mulberry32: a tiny deterministic PRNG; returns floats in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const digest = (text: string) => `sha256:${createHash('sha256').update(`pctl demo ${text}`).digest('hex')}`;
 const at = (ms: number) => new Date(ms).toISOString();
@@ -48,7 +38,7 @@ function repos(rand: () => number, specs: RepoSpec[]): SeedRepo[] {
 }
 
 export function demoSeed(): SeedDocument {
-  const rand = prng(2026);
+  const rand = mulberry32(2026);
   const gh = (subject: string) => ({ issuer: GITHUB_ISSUER, subject });
 
   const runtime: SeedGroup = {

@@ -4,6 +4,7 @@
 // Each rule draws from its own seeded generator, so a test run meets the same faults.
 import { ApiError, Code, codeName } from '../../api/errors.js';
 import { checkFaultRule, type FaultRule } from '../../api/faults.js';
+import { mulberry32 } from '../prng.js';
 
 /** What the injector decided for one call. */
 export type FaultDecision =
@@ -23,18 +24,6 @@ function globRegExp(glob: string): RegExp {
   return new RegExp(`^${glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
 }
 
-/** mulberry32: a small, fast, seedable generator of [0, 1); the same seed, the same draws. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export class FaultInjector {
   #rules: ActiveRule[] = [];
   #next = 1;
@@ -49,7 +38,7 @@ export class FaultInjector {
     this.#rules.push({
       rule,
       hits: 0,
-      random: seeded(rule.seed ?? 1),
+      random: mulberry32(rule.seed ?? 1),
       // An rpc rule matches the full name or its `Service/Method` tail.
       match: (m, p, r) => (!method || m === method) && path.test(p) && (!rpc || (r !== undefined && (rpc.test(r) || rpc.test(r.replace(/^.*\.(?=[^.]+\/)/, ''))))),
     });

@@ -1,32 +1,14 @@
 // The request journal: the last N calls serve answered, in memory, for `GET /_pctl/requests`
 // and `pctl serve requests`. Bodies are kept as text with every secret masked (tokens,
 // client secrets, invite codes, passwords), and cut at BODY_MAX characters.
+import type { JournalEntry } from '../../api/journal.js';
 import { redactText, redactUrl } from '../../api/redact.js';
+
+export type { JournalEntry };
 
 export const DEFAULT_JOURNAL_SIZE = 1000;
 const BODY_MAX = 4096;
 
-export interface JournalEntry {
-  /** Increasing from 1: `?after=SEQ` asks for what came since. */
-  seq: number;
-  /** RFC 3339, on serve's clock. */
-  time: string;
-  method: string;
-  /** With the query, credentials masked. */
-  path: string;
-  /** `platform.iam.v2.IamService/GetGroup` for a gRPC or Connect call. */
-  rpc?: string;
-  status: number;
-  durationMs: number;
-  /** The caller's identity uid, when its token was valid. */
-  identity?: string;
-  /** False when no route matched (a 404 "No such API route", a 405). */
-  matched: boolean;
-  /** The id and effect of the injected fault that answered or delayed the call. */
-  fault?: { id: string; effect: string };
-  requestBody?: string;
-  responseBody?: string;
-}
 
 /**
  * A call as the dispatcher records it: masking and the bodies' text wait until the entry is

@@ -1,22 +1,10 @@
 // `pctl serve requests [--follow] [--limit N]`: the journal of a running serve, through its
 // control API (/_pctl/requests) with the connection every command uses (the owner's token).
+import type { JournalEntry as Entry } from '../../../api/journal.js';
 import { createPrinter } from '../../../output/print.js';
 import type { View } from '../../../output/columns.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-
-interface Entry {
-  seq: number;
-  time: string;
-  method: string;
-  path: string;
-  rpc?: string;
-  status: number;
-  durationMs: number;
-  identity?: string;
-  matched: boolean;
-  fault?: { id: string; effect: string };
-}
 
 interface Page {
   requests: Entry[];

@@ -1,0 +1,23 @@
+// An entry of serve's request journal as `GET /_pctl/requests` answers it (a serve-only
+// extension; see src/server/control/journal.ts), shared by the server and `pctl serve requests`.
+export interface JournalEntry {
+  /** Increasing from 1: `?after=SEQ` asks for what came since. */
+  seq: number;
+  /** RFC 3339, on serve's clock. */
+  time: string;
+  method: string;
+  /** With the query, credentials masked. */
+  path: string;
+  /** `platform.iam.v2.IamService/GetGroup` for a gRPC or Connect call. */
+  rpc?: string;
+  status: number;
+  durationMs: number;
+  /** The caller's identity uid, when its token was valid. */
+  identity?: string;
+  /** False when no route matched (a 404 "No such API route", a 405). */
+  matched: boolean;
+  /** The id and effect of the injected fault that answered or delayed the call. */
+  fault?: { id: string; effect: string };
+  requestBody?: string;
+  responseBody?: string;
+}
