@@ -2,6 +2,7 @@
 // in a transaction that has committed (and fsynced) by the time it returns.
 import type { Statement } from 'better-sqlite3';
 import { openDatabase, type DB } from './db.js';
+import Database from './sqlite.js';
 
 /** A resource's store kind: its registry declaration's `storeKind` ("roleBinding"). */
 export type Kind = string;
@@ -26,6 +27,14 @@ interface Row {
   create_time: string;
   update_time: string;
   data: string;
+}
+
+/** A database that cannot replace this one's rows (replaceWith): not pctl's, or another schema version. */
+export class IncompatibleDatabaseError extends Error {
+  constructor(readonly reason: string) {
+    super(`cannot restore from this database: ${reason}`);
+    this.name = 'IncompatibleDatabaseError';
+  }
 }
 
 export function rowToRecord(row: Row): Record_ {
@@ -132,6 +141,7 @@ export class Store {
           if (!this.db.inTransaction) throw err;
           this.db.exec('ROLLBACK TO request');
           this.db.exec('RELEASE request');
+          this.forgetUncommitted();
           settle.push(() => item.reject(err));
         }
       }
@@ -143,12 +153,87 @@ export class Store {
       } catch {
         // the connection is gone; so is the transaction
       }
-      this.writeVersion++;
-      this.epoch++; // what the batch wrote is gone, whatever its kinds
+      this.forgetUncommitted();
       for (const item of batch) item.reject(err);
       return;
     }
     for (const done of settle) done();
+  }
+
+  /**
+   * What was written and then rolled back (a failed batch, or one write's savepoint) is gone,
+   * whatever its kinds: every version moves, and meta values are read again.
+   */
+  private forgetUncommitted(): void {
+    this.writeVersion++;
+    this.epoch++;
+    this.metaCache.clear();
+  }
+
+  /**
+   * A consistent copy of the database in `file`, taken while it is served: SQLite's online
+   * backup, which carries writes this connection makes during the copy into it. The copy is
+   * one standalone file (a rollback journal, not WAL: no -wal or -shm beside it).
+   */
+  async saveCopy(file: string): Promise<void> {
+    await this.db.backup(file);
+    const copy = new Database(file);
+    try {
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
+  }
+
+  private attached = 0;
+
+  /**
+   * Replaces the rows of every table with those of another pctl database of the same schema
+   * (a snapshot), except the meta rows named in `keepMeta` (they describe this running server,
+   * not its data); `adjust` runs in the same transaction, to fit the rows to this server. One
+   * write through the group-commit queue, so it serializes with every other write: a request
+   * sees the data before or after it, never between, and writes queued after it apply on top.
+   */
+  async replaceWith(file: string, keepMeta: readonly string[], adjust: () => void = () => {}): Promise<void> {
+    const schema = `snapshot_${++this.attached}`;
+    // ATTACH cannot run inside a transaction; none is open here: flushes run start to
+    // COMMIT without yielding, and this runs between them.
+    this.db.prepare(`ATTACH DATABASE ? AS ${schema}`).run(file);
+    try {
+      this.checkSameSchema(schema);
+      const tables = (this.db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'").all() as { name: string }[])
+        .map((t) => t.name);
+      const kept = keepMeta.map(() => '?').join(', ') || "''";
+      await this.write(() => {
+        for (const table of tables) {
+          const only = table === 'meta' ? ` WHERE key NOT IN (${kept})` : '';
+          const args = table === 'meta' ? keepMeta : [];
+          this.db.prepare(`DELETE FROM main."${table}"${only}`).run(...args);
+          this.db.prepare(`INSERT INTO main."${table}" SELECT * FROM ${schema}."${table}"${only}`).run(...args);
+        }
+        this.metaCache.clear();
+        this.wrote(); // every kind may have changed
+        adjust();
+      });
+    } finally {
+      this.db.exec(`DETACH DATABASE ${schema}`);
+    }
+  }
+
+  /** An attached database is a pctl database of this schema version, bootstrapped; IncompatibleDatabaseError otherwise. */
+  private checkSameSchema(schema: string): void {
+    const ours = this.db.pragma('main.user_version', { simple: true }) as number;
+    let theirs: number;
+    let bootstrapped: unknown;
+    try {
+      theirs = this.db.pragma(`${schema}.user_version`, { simple: true }) as number;
+      bootstrapped = this.db.prepare(`SELECT value FROM ${schema}.meta WHERE key = 'bootstrapped'`).get();
+    } catch (err) {
+      // Not a database (SQLITE_NOTADB), or one without pctl's tables.
+      throw new IncompatibleDatabaseError(`it is not a pctl database (${(err as { code?: string }).code ?? (err as Error).message})`);
+    }
+    if (theirs !== ours) throw new IncompatibleDatabaseError(`it has schema version ${theirs}, this pctl ${ours}`);
+    if (!bootstrapped) throw new IncompatibleDatabaseError('it holds no bootstrapped data dir');
   }
 
   get(uid: string, kind?: Kind): Record_ | undefined {
