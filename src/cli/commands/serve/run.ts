@@ -275,7 +275,10 @@ export async function runExport(ctx: Context, opts: { data?: string }): Promise<
   return 0;
 }
 
-/** Empties a data dir (after confirmation) and bootstraps it again: a new organization; the owner token follows at the next start. */
+/**
+ * Empties a data dir (after confirmation), its snapshots too, and bootstraps it again: a new
+ * organization, whose state a live reset then returns to; the owner token follows at the next start.
+ */
 export async function runReset(ctx: Context, opts: { data?: string; yes?: boolean }): Promise<number> {
   const dataDir = await resolveDataDir(ctx, opts.data);
   if (!existsSync(join(dataDir, 'pctl.db'))) {
@@ -284,7 +287,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   }
   if (!(opts.yes || ctx.globals.yes)) {
     if (!ctx.io.stdinIsTTY) throw new UsageError(`refusing to erase ${dataDir} without confirmation; pass --yes`);
-    if (!(await ctx.prompter.confirm(`Erase every resource in ${dataDir}?`))) {
+    if (!(await ctx.prompter.confirm(`Erase every resource and snapshot in ${dataDir}?`))) {
       ctx.io.stderr.write('Aborted.\n');
       return 2;
     }
@@ -292,6 +295,8 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   const { lockDataDir, DataDirLockedError } = await import('../../../server/lock.js');
   const { Store } = await import('../../../server/store/store.js');
   const { bootstrap } = await import('../../../server/bootstrap.js');
+  const { Snapshots, snapshotsDir } = await import('../../../server/control/snapshots.js');
+  const { systemRandom } = await import('../../../server/random.js');
   let unlock: () => void;
   try {
     unlock = lockDataDir(dataDir);
@@ -310,9 +315,12 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
     }
     // The signing key goes too, so tokens issued before the reset stop working.
     for (const file of ['pctl.db', 'pctl.db-wal', 'pctl.db-shm', 'owner.token', 'signing-key.jwk']) rmSync(join(dataDir, file), { force: true });
+    rmSync(snapshotsDir(dataDir), { recursive: true, force: true });
     const store = new Store(dataDir);
     try {
-      bootstrap(store, { issuer, clock: () => ctx.clock.now().getTime() });
+      const clock = () => ctx.clock.now().getTime();
+      bootstrap(store, { issuer, clock, random: systemRandom });
+      await new Snapshots({ dataDir, store, clock }).saveInitial();
       organization = store.getMeta('organization')!;
     } finally {
       store.close();
@@ -320,6 +328,6 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   } finally {
     unlock();
   }
-  ctx.io.stderr.write(`Erased ${dataDir} and bootstrapped it again: organization ${organization}; the next pctl serve writes a new owner token to ${join(dataDir, 'owner.token')}.\n`);
+  ctx.io.stderr.write(`Erased ${dataDir} (its snapshots too) and bootstrapped it again: organization ${organization}; the next pctl serve writes a new owner token to ${join(dataDir, 'owner.token')}.\n`);
   return 0;
 }
