@@ -21,6 +21,8 @@ export interface ServeCommandOptions {
   fault?: string[];
   latency?: string;
   journal?: string;
+  /** `--deterministic SEED`: reproducible uids, codes and timestamps. */
+  deterministic?: string;
 }
 
 /** `--fault` and `--latency` as rules; a usage error names the bad one. */
@@ -44,6 +46,13 @@ function journalSize(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n > 1_000_000) throw UsageError.invalidField('journal', 'must be a whole number of requests, 0 to 1000000');
+  return n;
+}
+
+function deterministicSeed(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw UsageError.invalidField('deterministic', `must be a whole number (the seed), got "${raw}"`);
   return n;
 }
 
@@ -154,6 +163,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const rateLimit = await parseRateLimitFlag(opts.rateLimit);
   const faults = await faultFlags(opts);
   const journal = journalSize(opts.journal);
+  const deterministic = deterministicSeed(opts.deterministic);
   const { startServer } = await import('../../../server/index.js');
   const { DataDirLockedError } = await import('../../../server/lock.js');
   const err = (line: string) => ctx.io.stderr.write(`${line}\n`);
@@ -170,6 +180,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       ...(ownerTokenTtlSeconds ? { ownerTokenTtlSeconds } : {}),
       faults,
       ...(journal !== undefined ? { journalSize: journal } : {}),
+      ...(deterministic !== undefined ? { deterministic } : {}),
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
   } catch (e) {
@@ -220,6 +231,10 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
   err(await describeRateLimit(rateLimit));
+  if (deterministic !== undefined) {
+    const { DETERMINISTIC_START_MS, DETERMINISTIC_STEP_MS } = await import('../../../server/deterministic.js');
+    err(`Deterministic (seed ${deterministic}): the clock started at ${new Date(DETERMINISTIC_START_MS).toISOString()} and moves ${DETERMINISTIC_STEP_MS / 1000}s per request; uids and codes follow from the seed (predictable: keep this server to yourself).`);
+  }
   if (faults.length) {
     const { formatFaultRule } = await import('../../../api/faults.js');
     for (const rule of server.faults.list()) err(`Fault ${rule.id}: ${formatFaultRule(rule)} (pctl serve faults clear removes it)`);
