@@ -36,7 +36,7 @@ export const serveCommand = defineCommand({
       'organization, an owner identity, the built-in roles and the owner token, and saves a profile named "local".',
     examples: [
       ['a local API with demo data on the default port', 'pctl serve --demo'],
-      ['a throwaway server on a free port, with the same uids and timestamps on every run', 'pctl serve --port 0 --data "$(mktemp -d)" --deterministic 42'],
+      ['a throwaway server on a free port, the same uids and times each run', 'pctl serve --port 0 --data "$(mktemp -d)" --deterministic 42'],
       ['load your own seed file', 'pctl serve --data ./data --seed seed.yaml'],
     ],
   },
