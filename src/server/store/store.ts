@@ -37,6 +37,12 @@ export class IncompatibleDatabaseError extends Error {
   }
 }
 
+/** Not a database (SQLITE_NOTADB), or one without pctl's tables. */
+function unreadable(err: unknown): IncompatibleDatabaseError {
+  const code = (err as { code?: unknown }).code;
+  return new IncompatibleDatabaseError(`it is not a pctl database (${typeof code === 'string' && code !== 'SQLITE_ERROR' ? code : (err as Error).message})`);
+}
+
 export function rowToRecord(row: Row): Record_ {
   return {
     uid: row.uid,
@@ -198,7 +204,11 @@ export class Store {
     const schema = `snapshot_${++this.attached}`;
     // ATTACH cannot run inside a transaction; none is open here: flushes run start to
     // COMMIT without yielding, and this runs between them.
-    this.db.prepare(`ATTACH DATABASE ? AS ${schema}`).run(file);
+    try {
+      this.db.prepare(`ATTACH DATABASE ? AS ${schema}`).run(file);
+    } catch (err) {
+      throw unreadable(err);
+    }
     try {
       this.checkSameSchema(schema);
       const tables = (this.db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'").all() as { name: string }[])
@@ -229,8 +239,7 @@ export class Store {
       theirs = this.db.pragma(`${schema}.user_version`, { simple: true }) as number;
       bootstrapped = this.db.prepare(`SELECT value FROM ${schema}.meta WHERE key = 'bootstrapped'`).get();
     } catch (err) {
-      // Not a database (SQLITE_NOTADB), or one without pctl's tables.
-      throw new IncompatibleDatabaseError(`it is not a pctl database (${(err as { code?: string }).code ?? (err as Error).message})`);
+      throw unreadable(err);
     }
     if (theirs !== ours) throw new IncompatibleDatabaseError(`it has schema version ${theirs}, this pctl ${ours}`);
     if (!bootstrapped) throw new IncompatibleDatabaseError('it holds no bootstrapped data dir');
