@@ -124,23 +124,26 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const faults = new FaultInjector();
     for (const rule of opts.faults ?? []) faults.add(rule);
     const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
+    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock, random, authenticate: (h) => authenticate(h) });
     let issuer = ''; // the base URL, once listening
     const snapshots = new Snapshots({
       dataDir: opts.dataDir, store, clock,
       // Restored identities may name the issuer URL of the serve that saved them.
       adjust: () => followIssuer(openedStore, issuer),
-      // Caches of callers start over, as at a start; a deterministic serve's clock and random
-      // stream go back to where they stood once started, so a reset run repeats a fresh one.
+      // What serve knows of callers starts over, as at a start (token lookups, sign-ins in
+      // progress); a deterministic serve's clock and random stream go back to where they
+      // stood once started, so the requests after a reset get what they got after the start.
       restored: (reset) => {
         if (reset) determinism?.rewindToStart();
         authenticate = bearerAuthenticator(openedStore, verifier, clock);
+        oauth.forget();
       },
     });
     const dispatchCall = createDispatcher({
       routes,
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
-        ...oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock, random, authenticate: (h) => authenticate(h) }),
+        ...oauth.routes,
       },
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),

@@ -111,7 +111,8 @@ interface Grant {
   expiresAt: number;
 }
 
-export function oauthRoutes(opts: OAuthOptions): PublicRoutes {
+/** The routes, and forget(): every sign-in in progress dropped, as at a start (after a restore or reset of the data). */
+export function oauthRoutes(opts: OAuthOptions): { routes: PublicRoutes; forget(): void } {
   const pending = new Map<string, Pending>();
   const codes = new Map<string, Grant>();
   const sessions = new Map<string, number>();
@@ -452,7 +453,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     };
   };
 
-  return {
+  const routes: PublicRoutes = {
     [`GET ${AUTHORIZE_PATH}`]: authorizeGet,
     [`POST ${AUTHORIZE_PATH}`]: authorizePost,
     [`POST ${TOKEN_PATH}`]: token,
@@ -461,6 +462,10 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     [`GET ${DEVICE_VERIFICATION_PATH}`]: verifyGet,
     [`POST ${DEVICE_VERIFICATION_PATH}`]: verifyPost,
   };
+  const forget = () => {
+    for (const state of [pending, codes, sessions, devices, userCodes, devicePending]) state.clear();
+  };
+  return { routes, forget };
 }
 
 /** Why a redirect URI is not an acceptable loopback one, or undefined when it is. */
