@@ -201,9 +201,10 @@ export class Store {
    * sees the data before or after it, never between, and writes queued after it apply on top.
    */
   async replaceWith(file: string, keepMeta: readonly string[], adjust: () => void = () => {}): Promise<void> {
+    // ATTACH cannot run inside a transaction. None is open between flushes (each runs from
+    // BEGIN to COMMIT without yielding); inside one, this call is a bug of its caller.
+    if (this.db.inTransaction) throw new Error('replaceWith() cannot run inside a transaction or a write');
     const schema = `snapshot_${++this.attached}`;
-    // ATTACH cannot run inside a transaction; none is open here: flushes run start to
-    // COMMIT without yielding, and this runs between them.
     try {
       this.db.prepare(`ATTACH DATABASE ? AS ${schema}`).run(file);
     } catch (err) {
@@ -226,7 +227,8 @@ export class Store {
         adjust();
       });
     } finally {
-      this.db.exec(`DETACH DATABASE ${schema}`);
+      // Closed meanwhile (serve stopping): the attachment went with the connection.
+      if (this.db.open) this.db.exec(`DETACH DATABASE ${schema}`);
     }
   }
 
