@@ -103,6 +103,18 @@ test('after a live reset the same requests get the same answers as after the sta
   t.deepEqual(second, first);
 });
 
+test("pctl works against a deterministic serve: tokens run on the real clock (pctl checks their expiry against its own), data on serve's", async (t) => {
+  const srv = await startTestServer({ deterministic: 3 });
+  t.teardown(() => srv.dispose());
+  const { cli } = await import('./helpers/cli.js');
+  const pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+  const created = await pctl(['groups', 'create', 'made', '--parent', srv.organizationUid, '-o', 'json']);
+  t.is(created.code, 0, created.stderr);
+  t.is(JSON.parse(created.stdout).createTime, new Date(DETERMINISTIC_START_MS + 1000).toISOString());
+  const exp = JSON.parse(Buffer.from(srv.ownerToken.split('.')[1]!, 'base64url').toString()).exp * 1000;
+  t.true(exp > Date.now(), 'the owner token expires in the future of the real clock');
+});
+
 test('SeededRandom: the seed alone decides the stream, however it is drawn; int stays in range', (t) => {
   const whole = new SeededRandom(5).bytes(100);
   const pieces = new SeededRandom(5);

@@ -48,7 +48,8 @@ export interface ServeOptions {
   /**
    * `--deterministic SEED`: the clock starts at 2026-01-01T00:00:00Z and moves one second per
    * request, and uids and codes come from a stream seeded with SEED, so that fresh data dirs
-   * sent the same requests answer with the same bodies. Replaces `clock` and `random`.
+   * sent the same requests answer with the same bodies. Replaces `clock` and `random`; tokens
+   * and sign-ins keep the real clock (clients check expiry against theirs).
    */
   deterministic?: number;
   /** One line per request, when given. */
@@ -96,7 +97,10 @@ export interface RunningServer {
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   const determinism = deterministicSources(opts);
-  const clock = determinism?.clock ?? opts.clock ?? Date.now;
+  // Tokens and sign-ins run on the real clock even in a deterministic serve: clients check a
+  // token's expiry against their own clock, and device sign-ins poll in real seconds.
+  const tokenClock = opts.clock ?? Date.now;
+  const clock = determinism?.clock ?? tokenClock;
   const random = determinism?.random ?? opts.random ?? systemRandom;
   createDataDir(opts.dataDir);
   makeDataDirPrivate(opts.dataDir);
@@ -109,7 +113,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (seed && !store.isEmpty() && (opts.seedIfNotEmpty ?? 'error') === 'error') throw new DataDirNotEmptyError(opts.dataDir);
     const openedStore = store;
     const key = await loadSigningKey(opts.dataDir);
-    const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', clock);
+    const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
     const ctx: ServerContext = { store, lists: new ListEngine(store, clock, random), clock, authz: new Authorizer(store), random };
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
@@ -124,12 +128,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const faults = new FaultInjector();
     for (const rule of opts.faults ?? []) faults.add(rule);
     const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
-    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock, random, authenticate: (h) => authenticate(h) });
-    let issuer = ''; // the base URL, once listening
+    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: (h) => authenticate(h) });
+    let ownIssuer = ''; // serve's base URL, once listening
     const snapshots = new Snapshots({
       dataDir: opts.dataDir, store, clock,
       // Restored identities may name the issuer URL of the serve that saved them.
-      adjust: () => followIssuer(openedStore, issuer),
+      adjust: () => followIssuer(openedStore, ownIssuer),
       // What serve knows of callers starts over, as at a start (token lookups, sign-ins in
       // progress); a deterministic serve's clock and random stream go back to where they
       // stood once started, so the requests after a reset get what they got after the start.
@@ -162,7 +166,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     listening = server;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-    issuer = url;
+    ownIssuer = url;
     const seeded = Boolean(seed) && store.isEmpty();
     if (store.isEmpty()) {
       bootstrap(store, { issuer: url, clock, random, ...(seed ? { seed } : {}) });
@@ -170,7 +174,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     } else {
       followIssuer(store, url);
     }
-    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, url, clock, opts.ownerTokenTtlSeconds);
+    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, url, tokenClock, opts.ownerTokenTtlSeconds);
     authenticate = bearerAuthenticator(store, verifier, clock);
     determinism?.markStarted();
 
@@ -180,7 +184,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       url, port, dataDir: opts.dataDir, ownerToken, store, seeded, faults, journal, snapshots,
       organizationUid: store.getMeta('organization')!,
       ownerIdentityUid: store.getMeta('owner_identity')!,
-      issueToken: async (identityUid, ttlSeconds = 3600) => (await issueIdentityToken(openStore, key, identityUid, ttlSeconds, clock)).token,
+      issueToken: async (identityUid, ttlSeconds = 3600) => (await issueIdentityToken(openStore, key, identityUid, ttlSeconds, tokenClock)).token,
       // Requests in flight get a moment to finish; then connections are cut.
       close: () => (closing ??= server.close(2000).then(() => {
         openStore.close();
