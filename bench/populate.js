@@ -3,6 +3,7 @@
 import { startServer } from '../dist/server/index.js';
 import { Store } from '../dist/server/store/store.js';
 import { newChildUid, timestamp } from '../dist/server/models.js';
+import { systemRandom } from '../dist/server/random.js';
 
 export async function populate(dataDir, n) {
   const srv = await startServer({ dataDir, port: 0 });
@@ -13,7 +14,7 @@ export async function populate(dataDir, n) {
   let made = 0;
   const add = (parent, name) => {
     const t = timestamp(t0 + made * 7);
-    const uid = newChildUid(parent);
+    const uid = newChildUid(systemRandom, parent);
     store.insert({ uid, kind: 'group', parent, name, altKey: null, createTime: t, updateTime: t, data: { description: '', verified: false } });
     made++;
     return uid;

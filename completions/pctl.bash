@@ -81,10 +81,15 @@ _pctl_sub() {
     'serve:token') REPLY='serve token' ;;
     'serve:faults') REPLY='serve faults' ;;
     'serve:requests') REPLY='serve requests' ;;
+    'serve:snapshot'|'serve:snapshots') REPLY='serve snapshot' ;;
     'serve:reset') REPLY='serve reset' ;;
     'serve faults:list'|'serve faults:ls') REPLY='serve faults list' ;;
     'serve faults:add') REPLY='serve faults add' ;;
     'serve faults:clear') REPLY='serve faults clear' ;;
+    'serve snapshot:save') REPLY='serve snapshot save' ;;
+    'serve snapshot:list'|'serve snapshot:ls') REPLY='serve snapshot list' ;;
+    'serve snapshot:restore') REPLY='serve snapshot restore' ;;
+    'serve snapshot:delete'|'serve snapshot:rm') REPLY='serve snapshot delete' ;;
     *) REPLY= ;;
   esac
 }
@@ -108,8 +113,9 @@ _pctl_subs() {
     'advisory') REPLY='documents metadata' ;;
     'auth') REPLY='login status token logout' ;;
     'config') REPLY='list get set use delete' ;;
-    'serve') REPLY='export token faults requests reset' ;;
+    'serve') REPLY='export token faults requests snapshot reset' ;;
     'serve faults') REPLY='list add clear' ;;
+    'serve snapshot') REPLY='save list restore delete' ;;
   esac
 }
 
@@ -149,15 +155,20 @@ _pctl_flags() {
     'api') REPLY='-X --method -f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
     'auth login') REPLY='--no-browser --with-token --device' ;;
     'config get') REPLY='--show-token' ;;
-    'serve') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal' ;;
-    'serve export') REPLY='--data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal' ;;
-    'serve token') REPLY='--identity --ttl --data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal' ;;
-    'serve faults') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal' ;;
-    'serve faults list') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal' ;;
-    'serve faults add') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal' ;;
-    'serve faults clear') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal' ;;
-    'serve requests') REPLY='-f --follow --limit --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal' ;;
-    'serve reset') REPLY='--data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal' ;;
+    'serve') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve export') REPLY='--data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve token') REPLY='--identity --ttl --data --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve faults') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve faults list') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve faults add') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve faults clear') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve requests') REPLY='-f --follow --limit --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve snapshot') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve snapshot save') REPLY='--force --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve snapshot list') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve snapshot restore') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve snapshot delete') REPLY='--host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve reset') REPLY='--data --live --host --port --data --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
   esac
   REPLY+=' -V --version -o --output --profile --api-url --timeout --retries --json --jq --debug --no-color -y --yes -h --help'
 }
@@ -213,33 +224,48 @@ _pctl_flag() {
     'advisory metadata --limit'|'advisory metadata --page-size'|'advisory metadata --order-by'|'advisory metadata --skip'|'advisory metadata --page-token'|'advisory metadata --id') REPLY='value' ;;
     'api -X'|'api --method'|'api -f'|'api --raw-field'|'api -F'|'api --field'|'api -q'|'api --query'|'api -H'|'api --header') REPLY='value' ;;
     'api --input') REPLY='file' ;;
-    'serve --host'|'serve --port'|'serve --rate-limit'|'serve --trust-issuer'|'serve --owner-token-ttl'|'serve --fault'|'serve --latency'|'serve --journal') REPLY='value' ;;
+    'serve --host'|'serve --port'|'serve --rate-limit'|'serve --trust-issuer'|'serve --owner-token-ttl'|'serve --fault'|'serve --latency'|'serve --journal'|'serve --deterministic') REPLY='value' ;;
     'serve --data') REPLY='dir' ;;
     'serve --seed') REPLY='file' ;;
     'serve export --data'|'serve export --data') REPLY='dir' ;;
-    'serve export --host'|'serve export --port'|'serve export --rate-limit'|'serve export --trust-issuer'|'serve export --owner-token-ttl'|'serve export --fault'|'serve export --latency'|'serve export --journal') REPLY='value' ;;
+    'serve export --host'|'serve export --port'|'serve export --rate-limit'|'serve export --trust-issuer'|'serve export --owner-token-ttl'|'serve export --fault'|'serve export --latency'|'serve export --journal'|'serve export --deterministic') REPLY='value' ;;
     'serve export --seed') REPLY='file' ;;
     'serve token --identity') REPLY='live' ;;
-    'serve token --ttl'|'serve token --host'|'serve token --port'|'serve token --rate-limit'|'serve token --trust-issuer'|'serve token --owner-token-ttl'|'serve token --fault'|'serve token --latency'|'serve token --journal') REPLY='value' ;;
+    'serve token --ttl'|'serve token --host'|'serve token --port'|'serve token --rate-limit'|'serve token --trust-issuer'|'serve token --owner-token-ttl'|'serve token --fault'|'serve token --latency'|'serve token --journal'|'serve token --deterministic') REPLY='value' ;;
     'serve token --data'|'serve token --data') REPLY='dir' ;;
     'serve token --seed') REPLY='file' ;;
-    'serve faults --host'|'serve faults --port'|'serve faults --rate-limit'|'serve faults --trust-issuer'|'serve faults --owner-token-ttl'|'serve faults --fault'|'serve faults --latency'|'serve faults --journal') REPLY='value' ;;
+    'serve faults --host'|'serve faults --port'|'serve faults --rate-limit'|'serve faults --trust-issuer'|'serve faults --owner-token-ttl'|'serve faults --fault'|'serve faults --latency'|'serve faults --journal'|'serve faults --deterministic') REPLY='value' ;;
     'serve faults --data') REPLY='dir' ;;
     'serve faults --seed') REPLY='file' ;;
-    'serve faults list --host'|'serve faults list --port'|'serve faults list --rate-limit'|'serve faults list --trust-issuer'|'serve faults list --owner-token-ttl'|'serve faults list --fault'|'serve faults list --latency'|'serve faults list --journal') REPLY='value' ;;
+    'serve faults list --host'|'serve faults list --port'|'serve faults list --rate-limit'|'serve faults list --trust-issuer'|'serve faults list --owner-token-ttl'|'serve faults list --fault'|'serve faults list --latency'|'serve faults list --journal'|'serve faults list --deterministic') REPLY='value' ;;
     'serve faults list --data') REPLY='dir' ;;
     'serve faults list --seed') REPLY='file' ;;
-    'serve faults add --host'|'serve faults add --port'|'serve faults add --rate-limit'|'serve faults add --trust-issuer'|'serve faults add --owner-token-ttl'|'serve faults add --fault'|'serve faults add --latency'|'serve faults add --journal') REPLY='value' ;;
+    'serve faults add --host'|'serve faults add --port'|'serve faults add --rate-limit'|'serve faults add --trust-issuer'|'serve faults add --owner-token-ttl'|'serve faults add --fault'|'serve faults add --latency'|'serve faults add --journal'|'serve faults add --deterministic') REPLY='value' ;;
     'serve faults add --data') REPLY='dir' ;;
     'serve faults add --seed') REPLY='file' ;;
-    'serve faults clear --host'|'serve faults clear --port'|'serve faults clear --rate-limit'|'serve faults clear --trust-issuer'|'serve faults clear --owner-token-ttl'|'serve faults clear --fault'|'serve faults clear --latency'|'serve faults clear --journal') REPLY='value' ;;
+    'serve faults clear --host'|'serve faults clear --port'|'serve faults clear --rate-limit'|'serve faults clear --trust-issuer'|'serve faults clear --owner-token-ttl'|'serve faults clear --fault'|'serve faults clear --latency'|'serve faults clear --journal'|'serve faults clear --deterministic') REPLY='value' ;;
     'serve faults clear --data') REPLY='dir' ;;
     'serve faults clear --seed') REPLY='file' ;;
-    'serve requests --limit'|'serve requests --host'|'serve requests --port'|'serve requests --rate-limit'|'serve requests --trust-issuer'|'serve requests --owner-token-ttl'|'serve requests --fault'|'serve requests --latency'|'serve requests --journal') REPLY='value' ;;
+    'serve requests --limit'|'serve requests --host'|'serve requests --port'|'serve requests --rate-limit'|'serve requests --trust-issuer'|'serve requests --owner-token-ttl'|'serve requests --fault'|'serve requests --latency'|'serve requests --journal'|'serve requests --deterministic') REPLY='value' ;;
     'serve requests --data') REPLY='dir' ;;
     'serve requests --seed') REPLY='file' ;;
+    'serve snapshot --host'|'serve snapshot --port'|'serve snapshot --rate-limit'|'serve snapshot --trust-issuer'|'serve snapshot --owner-token-ttl'|'serve snapshot --fault'|'serve snapshot --latency'|'serve snapshot --journal'|'serve snapshot --deterministic') REPLY='value' ;;
+    'serve snapshot --data') REPLY='dir' ;;
+    'serve snapshot --seed') REPLY='file' ;;
+    'serve snapshot save --host'|'serve snapshot save --port'|'serve snapshot save --rate-limit'|'serve snapshot save --trust-issuer'|'serve snapshot save --owner-token-ttl'|'serve snapshot save --fault'|'serve snapshot save --latency'|'serve snapshot save --journal'|'serve snapshot save --deterministic') REPLY='value' ;;
+    'serve snapshot save --data') REPLY='dir' ;;
+    'serve snapshot save --seed') REPLY='file' ;;
+    'serve snapshot list --host'|'serve snapshot list --port'|'serve snapshot list --rate-limit'|'serve snapshot list --trust-issuer'|'serve snapshot list --owner-token-ttl'|'serve snapshot list --fault'|'serve snapshot list --latency'|'serve snapshot list --journal'|'serve snapshot list --deterministic') REPLY='value' ;;
+    'serve snapshot list --data') REPLY='dir' ;;
+    'serve snapshot list --seed') REPLY='file' ;;
+    'serve snapshot restore --host'|'serve snapshot restore --port'|'serve snapshot restore --rate-limit'|'serve snapshot restore --trust-issuer'|'serve snapshot restore --owner-token-ttl'|'serve snapshot restore --fault'|'serve snapshot restore --latency'|'serve snapshot restore --journal'|'serve snapshot restore --deterministic') REPLY='value' ;;
+    'serve snapshot restore --data') REPLY='dir' ;;
+    'serve snapshot restore --seed') REPLY='file' ;;
+    'serve snapshot delete --host'|'serve snapshot delete --port'|'serve snapshot delete --rate-limit'|'serve snapshot delete --trust-issuer'|'serve snapshot delete --owner-token-ttl'|'serve snapshot delete --fault'|'serve snapshot delete --latency'|'serve snapshot delete --journal'|'serve snapshot delete --deterministic') REPLY='value' ;;
+    'serve snapshot delete --data') REPLY='dir' ;;
+    'serve snapshot delete --seed') REPLY='file' ;;
     'serve reset --data'|'serve reset --data') REPLY='dir' ;;
-    'serve reset --host'|'serve reset --port'|'serve reset --rate-limit'|'serve reset --trust-issuer'|'serve reset --owner-token-ttl'|'serve reset --fault'|'serve reset --latency'|'serve reset --journal') REPLY='value' ;;
+    'serve reset --host'|'serve reset --port'|'serve reset --rate-limit'|'serve reset --trust-issuer'|'serve reset --owner-token-ttl'|'serve reset --fault'|'serve reset --latency'|'serve reset --journal'|'serve reset --deterministic') REPLY='value' ;;
     'serve reset --seed') REPLY='file' ;;
     *)
       case "$2" in

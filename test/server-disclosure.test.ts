@@ -2,6 +2,7 @@
 // anything about a resource it cannot read; such a resource answers as a missing one.
 import test from 'ava';
 import { newChildUid } from '../src/server/models.js';
+import { systemRandom } from '../src/server/random.js';
 import { request, startTestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
@@ -41,7 +42,7 @@ async function setup() {
 }
 
 /** A uid shaped like a real one that no resource has. */
-const missing = (parent: string) => newChildUid(parent);
+const missing = (parent: string) => newChildUid(systemRandom, parent);
 
 test('a claimMatch held outside the caller\'s scope is refused (409) without naming or describing its identity', async (t) => {
   const { srv, web, alice, tess, wendy } = await setup();
@@ -117,7 +118,7 @@ test('a duplicate role binding or repo name is named only to a caller who may re
   t.true(byOwner.text.includes(first.json.uid), 'named to the owner');
 
   const now = new Date().toISOString();
-  const repo = (name: string) => ({ uid: newChildUid(web.uid), kind: 'repo' as const, parent: web.uid, name, altKey: null, createTime: now, updateTime: now, data: { description: '' } });
+  const repo = (name: string) => ({ uid: newChildUid(systemRandom, web.uid), kind: 'repo' as const, parent: web.uid, name, altKey: null, createTime: now, updateTime: now, data: { description: '' } });
   const [nginx, envoy] = [repo('nginx'), repo('envoy')];
   srv.store.transaction(() => [nginx, envoy].forEach((r) => srv.store.insert(r)));
   const clash = await lee.as('PATCH', `/registry/v2/repos/${envoy.uid}?updateMask=name`, { name: 'nginx' });

@@ -5,6 +5,7 @@ import test from 'ava';
 import { compareText, ListEngine, type ListScope } from '../src/server/store/list.js';
 import { within } from '../src/server/auth/authorize.js';
 import { newChildUid, newOrganizationUid } from '../src/server/models.js';
+import { systemRandom } from '../src/server/random.js';
 import type { Kind, Record_ } from '../src/server/store/store.js';
 import { addGroups, request, startTestServer, tempStore } from './helpers/serve.js';
 
@@ -15,10 +16,10 @@ import { addGroups, request, startTestServer, tempStore } from './helpers/serve.
  */
 function buildTree(t: import('ava').ExecutionContext) {
   const { store } = tempStore(t);
-  const org = newOrganizationUid();
+  const org = newOrganizationUid(systemRandom);
   let n = 0;
   const names = ['alpha', 'beta', 'é', '\u{1F600}x', '\uE000y', 'Zed', 'alpha'];
-  const add = (parent: string | null, name = names[n % names.length]!, kind: Kind = 'group', uid = parent ? newChildUid(parent) : org) => {
+  const add = (parent: string | null, name = names[n % names.length]!, kind: Kind = 'group', uid = parent ? newChildUid(systemRandom, parent) : org) => {
     const create = new Date(Date.UTC(2026, 0, 1) + (n % 89) * 1000).toISOString();
     const update = new Date(Date.UTC(2026, 1, 1) + (n % 13) * 1000).toISOString();
     n++;
@@ -45,7 +46,7 @@ function buildTree(t: import('ava').ExecutionContext) {
     add(elsewhere, 'elsewhere-role', 'role');
   });
   const all = (kind: Kind) => (store.db.prepare('SELECT uid FROM resources WHERE kind = ?').all(kind) as { uid: string }[]).map((r) => store.get(r.uid)!);
-  return { store, org, big, bigChild, mid, small, smallChild, elsewhere, all, lists: new ListEngine(store, Date.now) };
+  return { store, org, big, bigChild, mid, small, smallChild, elsewhere, all, lists: new ListEngine(store, Date.now, systemRandom) };
 }
 
 const scopeOf = (roots: string[], unparented = false): ListScope => ({ roots: [...roots].sort(), unparented, key: roots.join(',') });

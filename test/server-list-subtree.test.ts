@@ -3,17 +3,18 @@
 import test from 'ava';
 import { ListEngine } from '../src/server/store/list.js';
 import { newChildUid, newOrganizationUid } from '../src/server/models.js';
+import { systemRandom } from '../src/server/random.js';
 import { tempStore } from './helpers/serve.js';
 
 test('descendants_of pages completely and in order, for a subtree above and below the index switch', (t) => {
   const { store } = tempStore(t);
-  const org = newOrganizationUid();
-  const big = newChildUid(org);
-  const small = newChildUid(org);
+  const org = newOrganizationUid(systemRandom);
+  const big = newChildUid(systemRandom, org);
+  const small = newChildUid(systemRandom, org);
   let i = 0;
   const add = (parent: string, name: string) => {
     const time = new Date(Date.UTC(2026, 0, 1) + (i++ % 97) * 1000).toISOString();
-    const uid = newChildUid(parent);
+    const uid = newChildUid(systemRandom, parent);
     store.insert({ uid, kind: 'group', parent, name, altKey: null, createTime: time, updateTime: time, data: {} });
     return uid;
   };
@@ -24,7 +25,7 @@ test('descendants_of pages completely and in order, for a subtree above and belo
     for (let n = 0; n < 2600; n++) add(big, `g-${(n * 7919) % 1000}`);
     for (let n = 0; n < 40; n++) add(small, `s-${n % 7}`);
   });
-  const lists = new ListEngine(store, Date.now);
+  const lists = new ListEngine(store, Date.now, systemRandom);
 
   for (const [root, expected] of [[big, 2600], [small, 40]] as const) {
     for (const order of ['name', 'name desc', 'created_at desc', 'updateTime']) {

@@ -3,6 +3,7 @@
 import { BUILTIN_ROLES } from '../api/capabilities.js';
 import { builtinRoleUid, claimKey, newChildUid, newOrganizationUid, records, timestamp } from './models.js';
 import { bindRole, loadSeed, SeedValidationError, type SeedDocument } from './seed.js';
+import type { Random } from './random.js';
 import type { Record_, Store } from './store/store.js';
 
 export const DEFAULT_ORGANIZATION = 'local';
@@ -13,6 +14,8 @@ export interface BootstrapOptions {
   issuer: string;
   organizationName?: string;
   clock: () => number;
+  /** Where the uids come from (ServeOptions.random). */
+  random: Random;
   /**
    * A validated seed, loaded in the same transaction. Its first organization becomes the
    * organization (it holds the owner identity); the owner is bound `owner` on every seeded
@@ -27,11 +30,11 @@ export function bootstrap(store: Store, opts: BootstrapOptions): void {
     for (const role of BUILTIN_ROLES) {
       store.insert(records.role({ uid: builtinRoleUid(role.name), parent: null, ...role, builtin: true, createTime: t }));
     }
-    const seeded = opts.seed ? loadSeed(store, opts.seed, t).organizationUids : [];
+    const seeded = opts.seed ? loadSeed(store, opts.seed, t, opts.random).organizationUids : [];
     const org: Record_ = seeded.length
       ? store.get(seeded[0]!)!
       : records.group({
-          uid: newOrganizationUid(), parent: null, name: opts.organizationName ?? DEFAULT_ORGANIZATION,
+          uid: newOrganizationUid(opts.random), parent: null, name: opts.organizationName ?? DEFAULT_ORGANIZATION,
           description: 'Organization created by pctl serve', createTime: t,
         });
     if (!seeded.length) store.insert(org);
@@ -40,11 +43,11 @@ export function bootstrap(store: Store, opts: BootstrapOptions): void {
       throw new SeedValidationError([{ field: 'claimMatch', description: `issuer ${claimMatch.issuer} with subject ${OWNER_SUBJECT} is reserved for the owner of this serve` }]);
     }
     const owner = records.identity({
-      uid: newChildUid(org.uid), parent: org.uid, name: 'owner', description: 'Owner of this pctl serve (token in DIR/owner.token)',
+      uid: newChildUid(opts.random, org.uid), parent: org.uid, name: 'owner', description: 'Owner of this pctl serve (token in DIR/owner.token)',
       ...claimMatch, createTime: t,
     });
     store.insert(owner);
-    for (const orgUid of seeded.length ? seeded : [org.uid]) bindRole(store, orgUid, owner.uid, 'owner', t);
+    for (const orgUid of seeded.length ? seeded : [org.uid]) bindRole(store, orgUid, owner.uid, 'owner', t, opts.random);
     store.setMeta('organization', org.uid);
     store.setMeta('owner_identity', owner.uid);
     store.setMeta('issuer', opts.issuer);

@@ -9,6 +9,7 @@ import type { Authorizer } from './auth/authorize.js';
 import type { Principal, Response } from './http.js';
 import type { ListEngine, ListOptions } from './store/list.js';
 import { newChildUid, timestamp, type WireJson } from './models.js';
+import type { Random } from './random.js';
 import type { Record_, Store } from './store/store.js';
 
 export interface ServerContext {
@@ -18,6 +19,8 @@ export interface ServerContext {
   clock: () => number;
   /** Role-binding authorization: who may do what where. */
   authz: Authorizer;
+  /** Where uids and codes come from: the system's CSPRNG, or a seeded stream (serve --deterministic). */
+  random: Random;
 }
 
 export function now(ctx: ServerContext): string {
@@ -99,7 +102,7 @@ export async function insertChild(ctx: ServerContext, rec: Record_, check: () =>
   await ctx.store.write(() => {
     mustGet(ctx, groups, rec.parent!, 'parent');
     check();
-    rec.uid = newChildUid(rec.parent!);
+    rec.uid = newChildUid(ctx.random, rec.parent!);
     ctx.store.insert(rec);
   });
   return rec;

@@ -5,7 +5,7 @@
 // is an ordinary seed document and goes through the same validation as `--seed FILE`.
 import { createHash } from 'node:crypto';
 import type { SeedDocument, SeedGroup, SeedRepo, SeedAdvisory, SeedLibrary } from './seed.js';
-import { mulberry32 } from './prng.js';
+import { mulberry32 } from './random.js';
 
 export const GITHUB_ISSUER = 'https://token.actions.githubusercontent.com';
 const GITLAB_ISSUER = 'https://gitlab.com';

@@ -32,6 +32,9 @@ import type { FaultRule } from '../api/faults.js';
 import { FaultInjector } from './control/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './control/journal.js';
 import { controlHandler } from './control/routes.js';
+import { Snapshots } from './control/snapshots.js';
+import { Determinism } from './deterministic.js';
+import { systemRandom, type Random } from './random.js';
 
 export interface ServeOptions {
   dataDir: string;
@@ -40,6 +43,15 @@ export interface ServeOptions {
   port?: number;
   /** Milliseconds since the epoch; tests inject one to move time. */
   clock?: () => number;
+  /** Where uids and codes come from (default: the system's CSPRNG); tests inject one. */
+  random?: Random;
+  /**
+   * `--deterministic SEED`: the clock starts at 2026-01-01T00:00:00Z and moves one second per
+   * request, and uids and codes come from a stream seeded with SEED, so that fresh data dirs
+   * sent the same requests answer with the same bodies. Replaces `clock` and `random`; tokens
+   * and sign-ins keep the real clock (clients check expiry against theirs).
+   */
+  deterministic?: number;
   /** One line per request, when given. */
   log?: (line: string) => void;
   /** Loaded at bootstrap into an empty data dir (validated first; see seed.ts). */
@@ -75,6 +87,8 @@ export interface RunningServer {
   faults: FaultInjector;
   /** The last requests answered. */
   journal: Journal;
+  /** DATA_DIR/snapshots (what the control API saves, lists and restores). */
+  snapshots: Snapshots;
   /** A token for an identity whose claimMatch.issuer is this server (what `pctl serve token` prints). */
   issueToken(identityUid: string, ttlSeconds?: number): Promise<string>;
   close(): Promise<void>;
@@ -82,7 +96,12 @@ export interface RunningServer {
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
-  const clock = opts.clock ?? Date.now;
+  const determinism = deterministicSources(opts);
+  // Tokens and sign-ins run on the real clock even in a deterministic serve: clients check a
+  // token's expiry against their own clock, and device sign-ins poll in real seconds.
+  const tokenClock = opts.clock ?? Date.now;
+  const clock = determinism?.clock ?? tokenClock;
+  const random = determinism?.random ?? opts.random ?? systemRandom;
   createDataDir(opts.dataDir);
   makeDataDirPrivate(opts.dataDir);
   const unlock = lockDataDir(opts.dataDir);
@@ -94,9 +113,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (seed && !store.isEmpty() && (opts.seedIfNotEmpty ?? 'error') === 'error') throw new DataDirNotEmptyError(opts.dataDir);
     const openedStore = store;
     const key = await loadSigningKey(opts.dataDir);
-    const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', clock);
+    const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
-    const ctx: ServerContext = { store, lists: new ListEngine(store, clock), clock, authz: new Authorizer(store) };
+    const ctx: ServerContext = { store, lists: new ListEngine(store, clock, random), clock, authz: new Authorizer(store), random };
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
     const own = new Map([...iamRoutes(ctx), identityProviderRoutes(ctx), groupInviteRoutes(ctx), accountAssociationRoutes(ctx), libraryRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
     const routes: ResourceRoutes[] = [...registry.map((d) => own.get(d.path) ?? resourceRoutes(ctx, d)), ...advisoryDocumentRoutes(ctx)];
@@ -109,21 +128,37 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const faults = new FaultInjector();
     for (const rule of opts.faults ?? []) faults.add(rule);
     const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
-    const dispatch = createDispatcher({
+    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: (h) => authenticate(h) });
+    let ownIssuer = ''; // serve's base URL, once listening
+    const snapshots = new Snapshots({
+      dataDir: opts.dataDir, store, clock,
+      // Restored identities may name the issuer URL of the serve that saved them.
+      adjust: () => followIssuer(openedStore, ownIssuer),
+      // What serve knows of callers starts over, as at a start (token lookups, sign-ins in
+      // progress); a deterministic serve's clock and random stream go back to where they
+      // stood once started, so the requests after a reset get what they got after the start.
+      restored: (reset) => {
+        if (reset) determinism?.rewindToStart();
+        authenticate = bearerAuthenticator(openedStore, verifier, clock);
+        oauth.forget();
+      },
+    });
+    const dispatchCall = createDispatcher({
       routes,
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
-        ...oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock, authenticate: (h) => authenticate(h) }),
+        ...oauth.routes,
       },
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),
       ...(opts.log ? { log: opts.log } : {}),
-      control: controlHandler({ store, faults, journal }),
+      control: controlHandler({ store, faults, journal, snapshots }),
       faults,
       journal,
       clock,
       ...(opts.sleep ? { sleep: opts.sleep } : {}),
     });
+    const dispatch: typeof dispatchCall = determinism ? (call) => (determinism.tick(), dispatchCall(call)) : dispatchCall;
     // One listener for both HTTP versions: RPCs by Connect, the rest as REST.
     const listener = rpcListener(dispatch, restListener(dispatch, opts.log), opts.log);
     const server = createFront(createHttp1Server(listener, rateLimiter), listener);
@@ -131,19 +166,25 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     listening = server;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
+    ownIssuer = url;
     const seeded = Boolean(seed) && store.isEmpty();
-    if (store.isEmpty()) bootstrap(store, { issuer: url, clock, ...(seed ? { seed } : {}) });
-    else followIssuer(store, url);
-    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, url, clock, opts.ownerTokenTtlSeconds);
+    if (store.isEmpty()) {
+      bootstrap(store, { issuer: url, clock, random, ...(seed ? { seed } : {}) });
+      await snapshots.saveInitial();
+    } else {
+      followIssuer(store, url);
+    }
+    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, url, tokenClock, opts.ownerTokenTtlSeconds);
     authenticate = bearerAuthenticator(store, verifier, clock);
+    determinism?.markStarted();
 
     const openStore = store;
     let closing: Promise<void> | undefined;
     return {
-      url, port, dataDir: opts.dataDir, ownerToken, store, seeded, faults, journal,
+      url, port, dataDir: opts.dataDir, ownerToken, store, seeded, faults, journal, snapshots,
       organizationUid: store.getMeta('organization')!,
       ownerIdentityUid: store.getMeta('owner_identity')!,
-      issueToken: async (identityUid, ttlSeconds = 3600) => (await issueIdentityToken(openStore, key, identityUid, ttlSeconds, clock)).token,
+      issueToken: async (identityUid, ttlSeconds = 3600) => (await issueIdentityToken(openStore, key, identityUid, ttlSeconds, tokenClock)).token,
       // Requests in flight get a moment to finish; then connections are cut.
       close: () => (closing ??= server.close(2000).then(() => {
         openStore.close();
@@ -156,6 +197,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     unlock();
     throw err;
   }
+}
+
+/** The clock and random source of `deterministic`, or undefined without it. */
+function deterministicSources(opts: ServeOptions): Determinism | undefined {
+  if (opts.deterministic === undefined) return undefined;
+  if (!Number.isSafeInteger(opts.deterministic) || opts.deterministic < 0) throw new Error(`deterministic: must be a whole number, got ${opts.deterministic}`);
+  if (opts.clock || opts.random) throw new Error('deterministic replaces clock and random: pass one or the other');
+  return new Determinism(opts.deterministic);
 }
 
 /**
@@ -175,7 +224,7 @@ function createDataDir(dataDir: string): void {
 }
 
 /** What pctl keeps in a data dir: a dir holding only these (or nothing) is ours to chmod. */
-const DATA_DIR_FILES = new Set(['pctl.db', 'pctl.db-wal', 'pctl.db-shm', 'pctl.db-journal', 'owner.token', 'signing-key.jwk', 'serve.lock', 'serve.pid']);
+const DATA_DIR_FILES = new Set(['pctl.db', 'pctl.db-wal', 'pctl.db-shm', 'pctl.db-journal', 'owner.token', 'signing-key.jwk', 'serve.lock', 'serve.pid', 'snapshots']);
 
 /**
  * The data dir is 0700 whatever the umask: it holds keys and every resource. An existing

@@ -2,29 +2,30 @@
 // routes, seeds and bootstrap alike) and how it becomes its wire resource, typed by the
 // contract's own schemas (src/api/schemas.ts), so that what serve sends is what the client
 // validates.
-import { randomBytes, createHash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { WireName } from '../api/registry/define.js';
 import type * as Wire from '../api/schemas.js';
 import type { AccountAssociationFields, AdvisoryDocument, CORRELATION_RULES, VulnerabilityMetadata } from '../api/schemas.js';
+import type { Random } from './random.js';
 import type { Kind, Record_, Store } from './store/store.js';
 
 /** What serve may send for a wire message (defaults may be left out, as zod's input allows). */
 export type WireOut<W extends WireName> = z.input<(typeof Wire)[W]>;
 
 /** An organization (root group) uid: 40 lower-case hex characters. */
-export function newOrganizationUid(): string {
-  return randomBytes(20).toString('hex');
+export function newOrganizationUid(random: Random): string {
+  return random.bytes(20).toString('hex');
 }
 
 /** A nested uid: the parent's uid, `/`, 16 lower-case hex characters. */
-export function newChildUid(parentUid: string): string {
-  return `${parentUid}/${randomBytes(8).toString('hex')}`;
+export function newChildUid(random: Random, parentUid: string): string {
+  return `${parentUid}/${random.bytes(8).toString('hex')}`;
 }
 
 /** An advisory uid: flat, 32 lower-case hex characters. */
-export function newAdvisoryUid(): string {
-  return randomBytes(16).toString('hex');
+export function newAdvisoryUid(random: Random): string {
+  return random.bytes(16).toString('hex');
 }
 
 /** Built-in roles have flat opaque uids, the same in every data dir. */

@@ -11,7 +11,7 @@
 //   custom role named the same way.
 // - `roles: [{name, description, capabilities}]` on any group: custom roles.
 // - `updateTime` on tags and advisories (RFC 3339), so that a data set keeps its history.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { BUILTIN_ROLES, CAPABILITIES } from '../api/capabilities.js';
 import {
@@ -23,6 +23,7 @@ import type { AccountAssociationFields } from '../api/schemas.js';
 
 import { advisoryDocumentToWire, associationStoreUid, builtinRoleUid, type Oidc, claimKey, newAdvisoryUid, newChildUid, newOrganizationUid, records, timestamp, vulnerabilityMetadataToWire } from './models.js';
 import type { Record_, Store } from './store/store.js';
+import type { Random } from './random.js';
 
 // Field rules (documented in README, "Seed files") are the API's own, from src/api/schemas.ts.
 
@@ -352,7 +353,7 @@ const iso = (t: string | undefined, fallback: string) => (t ? timestamp(Date.par
  * Writes a validated seed. Call inside a transaction (bootstrap does); `t` is the time
  * every seeded resource is created at, unless the seed carries an updateTime.
  */
-export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed {
+export function loadSeed(store: Store, doc: SeedDocument, t: string, random: Random): LoadedSeed {
   const organizationUids: string[] = [];
   // group name path → identity name → uid
   const identityUids = new Map<string, Map<string, string>>();
@@ -371,33 +372,33 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
       if (store.findByAltKey('identity', altKey).length) {
         throw new SeedValidationError([{ field: `${path}.identities[${i}].claimMatch`, description: 'is already used by an identity of this server' }]);
       }
-      const rec = records.identity({ uid: newChildUid(uid), parent: uid, name: identity.name, description: identity.description, issuer, subject, createTime: t });
+      const rec = records.identity({ uid: newChildUid(random, uid), parent: uid, name: identity.name, description: identity.description, issuer, subject, createTime: t });
       store.insert(rec);
       ids.set(identity.name, rec.uid);
     });
     const roles = new Map<string, string>();
     roleUids.set(namePath, roles);
     for (const role of g.roles ?? []) {
-      const roleUid = newChildUid(uid);
+      const roleUid = newChildUid(random, uid);
       store.insert(records.role({ uid: roleUid, parent: uid, ...role, createTime: t }));
       roles.set(role.name, roleUid);
     }
     for (const repo of g.repos ?? []) {
-      const repoUid = newChildUid(uid);
+      const repoUid = newChildUid(random, uid);
       store.insert(records.repo({ uid: repoUid, parent: uid, name: repo.name, description: repo.description, createTime: t }));
       for (const tag of repo.tags ?? []) {
         const updated = iso(tag.updateTime, t);
-        store.insert(records.tag({ uid: newChildUid(repoUid), parent: repoUid, ...tag, createTime: updated < t ? updated : t, updateTime: updated }));
+        store.insert(records.tag({ uid: newChildUid(random, repoUid), parent: repoUid, ...tag, createTime: updated < t ? updated : t, updateTime: updated }));
       }
     }
     if (g.accountAssociation) store.insert(records.accountAssociation({ parent: uid, ...g.accountAssociation, createTime: t }));
     if (g.roleBindings?.length || g.identityProviders?.length || g.invites?.length) pending.push({ groupUid: uid, chain, group: g, path });
     (g.groups ?? []).forEach((child, i) =>
-      insertGroup(child, uid, newChildUid(uid), [...chain, keyOf.get(child)!], `${path}.groups[${i}]`));
+      insertGroup(child, uid, newChildUid(random, uid), [...chain, keyOf.get(child)!], `${path}.groups[${i}]`));
   };
 
   (doc.organizations ?? []).forEach((org, i) => {
-    const uid = newOrganizationUid();
+    const uid = newOrganizationUid(random);
     organizationUids.push(uid);
     insertGroup(org, null, uid, [keyOf.get(org)!], `organizations[${i}]`);
   });
@@ -415,7 +416,7 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
     (group.identityProviders ?? []).forEach((p, i) => {
       const { clientSecret, additionalScopes, groupsClaim, correlationRule, pkceEnabled, ...oidc } = p.oidc;
       store.insert(records.identityProvider({
-        uid: newChildUid(groupUid), parent: groupUid, name: p.name, description: p.description, createTime: t,
+        uid: newChildUid(random, groupUid), parent: groupUid, name: p.name, description: p.description, createTime: t,
         defaultRole: roleUidOf(p.defaultRole, `${path}.identityProviders[${i}].defaultRole`).uid,
         oidc: {
           ...oidc, clientSecret: clientSecret ?? '', additionalScopes: additionalScopes ?? [], groupsClaim: groupsClaim ?? '',
@@ -425,9 +426,9 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
     });
     (group.invites ?? []).forEach((inv, i) => {
       const role = roleUidOf(inv.role, `${path}.invites[${i}].role`);
-      const codeHash = inv.codeSha256 ?? createHash('sha256').update(inv.code ?? randomBytes(24).toString('base64url')).digest('hex');
+      const codeHash = inv.codeSha256 ?? createHash('sha256').update(inv.code ?? random.bytes(24).toString('base64url')).digest('hex');
       store.insert(records.groupInvite({
-        uid: newChildUid(groupUid), parent: groupUid, roleUid: role.uid, roleName: role.name, email: inv.email,
+        uid: newChildUid(random, groupUid), parent: groupUid, roleUid: role.uid, roleName: role.name, email: inv.email,
         expirationTime: timestamp(Date.parse(inv.expirationTime)), singleUse: inv.singleUse ?? false, codeHash, createTime: t,
       }));
     });
@@ -436,48 +437,48 @@ export function loadSeed(store: Store, doc: SeedDocument, t: string): LoadedSeed
       if (!found) throw new SeedValidationError([{ field: `${path}.roleBindings[${i}].identity`, description: `names no identity: ${b.identity}` }]);
       const identityUid = identityUids.get(found[0])!.get(found[1])!;
       if (ROLE_NAMES.has(b.role)) {
-        bindRole(store, groupUid, identityUid, b.role, t);
+        bindRole(store, groupUid, identityUid, b.role, t, random);
         return;
       }
       const role = resolveRef(b.role, nearestFirst, (gp, name) => roleUids.get(gp)?.has(name) ?? false);
       if (!role) throw new SeedValidationError([{ field: `${path}.roleBindings[${i}].role`, description: `names no role: ${b.role}` }]);
-      bindRoleUid(store, groupUid, identityUid, roleUids.get(role[0])!.get(role[1])!, b.role, t);
+      bindRoleUid(store, groupUid, identityUid, roleUids.get(role[0])!.get(role[1])!, b.role, t, random);
     });
   }
 
   for (const a of doc.advisories ?? []) {
     const updated = iso(a.updateTime, t);
-    store.insert(records.advisory({ uid: newAdvisoryUid(), ...a, createTime: updated < t ? updated : t, updateTime: updated }));
+    store.insert(records.advisory({ uid: newAdvisoryUid(random), ...a, createTime: updated < t ? updated : t, updateTime: updated }));
   }
   for (const lib of doc.libraries ?? []) {
     const versions = lib.versions ?? [];
     const times = versions.map((v) => iso(v.updateTime, t));
     const newest = times.length ? times.reduce((a, b) => (a > b ? a : b)) : t;
     const oldest = times.length ? times.reduce((a, b) => (a < b ? a : b)) : t;
-    const uid = newAdvisoryUid();
+    const uid = newAdvisoryUid(random);
     store.insert(records.artifact({
       uid, name: lib.name, ecosystem: lib.ecosystem, description: lib.description, latestVersion: versions[versions.length - 1]?.version ?? '',
       versionCount: versions.length, createTime: oldest, updateTime: newest,
     }));
     versions.forEach((v, i) => {
       store.insert(records.artifactVersion({
-        uid: newChildUid(uid), parent: uid, artifactName: lib.name, version: v.version, description: v.description, sizeBytes: v.sizeBytes ?? '0',
+        uid: newChildUid(random, uid), parent: uid, artifactName: lib.name, version: v.version, description: v.description, sizeBytes: v.sizeBytes ?? '0',
         createTime: times[i]!, updateTime: times[i]!,
       }));
     });
   }
-  for (const document of doc.advisoryDocuments ?? []) store.insert(records.advisoryDocument({ uid: newAdvisoryUid(), document, createTime: t }));
-  for (const metadata of doc.vulnerabilityMetadata ?? []) store.insert(records.vulnerabilityMetadata({ uid: newAdvisoryUid(), metadata, createTime: t }));
+  for (const document of doc.advisoryDocuments ?? []) store.insert(records.advisoryDocument({ uid: newAdvisoryUid(random), document, createTime: t }));
+  for (const metadata of doc.vulnerabilityMetadata ?? []) store.insert(records.vulnerabilityMetadata({ uid: newAdvisoryUid(random), metadata, createTime: t }));
   return { organizationUids };
 }
 
 /** Inserts a role binding of a built-in role, as POST /iam/v2/roleBindings would store it. */
-export function bindRole(store: Store, groupUid: string, identityUid: string, roleName: string, t: string): void {
-  bindRoleUid(store, groupUid, identityUid, builtinRoleUid(roleName), roleName, t);
+export function bindRole(store: Store, groupUid: string, identityUid: string, roleName: string, t: string, random: Random): void {
+  bindRoleUid(store, groupUid, identityUid, builtinRoleUid(roleName), roleName, t, random);
 }
 
-function bindRoleUid(store: Store, groupUid: string, identityUid: string, roleUid: string, roleName: string, t: string): void {
-  store.insert(records.roleBinding({ uid: newChildUid(groupUid), parent: groupUid, identityUid, roleUid, roleName, createTime: t }));
+function bindRoleUid(store: Store, groupUid: string, identityUid: string, roleUid: string, roleName: string, t: string, random: Random): void {
+  store.insert(records.roleBinding({ uid: newChildUid(random, groupUid), parent: groupUid, identityUid, roleUid, roleName, createTime: t }));
 }
 
 // ---- export ----

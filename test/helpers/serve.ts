@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/index.js';
 import { newChildUid, timestamp } from '../../src/server/models.js';
+import { systemRandom } from '../../src/server/random.js';
 import { Store } from '../../src/server/store/store.js';
 
 export function tempDir(prefix = 'pctl-test-'): string {
@@ -102,7 +103,7 @@ export function addGroups(
   return srv.store.transaction(() =>
     Array.from({ length: count }, (_, i) => {
       const t = timestamp(time(i));
-      const rec = { uid: newChildUid(parent), kind: 'group' as const, parent, name: name(i), altKey: null, createTime: t, updateTime: t, data: { description: '', verified: false } };
+      const rec = { uid: newChildUid(systemRandom, parent), kind: 'group' as const, parent, name: name(i), altKey: null, createTime: t, updateTime: t, data: { description: '', verified: false } };
       srv.store.insert(rec);
       return rec.uid;
     }),

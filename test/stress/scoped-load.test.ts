@@ -7,6 +7,7 @@ import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { bootstrap } from '../../src/server/bootstrap.js';
 import { builtinRoleUid, newChildUid, timestamp } from '../../src/server/models.js';
+import { systemRandom } from '../../src/server/random.js';
 import { Store } from '../../src/server/store/store.js';
 import { Client, G, PCTL, cleanup, startServe, tempDir } from './helpers.js';
 
@@ -26,13 +27,13 @@ function populate(dataDir: string) {
   const store = new Store(dataDir);
   try {
     // serve moves identities of this issuer to its own URL when it starts.
-    bootstrap(store, { issuer: 'http://127.0.0.1', clock: Date.now });
+    bootstrap(store, { issuer: 'http://127.0.0.1', clock: Date.now, random: systemRandom });
     const org = store.getMeta('organization')!;
     const start = Date.parse('2026-01-01T00:00:00.000Z');
     let made = 0;
     const add = (parent: string, name: string) => {
       const t = timestamp(start + made++ * 7);
-      const uid = newChildUid(parent);
+      const uid = newChildUid(systemRandom, parent);
       store.insert({ uid, kind: 'group', parent, name, altKey: null, createTime: t, updateTime: t, data: { description: '', verified: false } });
       return uid;
     };
@@ -43,14 +44,14 @@ function populate(dataDir: string) {
       for (let i = 0; made < GROUPS; i++) leaves.push(add(subs[i % subs.length]!, `leaf-${(i * 7919) % 100_003}`));
       const t = timestamp(start);
       const viewer = {
-        uid: newChildUid(org), kind: 'identity' as const, parent: org, name: 'vic', altKey: 'http://127.0.0.1\nvic', createTime: t, updateTime: t,
+        uid: newChildUid(systemRandom, org), kind: 'identity' as const, parent: org, name: 'vic', altKey: 'http://127.0.0.1\nvic', createTime: t, updateTime: t,
         data: { description: '', claimMatch: { issuer: 'http://127.0.0.1', subject: 'vic' }, lastSeenTime: t },
       };
       store.insert(viewer);
       const role = builtinRoleUid('viewer');
       for (const leaf of [3, 9_001, 17_017, 30_303, 48_000].map((i) => leaves[i]!)) {
         store.insert({
-          uid: newChildUid(leaf), kind: 'roleBinding', parent: leaf, name: 'viewer', altKey: `${viewer.uid}\n${role}`,
+          uid: newChildUid(systemRandom, leaf), kind: 'roleBinding', parent: leaf, name: 'viewer', altKey: `${viewer.uid}\n${role}`,
           createTime: t, updateTime: t, data: { identityUid: viewer.uid, roleUid: role },
         });
       }

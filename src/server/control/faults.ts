@@ -4,7 +4,7 @@
 // Each rule draws from its own seeded generator, so a test run meets the same faults.
 import { ApiError, Code, codeName } from '../../api/errors.js';
 import { checkFaultRule, type FaultRule } from '../../api/faults.js';
-import { mulberry32 } from '../prng.js';
+import { mulberry32 } from '../random.js';
 
 /** What the injector decided for one call. */
 export type FaultDecision =

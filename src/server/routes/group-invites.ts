@@ -7,21 +7,22 @@
 // hash. A wrong code is code 5 and says nothing else; an email-restricted invite needs a
 // token whose email claim matches (code 7 otherwise, before anything about the invite is
 // said); expired or already used (single use) is code 9.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError, Code, failedPrecondition } from '../../api/errors.js';
 import { capability, groupInvites as GI, groups, roleBindings, roles } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
 import { authorize, insertChild, mustGet, now, parseBody, type ServerContext } from '../context.js';
 import type { ResourceRoutes } from '../http.js';
 import { bindingKey, groupInviteToWire, newChildUid, records, roleBindingToWire, timestamp } from '../models.js';
+import type { Random } from '../random.js';
 import { grantableRole } from './grants.js';
 import { resourceRoutes } from './resource.js';
 
 const hashOf = (code: string) => createHash('sha256').update(code).digest('hex');
 
 /** `pctl_invite_…`: the prefix lets log and trace masking recognise it. */
-function newCode(): string {
-  return `pctl_invite_${randomBytes(24).toString('base64url')}`;
+function newCode(random: Random): string {
+  return `pctl_invite_${random.bytes(24).toString('base64url')}`;
 }
 
 export function groupInviteRoutes(ctx: ServerContext): ResourceRoutes {
@@ -35,7 +36,7 @@ export function groupInviteRoutes(ctx: ServerContext): ResourceRoutes {
       authorize(ctx, req.principal, capability(GI, 'create'), groups, body.parent, 'parent');
       // An invite hands out a role, as a binding does.
       authz.require(req.principal, capability(roleBindings, 'create'), body.parent);
-      const code = newCode();
+      const code = newCode(ctx.random);
       const t = ctx.clock();
       const rec = records.groupInvite({
         parent: body.parent, roleUid, roleName: '', email, singleUse: singleUse ?? false, codeHash: hashOf(code),
@@ -81,7 +82,7 @@ export function groupInviteRoutes(ctx: ServerContext): ResourceRoutes {
           const existing = store.findByAltKey(roleBindings.storeKind, bindingKey(req.principal.identityUid, roleUid)).find((b) => b.parent === invite.parent);
           if (existing) return existing;
           const rec = records.roleBinding({
-            uid: newChildUid(invite.parent!), parent: invite.parent!, identityUid: req.principal.identityUid, roleUid, roleName: role.name, createTime: now(ctx),
+            uid: newChildUid(ctx.random, invite.parent!), parent: invite.parent!, identityUid: req.principal.identityUid, roleUid, roleName: role.name, createTime: now(ctx),
           });
           store.insert(rec);
           return rec;

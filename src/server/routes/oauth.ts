@@ -9,11 +9,12 @@
 // the user code at the verification page in any browser, then goes through the same owner
 // token and identity steps; meanwhile pctl polls the token endpoint. Pending device grants
 // live in memory too.
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { unauthenticated } from '../../api/errors.js';
 import type { Principal, PublicRoutes, Request, Response } from '../http.js';
 import { mintToken, type SigningKey } from '../auth/tokens.js';
 import type { Store, Record_ } from '../store/store.js';
+import type { Random } from '../random.js';
 
 export const CLIENT_ID = 'pctl';
 export const AUTHORIZE_PATH = '/oauth/authorize';
@@ -55,6 +56,8 @@ export interface OAuthOptions {
   key: SigningKey;
   store: Store;
   clock: () => number;
+  /** Where sessions, codes and CSRF tokens come from (ServeOptions.random). */
+  random: Random;
   /** The server's bearer check (verifies the token, finds its identity). */
   authenticate: (authorization: string | undefined) => Promise<Principal>;
   /** Lifetime of the tokens handed out (default 8h). */
@@ -108,7 +111,8 @@ interface Grant {
   expiresAt: number;
 }
 
-export function oauthRoutes(opts: OAuthOptions): PublicRoutes {
+/** The routes, and forget(): every sign-in in progress dropped, as at a start (after a restore or reset of the data). */
+export function oauthRoutes(opts: OAuthOptions): { routes: PublicRoutes; forget(): void } {
   const pending = new Map<string, Pending>();
   const codes = new Map<string, Grant>();
   const sessions = new Map<string, number>();
@@ -194,7 +198,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
   const withSession = (page: Response): Response => {
     prune();
     if (sessions.size >= MAX_SESSIONS) return page;
-    const session = randomToken();
+    const session = randomToken(opts.random);
     sessions.set(session, opts.clock() + SESSION_TTL_MS);
     const cookieHeader = `${SESSION_COOKIE}=${session}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}`;
     return { ...page, headers: { ...page.headers, 'set-cookie': cookieHeader } };
@@ -219,7 +223,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     }
     prune();
     if (pending.size >= MAX_PENDING) return errorPage('Too many sign-ins are in progress; try again in a few minutes.', 503);
-    const csrf = randomToken();
+    const csrf = randomToken(opts.random);
     const p: Pending = { redirectUri, state, codeChallenge, expiresAt: opts.clock() + PENDING_TTL_MS, proven: hasSession(req) };
     pending.set(csrf, p);
     return p.proven ? pickPage(csrf, authorizeTarget(p)) : ownerPage(csrf);
@@ -251,7 +255,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
       pending.delete(csrf);
       prune();
       if (codes.size >= MAX_CODES) return errorPage('Too many sign-ins are in progress; try again in a minute.', 503);
-      const code = randomToken();
+      const code = randomToken(opts.random);
       codes.set(code, {
         clientId: CLIENT_ID, redirectUri: p.redirectUri, codeChallenge: p.codeChallenge, identityUid: identity.uid,
         expiresAt: opts.clock() + CODE_TTL_MS,
@@ -319,9 +323,9 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     if (devices.size >= MAX_DEVICE_GRANTS) {
       return oauthError('temporarily_unavailable', 'too many device sign-ins are in progress; try again in a few minutes', 503);
     }
-    const deviceCode = randomToken();
-    let userCode = newUserCode();
-    while (userCodes.has(userCode)) userCode = newUserCode();
+    const deviceCode = randomToken(opts.random);
+    let userCode = newUserCode(opts.random);
+    while (userCodes.has(userCode)) userCode = newUserCode(opts.random);
     devices.set(deviceCode, {
       clientId, userCode, expiresAt: opts.clock() + DEVICE_CODE_TTL_S * 1000, interval: DEVICE_POLL_INTERVAL_S, status: 'pending',
     });
@@ -401,7 +405,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
       const grant = deviceCode ? pendingDevice(deviceCode) : undefined;
       if (!deviceCode || !grant) return codePage(entered.slice(0, 32), 'That code is unknown, expired or already used. Check it, or run pctl auth login --device again.', 400);
       if (devicePending.size >= MAX_PENDING) return errorPage('Too many sign-ins are in progress; try again in a few minutes.', 503);
-      const csrf = randomToken();
+      const csrf = randomToken(opts.random);
       const p: DevicePending = { deviceCode, expiresAt: grant.expiresAt, proven: hasSession(req) };
       devicePending.set(csrf, p);
       return p.proven ? pickPage(csrf, deviceTarget(grant)) : ownerPage(csrf, '', 200, DEVICE_VERIFICATION_PATH);
@@ -449,7 +453,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     };
   };
 
-  return {
+  const routes: PublicRoutes = {
     [`GET ${AUTHORIZE_PATH}`]: authorizeGet,
     [`POST ${AUTHORIZE_PATH}`]: authorizePost,
     [`POST ${TOKEN_PATH}`]: token,
@@ -458,6 +462,10 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     [`GET ${DEVICE_VERIFICATION_PATH}`]: verifyGet,
     [`POST ${DEVICE_VERIFICATION_PATH}`]: verifyPost,
   };
+  const forget = () => {
+    for (const state of [pending, codes, sessions, devices, userCodes, devicePending]) state.clear();
+  };
+  return { routes, forget };
 }
 
 /** Why a redirect URI is not an acceptable loopback one, or undefined when it is. */
@@ -479,8 +487,8 @@ export function loopbackProblem(raw: string): string | undefined {
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
-function randomToken(): string {
-  return randomBytes(32).toString('base64url');
+function randomToken(random: Random): string {
+  return random.bytes(32).toString('base64url');
 }
 
 function withParams(base: string, params: Record<string, string>): string {
@@ -506,9 +514,9 @@ function oauthError(error: string, description: string, status = 400): Response 
 }
 
 /** A fresh user code, normalized (no dash): 8 letters of USER_CODE_ALPHABET. */
-function newUserCode(): string {
+function newUserCode(random: Random): string {
   let code = '';
-  for (let i = 0; i < 8; i++) code += USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)];
+  for (let i = 0; i < 8; i++) code += USER_CODE_ALPHABET[random.int(USER_CODE_ALPHABET.length)];
   return code;
 }
 

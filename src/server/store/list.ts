@@ -9,6 +9,7 @@ import { invalidField, ApiError, Code } from '../../api/errors.js';
 import { ORDER_FIELDS, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_TOKEN_TTL_MS } from '../../api/resources.js';
 import { repeatedParam } from '../params.js';
 import { within } from '../auth/authorize.js';
+import type { Random } from '../random.js';
 import type { Kind, Record_, Store } from './store.js';
 
 /** The wire names of the shared list parameters, with the camelCase spellings accepted too. */
@@ -140,10 +141,11 @@ export class ListEngine {
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
+    random: Random,
   ) {
     let key = store.getMeta('page_token_key');
     if (!key) {
-      key = createHash('sha256').update(crypto.getRandomValues(new Uint8Array(32))).digest('hex');
+      key = createHash('sha256').update(random.bytes(32)).digest('hex');
       store.setMeta('page_token_key', key);
     }
     this.tokenKey = Buffer.from(key, 'hex');

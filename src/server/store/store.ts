@@ -2,6 +2,7 @@
 // in a transaction that has committed (and fsynced) by the time it returns.
 import type { Statement } from 'better-sqlite3';
 import { openDatabase, type DB } from './db.js';
+import Database from './sqlite.js';
 
 /** A resource's store kind: its registry declaration's `storeKind` ("roleBinding"). */
 export type Kind = string;
@@ -26,6 +27,20 @@ interface Row {
   create_time: string;
   update_time: string;
   data: string;
+}
+
+/** A database that cannot replace this one's rows (replaceWith): not pctl's, or another schema version. */
+export class IncompatibleDatabaseError extends Error {
+  constructor(readonly reason: string) {
+    super(`cannot restore from this database: ${reason}`);
+    this.name = 'IncompatibleDatabaseError';
+  }
+}
+
+/** Not a database (SQLITE_NOTADB), or one without pctl's tables. */
+function unreadable(err: unknown): IncompatibleDatabaseError {
+  const code = (err as { code?: unknown }).code;
+  return new IncompatibleDatabaseError(`it is not a pctl database (${typeof code === 'string' && code !== 'SQLITE_ERROR' ? code : (err as Error).message})`);
 }
 
 export function rowToRecord(row: Row): Record_ {
@@ -165,6 +180,76 @@ export class Store {
     for (const done of settle) done();
   }
 
+  /**
+   * A consistent copy of the database in `file`, taken while it is served: SQLite's online
+   * backup, which carries writes this connection makes during the copy into it. The copy is
+   * one standalone file (a rollback journal, not WAL: no -wal or -shm beside it).
+   */
+  async saveCopy(file: string): Promise<void> {
+    await this.db.backup(file);
+    const copy = new Database(file);
+    try {
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
+  }
+
+  private attached = 0;
+
+  /**
+   * Replaces the rows of every table with those of another pctl database of the same schema
+   * (a snapshot), except the meta rows named in `keepMeta` (they describe this running server,
+   * not its data); `adjust` runs in the same transaction, to fit the rows to this server. One
+   * write through the group-commit queue, so it serializes with every other write: a request
+   * sees the data before or after it, never between, and writes queued after it apply on top.
+   */
+  async replaceWith(file: string, keepMeta: readonly string[], adjust: () => void = () => {}): Promise<void> {
+    // ATTACH cannot run inside a transaction. None is open between flushes (each runs from
+    // BEGIN to COMMIT without yielding); inside one, this call is a bug of its caller.
+    if (this.db.inTransaction) throw new Error('replaceWith() cannot run inside a transaction or a write');
+    const schema = `snapshot_${++this.attached}`;
+    try {
+      this.db.prepare(`ATTACH DATABASE ? AS ${schema}`).run(file);
+    } catch (err) {
+      throw unreadable(err);
+    }
+    try {
+      this.checkSameSchema(schema);
+      const tables = (this.db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'").all() as { name: string }[])
+        .map((t) => t.name);
+      const kept = keepMeta.map(() => '?').join(', ') || "''";
+      await this.write(() => {
+        for (const table of tables) {
+          const only = table === 'meta' ? ` WHERE key NOT IN (${kept})` : '';
+          const args = table === 'meta' ? keepMeta : [];
+          this.db.prepare(`DELETE FROM main."${table}"${only}`).run(...args);
+          this.db.prepare(`INSERT INTO main."${table}" SELECT * FROM ${schema}."${table}"${only}`).run(...args);
+        }
+        this.replacedAll();
+        adjust();
+      });
+    } finally {
+      // Closed meanwhile (serve stopping): the attachment went with the connection.
+      if (this.db.open) this.db.exec(`DETACH DATABASE ${schema}`);
+    }
+  }
+
+  /** An attached database is a pctl database of this schema version, bootstrapped; IncompatibleDatabaseError otherwise. */
+  private checkSameSchema(schema: string): void {
+    const ours = this.db.pragma('main.user_version', { simple: true }) as number;
+    let theirs: number;
+    let bootstrapped: unknown;
+    try {
+      theirs = this.db.pragma(`${schema}.user_version`, { simple: true }) as number;
+      bootstrapped = this.db.prepare(`SELECT value FROM ${schema}.meta WHERE key = 'bootstrapped'`).get();
+    } catch (err) {
+      throw unreadable(err);
+    }
+    if (theirs !== ours) throw new IncompatibleDatabaseError(`it has schema version ${theirs}, this pctl ${ours}`);
+    if (!bootstrapped) throw new IncompatibleDatabaseError('it holds no bootstrapped data dir');
+  }
+
   get(uid: string, kind?: Kind): Record_ | undefined {
     const row = this.cachedRow(uid);
     if (!row || (kind && row.kind !== kind)) return undefined;
@@ -302,6 +387,14 @@ export class Store {
   private rolledBack(): void {
     this.writeVersion++;
     this.epoch++;
+    this.metaCache.clear(); // a meta value set inside the transaction is gone too
+  }
+
+  /** Every row may have changed (a restore): nothing cached is kept. */
+  private replacedAll(): void {
+    this.rolledBack();
+    this.rowCache.clear();
+    this.sharedRecords.clear();
   }
 
   private wrote(uid: string, kind?: Kind): void {

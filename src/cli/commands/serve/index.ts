@@ -1,4 +1,4 @@
-// pctl serve [export | token | reset]: the local implementation of the API.
+// pctl serve [export | token | faults | requests | snapshot | reset]: the local implementation of the API.
 import { defineCommand, flag, parsePort } from '../../command.js';
 
 const data = flag.string('--data <dir>', 'data directory', { complete: 'dir' });
@@ -16,6 +16,7 @@ export const serveFlags = {
   fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]' (repeatable; see pctl serve faults add)"),
   latency: flag.string('--latency <duration>', 'delay every request: 200ms, or a range such as 50ms-300ms'),
   journal: flag.string('--journal <n>', 'how many requests the journal keeps for pctl serve requests (default 1000; 0 keeps none)'),
+  deterministic: flag.string('--deterministic <seed>', 'reproducible runs: the clock starts at 2026-01-01T00:00:00Z and moves 1s per request, and uids and codes come from SEED (a whole number), so the same requests to a fresh data dir get the same response bodies; tokens still differ (ES256 signatures are randomized). Never for a server others can reach: its codes are predictable'),
 };
 
 export const tokenFlags = {
@@ -35,7 +36,7 @@ export const serveCommand = defineCommand({
       'organization, an owner identity, the built-in roles and the owner token, and saves a profile named "local".',
     examples: [
       ['a local API with demo data on the default port', 'pctl serve --demo'],
-      ['a throwaway server on a free port', 'pctl serve --port 0 --data "$(mktemp -d)"'],
+      ['a throwaway server on a free port, the same uids and times each run', 'pctl serve --port 0 --data "$(mktemp -d)" --deterministic 42'],
       ['load your own seed file', 'pctl serve --data ./data --seed seed.yaml'],
     ],
   },
@@ -156,17 +157,102 @@ export const serveCommand = defineCommand({
       },
     }),
     defineCommand({
-      name: 'reset',
-      flags: { data },
+      name: 'snapshot',
+      aliases: ['snapshots'],
       help: {
-        summary: 'delete all data in the data dir',
-        description: 'Delete all data in the data dir; the next start bootstraps again.',
-        examples: [['start over', 'pctl serve reset --data ./data']],
+        summary: "save and restore a running serve's data (save, list, restore, delete)",
+        description:
+          "Snapshots of a running `pctl serve`'s data, through its control API (/_pctl/snapshots, the owner's token). A snapshot " +
+          "is one SQLite file, DATA_DIR/snapshots/NAME.db, taken with SQLite's online backup while serve keeps answering. " +
+          'A restore replaces every resource in one transaction: requests see the data before it or after it, never between. ' +
+          '`pctl serve reset --live` goes back to the data the data dir was created with.',
+        examples: [
+          ['a clean state to come back to between tests', 'pctl serve snapshot save clean && pctl serve snapshot restore clean --yes'],
+          ['the snapshots of the current profile\'s serve', 'pctl serve snapshot list'],
+        ],
       },
-      load: async () => {
-        const m = await import('./run.js');
-        return { run: (ctx, _args, opts) => m.runReset(ctx, opts) };
+      subcommands: [
+        defineCommand({
+          name: 'save',
+          args: [{ name: '<name>', description: 'the snapshot\'s name: 1 to 64 of a-z, 0-9, ".", "_" and "-", starting with a letter or digit' }],
+          flags: { force: flag.bool('--force', 'replace a snapshot of the same name') },
+          help: {
+            summary: 'save the data of a running serve as a snapshot',
+            description: 'Save the data of a running serve as snapshot NAME (DATA_DIR/snapshots/NAME.db), consistent while requests keep coming. An existing NAME is an error unless --force.',
+            examples: [['before a test run', 'pctl serve snapshot save before-run']],
+          },
+          load: async () => {
+            const m = await import('./snapshot/save.js');
+            return { run: (ctx, args, opts) => m.runSnapshotSave(ctx, args[0]!, opts) };
+          },
+        }),
+        defineCommand({
+          name: 'list',
+          aliases: ['ls'],
+          help: {
+            summary: 'list the snapshots of a running serve',
+            description: 'List the snapshots of a running serve: name, size in bytes and when each was saved (by serve\'s clock).',
+            examples: [['as JSON', 'pctl serve snapshot list -o json']],
+          },
+          load: async () => {
+            const m = await import('./snapshot/list.js');
+            return { run: (ctx) => m.runSnapshotList(ctx) };
+          },
+        }),
+        defineCommand({
+          name: 'restore',
+          args: [{ name: '<name>', description: 'the snapshot to restore' }],
+          help: {
+            summary: 'replace the data of a running serve with a snapshot',
+            description:
+              'Replace every resource of a running serve with those of snapshot NAME, in one transaction, without a restart. ' +
+              'Writes that arrive while it runs land before it (and are replaced) or after it (on top of the snapshot). ' +
+              "The owner token keeps working. Asks for confirmation on a terminal unless --yes.",
+            examples: [['back to a saved state', 'pctl serve snapshot restore before-run --yes']],
+          },
+          load: async () => {
+            const m = await import('./snapshot/restore.js');
+            return { run: (ctx, args) => m.runSnapshotRestore(ctx, args[0]!) };
+          },
+        }),
+        defineCommand({
+          name: 'delete',
+          aliases: ['rm'],
+          args: [{ name: '<name>', description: 'the snapshot to delete' }],
+          help: {
+            summary: 'delete a snapshot',
+            description: "Delete snapshot NAME (the serve's data is untouched). Asks for confirmation on a terminal unless --yes.",
+            examples: [['remove one', 'pctl serve snapshot delete before-run --yes']],
+          },
+          load: async () => {
+            const m = await import('./snapshot/delete.js');
+            return { run: (ctx, args) => m.runSnapshotDelete(ctx, args[0]!) };
+          },
+        }),
+      ],
+    }),
+    defineCommand({
+      name: 'reset',
+      flags: {
+        data,
+        live: flag.bool('--live', "reset the running serve of the current profile, through its control API, instead of a stopped serve's data dir"),
       },
+      help: {
+        summary: 'delete all data in the data dir, or reset a running serve (--live)',
+        description:
+          'Delete all data in the data dir, its snapshots too; the next start bootstraps again (a new organization). ' +
+          'With --live, a running serve goes back to the data its data dir was created with (its seed, or the plain ' +
+          'bootstrap: the same uids), without a restart; the owner token keeps working. A data dir created before pctl ' +
+          'kept that state (DATA_DIR/snapshots/.initial.db) cannot be reset live. Asks for confirmation on a terminal unless --yes.',
+        examples: [
+          ['start over', 'pctl serve reset --data ./data'],
+          ['between two test runs, with serve running', 'pctl serve reset --live --yes'],
+        ],
+      },
+      load: async () => ({
+        run: async (ctx, _args, opts) =>
+          opts.live ? (await import('./reset-live.js')).runLiveReset(ctx, opts) : (await import('./run.js')).runReset(ctx, opts),
+      }),
     }),
   ],
 });

@@ -21,6 +21,8 @@ export interface ServeCommandOptions {
   fault?: string[];
   latency?: string;
   journal?: string;
+  /** `--deterministic SEED`: reproducible uids, codes and timestamps. */
+  deterministic?: string;
 }
 
 /** `--fault` and `--latency` as rules; a usage error names the bad one. */
@@ -44,6 +46,13 @@ function journalSize(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n > 1_000_000) throw UsageError.invalidField('journal', 'must be a whole number of requests, 0 to 1000000');
+  return n;
+}
+
+function deterministicSeed(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw UsageError.invalidField('deterministic', `must be a whole number (the seed), got "${raw}"`);
   return n;
 }
 
@@ -154,6 +163,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const rateLimit = await parseRateLimitFlag(opts.rateLimit);
   const faults = await faultFlags(opts);
   const journal = journalSize(opts.journal);
+  const deterministic = deterministicSeed(opts.deterministic);
   const { startServer } = await import('../../../server/index.js');
   const { DataDirLockedError } = await import('../../../server/lock.js');
   const err = (line: string) => ctx.io.stderr.write(`${line}\n`);
@@ -170,6 +180,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       ...(ownerTokenTtlSeconds ? { ownerTokenTtlSeconds } : {}),
       faults,
       ...(journal !== undefined ? { journalSize: journal } : {}),
+      ...(deterministic !== undefined ? { deterministic } : {}),
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
   } catch (e) {
@@ -220,6 +231,10 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
   err(await describeRateLimit(rateLimit));
+  if (deterministic !== undefined) {
+    const { DETERMINISTIC_START_MS, DETERMINISTIC_STEP_MS } = await import('../../../server/deterministic.js');
+    err(`Deterministic (seed ${deterministic}): the clock started at ${new Date(DETERMINISTIC_START_MS).toISOString()} and moves ${DETERMINISTIC_STEP_MS / 1000}s per request; uids and codes follow from the seed (predictable: keep this server to yourself).`);
+  }
   if (faults.length) {
     const { formatFaultRule } = await import('../../../api/faults.js');
     for (const rule of server.faults.list()) err(`Fault ${rule.id}: ${formatFaultRule(rule)} (pctl serve faults clear removes it)`);
@@ -275,7 +290,10 @@ export async function runExport(ctx: Context, opts: { data?: string }): Promise<
   return 0;
 }
 
-/** Empties a data dir (after confirmation) and bootstraps it again: a new organization; the owner token follows at the next start. */
+/**
+ * Empties a data dir (after confirmation), its snapshots too, and bootstraps it again: a new
+ * organization, whose state a live reset then returns to; the owner token follows at the next start.
+ */
 export async function runReset(ctx: Context, opts: { data?: string; yes?: boolean }): Promise<number> {
   const dataDir = await resolveDataDir(ctx, opts.data);
   if (!existsSync(join(dataDir, 'pctl.db'))) {
@@ -284,7 +302,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   }
   if (!(opts.yes || ctx.globals.yes)) {
     if (!ctx.io.stdinIsTTY) throw new UsageError(`refusing to erase ${dataDir} without confirmation; pass --yes`);
-    if (!(await ctx.prompter.confirm(`Erase every resource in ${dataDir}?`))) {
+    if (!(await ctx.prompter.confirm(`Erase every resource and snapshot in ${dataDir}?`))) {
       ctx.io.stderr.write('Aborted.\n');
       return 2;
     }
@@ -292,6 +310,8 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   const { lockDataDir, DataDirLockedError } = await import('../../../server/lock.js');
   const { Store } = await import('../../../server/store/store.js');
   const { bootstrap } = await import('../../../server/bootstrap.js');
+  const { Snapshots, snapshotsDir } = await import('../../../server/control/snapshots.js');
+  const { systemRandom } = await import('../../../server/random.js');
   let unlock: () => void;
   try {
     unlock = lockDataDir(dataDir);
@@ -310,9 +330,12 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
     }
     // The signing key goes too, so tokens issued before the reset stop working.
     for (const file of ['pctl.db', 'pctl.db-wal', 'pctl.db-shm', 'owner.token', 'signing-key.jwk']) rmSync(join(dataDir, file), { force: true });
+    rmSync(snapshotsDir(dataDir), { recursive: true, force: true });
     const store = new Store(dataDir);
     try {
-      bootstrap(store, { issuer, clock: () => ctx.clock.now().getTime() });
+      const clock = () => ctx.clock.now().getTime();
+      bootstrap(store, { issuer, clock, random: systemRandom });
+      await new Snapshots({ dataDir, store, clock }).saveInitial();
       organization = store.getMeta('organization')!;
     } finally {
       store.close();
@@ -320,6 +343,6 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   } finally {
     unlock();
   }
-  ctx.io.stderr.write(`Erased ${dataDir} and bootstrapped it again: organization ${organization}; the next pctl serve writes a new owner token to ${join(dataDir, 'owner.token')}.\n`);
+  ctx.io.stderr.write(`Erased ${dataDir} (its snapshots too) and bootstrapped it again: organization ${organization}; the next pctl serve writes a new owner token to ${join(dataDir, 'owner.token')}.\n`);
   return 0;
 }
