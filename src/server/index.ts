@@ -10,6 +10,7 @@ import { oauthRoutes } from './routes/oauth.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import type { ServerContext } from './context.js';
 import { createDispatcher, createHttp1Server, restListener, type Principal, type ResourceRoutes } from './http.js';
+import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
 import { rpcListener } from './rpc/index.js';
 import type { JWK } from 'jose';
@@ -114,6 +115,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock, authenticate: (h) => authenticate(h) }),
+        ...consoleRoutes(),
       },
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),
