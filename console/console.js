@@ -155,6 +155,9 @@ const KINDS = [
 const parentOf = (uid) => uid.slice(0, Math.max(0, uid.lastIndexOf('/')));
 const byName = (a, b) => a.name.localeCompare(b.name) || a.uid.localeCompare(b.uid);
 
+/** ` — description`, when there is one. */
+const describe = (item) => (item.description ? [' ', el('span', { class: 'desc' }, `— ${item.description}`)] : []);
+
 function groupBy(items, keyOf) {
   const map = new Map();
   for (const item of items) {
@@ -209,6 +212,8 @@ async function loadTree() {
   // A failed read of the groups keeps the tree that is shown.
   if (results[0].status === 'rejected') return;
   identityNames = new Map(data.identities.items.map((i) => [i.uid, i.name]));
+  // Rows that came before the names did.
+  for (const cell of $('journal-rows').querySelectorAll('td[data-identity]')) cell.textContent = identityLabel(cell.dataset.identity);
   $('tree-summary').textContent = KINDS.map(({ key, noun }) => {
     const { items, total } = data[key];
     return total > items.length ? `${items.length} of ${total} ${noun}` : `${items.length} ${noun}`;
@@ -226,19 +231,20 @@ function renderTree(data) {
   const tags = groupBy(data.tags.items, (t) => parentOf(t.uid));
 
   const section = (noun, items, render) => (items?.length ? [el('div', { class: 'kind' }, noun), el('ul', { class: `items ${noun.replace(/ /g, '-')}` }, items.map(render))] : []);
+  // uids are in the tooltips: long, and pctl takes names too.
   const identityItem = (i) => el('li', { class: 'identity', 'data-uid': i.uid },
-    el('b', {}, i.name), i.description ? [' ', el('span', { class: 'desc' }, `— ${i.description}`)] : [],
-    ' ', el('code', { title: 'claimMatch issuer and subject' }, `${i.claimMatch?.issuer ?? ''} · ${i.claimMatch?.subject ?? ''}`));
-  const bindingItem = (b) => el('li', { class: 'binding', 'data-uid': b.uid },
+    el('b', { title: i.uid }, i.name), describe(i),
+    el('code', { class: 'claim', title: 'claimMatch: issuer · subject' }, `${i.claimMatch?.issuer ?? ''} · ${i.claimMatch?.subject ?? ''}`));
+  const bindingItem = (b) => el('li', { class: 'binding', 'data-uid': b.uid, title: b.uid },
     b.identity?.name ?? b.identity?.uid ?? '?', ' ', el('span', { class: 'role' }, b.role?.name ?? b.role?.uid ?? '?'));
   const repoItem = (r) => el('li', { class: 'repo', 'data-uid': r.uid },
-    el('b', {}, r.name), r.description ? [' ', el('span', { class: 'desc' }, `— ${r.description}`)] : [],
+    el('b', { title: r.uid }, r.name), describe(r),
     el('span', { class: 'tags' }, (tags.get(r.uid) ?? []).map((t) =>
       el('span', { class: t.deprecated ? 'tag deprecated' : 'tag', title: `${t.digest}${t.deprecated ? ' (deprecated)' : ''}` }, t.name))));
 
   const groupItem = (g) => {
     const details = el('details', { 'data-uid': g.uid },
-      el('summary', {}, el('span', { class: 'group-name' }, g.name), g.description ? [' ', el('span', { class: 'desc' }, `— ${g.description}`)] : [], el('code', { class: 'uid' }, g.uid)),
+      el('summary', { title: g.uid }, el('span', { class: 'group-name' }, g.name), describe(g)),
       section('identities', identities.get(g.uid), identityItem),
       section('role bindings', bindings.get(g.uid), bindingItem),
       section('repos', repos.get(g.uid), repoItem),
@@ -261,26 +267,42 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** A call that changed data (so the tree may have changed); sign-ins do not count. */
 const isWrite = (e) => !READS.has(e.method) && e.status >= 200 && e.status < 300 && !e.path.startsWith('/oauth/');
 
+const identityLabel = (uid) => identityNames.get(uid) ?? `…${uid.slice(-8)}`;
+
 function journalRow(e) {
-  const faulted = Boolean(e.fault);
   const status = e.status === 0 ? (e.fault?.effect ?? '—') : String(e.status);
-  const bodies = [['request', e.requestBody], ['response', e.responseBody]].filter(([, b]) => b);
-  const classes = [faulted ? 'fault' : '', e.status === 0 || e.status >= 400 ? 'failed' : ''].filter(Boolean).join(' ');
-  return el('tr', { class: classes || undefined, 'data-seq': e.seq, 'data-fault': e.fault?.id },
+  const classes = [e.fault ? 'fault' : '', e.status === 0 || e.status >= 400 ? 'failed' : '', e.requestBody || e.responseBody ? 'has-bodies' : ''];
+  const row = el('tr', { class: classes.filter(Boolean).join(' ') || undefined, 'data-seq': e.seq, 'data-fault': e.fault?.id },
     el('td', { class: 'time', title: e.time }, e.time.slice(11, 23)),
     el('td', {}, e.method),
-    el('td', { class: 'path' }, e.path, e.rpc ? el('span', { class: 'rpc' }, e.rpc) : '',
-      bodies.length ? el('details', {}, el('summary', {}, 'bodies'), bodies.map(([label, text]) => el('pre', { title: label }, `${label}: ${text}`))) : ''),
+    el('td', { class: 'path', title: e.path }, e.path, e.rpc ? el('span', { class: 'rpc' }, e.rpc) : ''),
     el('td', { class: 'num status' }, status),
     el('td', { class: 'num' }, String(e.durationMs)),
-    el('td', { title: e.identity ?? '' }, e.identity ? (identityNames.get(e.identity) ?? `…${e.identity.slice(-8)}`) : ''),
-    el('td', {}, faulted ? el('span', { class: 'fault-badge', title: `injected by fault rule ${e.fault.id}` }, `⚡ ${e.fault.id} ${e.fault.effect}`) : ''));
+    e.identity ? el('td', { 'data-identity': e.identity, title: e.identity }, identityLabel(e.identity)) : el('td'),
+    el('td', {}, e.fault ? el('span', { class: 'fault-badge', title: `injected by fault rule ${e.fault.id}` }, `⚡ ${e.fault.id} ${e.fault.effect}`) : ''));
+  if (row.classList.contains('has-bodies')) {
+    // A click (or Enter) shows the bodies, masked as serve keeps them, in a row below.
+    row.tabIndex = 0;
+    const toggle = () => {
+      const next = row.nextElementSibling;
+      if (next?.classList.contains('bodies')) return next.remove();
+      row.after(el('tr', { class: 'bodies' }, el('td', { colspan: 7 },
+        e.requestBody ? el('pre', {}, `request: ${e.requestBody}`) : '', e.responseBody ? el('pre', {}, `response: ${e.responseBody}`) : '')));
+    };
+    row.addEventListener('click', toggle);
+    row.addEventListener('keydown', (ev) => ev.key === 'Enter' && toggle());
+  }
+  return row;
 }
 
 function addJournalRows(entries) {
   const body = $('journal-rows');
   for (const e of entries) body.prepend(journalRow(e));
-  while (body.children.length > JOURNAL_ROWS) body.lastElementChild.remove();
+  const rows = body.querySelectorAll('tr[data-seq]');
+  for (let i = JOURNAL_ROWS; i < rows.length; i++) {
+    if (rows[i].nextElementSibling?.classList.contains('bodies')) rows[i].nextElementSibling.remove();
+    rows[i].remove();
+  }
   show($('journal'), body.children.length > 0);
 }
 
@@ -341,7 +363,7 @@ async function showConsole() {
   try {
     const me = await api('/oauth/userinfo');
     $('who-name').textContent = me.identity?.name ?? me.sub;
-    $('who-uid').textContent = me.identity?.uid ?? '';
+    $('who-name').title = me.identity?.uid ?? '';
     show($('who'), true);
   } catch (err) {
     if (!readSession()) return;

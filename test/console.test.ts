@@ -96,13 +96,13 @@ testNeeding(['chromium'], 'console: sign in as the owner, the tree, a group from
   t.true((await kubectl.locator('.tag.deprecated').count()) > 0, 'deprecated tags are marked');
   t.regex(await page.textContent('#tree-summary') ?? '', /\d+ groups · \d+ identities · \d+ role bindings · 22 repos · \d+ tags/);
   // The journal shows the console's own calls as the owner.
-  await page.locator('#journal-rows tr', { hasText: '/iam/v2/groups' }).first().waitFor();
+  await page.locator('#journal-rows tr[data-seq]', { hasText: '/iam/v2/groups' }).first().waitFor();
 
   // A group made with the CLI shows up without a reload: the journal's write triggers a refresh.
   const pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
   await mustSucceed(pctl, ['groups', 'create', 'made-by-cli', '--parent', srv.organizationUid, '--description', 'created while the console watched']);
   await group(page, 'made-by-cli').waitFor();
-  await page.locator('#journal-rows tr', { hasText: 'POST' }).filter({ hasText: '/iam/v2/groups' }).waitFor();
+  await page.locator('#journal-rows tr[data-seq]', { hasText: 'POST' }).filter({ hasText: '/iam/v2/groups' }).waitFor();
 
   // A fault rule, met by a call: its journal entry is marked with the rule and its effect.
   const rule = await srv.ok('POST', '/_pctl/faults', { method: 'GET', path: '/iam/v2/roles', effect: 'error', code: 14 });
@@ -117,6 +117,12 @@ testNeeding(['chromium'], 'console: sign in as the owner, the tree, a group from
     mkdirSync('docs', { recursive: true });
     await page.screenshot({ path: SCREENSHOT });
   }
+
+  // Its bodies, one click away: the error the fault answered with.
+  await faulted.click();
+  t.regex(await page.locator('#journal-rows tr.bodies').textContent() ?? '', /INJECTED_FAULT/);
+  await faulted.click();
+  t.is(await page.locator('#journal-rows tr.bodies').count(), 0);
 
   // Names and descriptions are shown as text: markup in them is neither parsed nor run.
   const attack = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>';
