@@ -14,7 +14,10 @@ const PENDING_KEY = 'pctl.console.signin';
 /** The issuer redirects only to loopback addresses (RFC 8252), so sign-in works only there. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const PAGE_SIZE = 200;
-/** Of each kind, at most this many are read; the summary says when more exist. */
+/**
+ * Of each kind, at most this many are read (the summary says when more exist). Lists come in
+ * uid order, where a parent precedes its children, so a cut tree is never missing a parent.
+ */
 const MAX_ITEMS = 2000;
 const JOURNAL_ROWS = 300;
 /** Seconds a journal request waits for news (the server allows up to 60). */
@@ -311,13 +314,36 @@ const sleep = (ms, signal) => new Promise((resolve) => {
   signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
 });
 
-/** Long-polls GET /_pctl/requests until `signal` aborts; the tree is reloaded after each write it sees. */
-async function followJournal(signal) {
+/**
+ * Long-polls GET /_pctl/requests until `signal` aborts; the tree is reloaded after each write
+ * it sees. `ready` is called once the journal's position is known (or it is unavailable), so
+ * that a write after it is never missed by a tree read before it.
+ */
+async function followJournal(signal, ready) {
+  try {
+    await pollJournal(signal, ready);
+  } finally {
+    ready();
+  }
+}
+
+async function pollJournal(signal, ready) {
+  let size;
   let after = 0;
   let first = true;
+  const note = (message) => {
+    say($('journal-note'), message);
+    $('journal-state').textContent = '';
+  };
   while (!signal.aborted) {
     try {
-      const query = first ? 'limit=100' : `after=${after}&wait=${JOURNAL_WAIT_S}&limit=${JOURNAL_ROWS}`;
+      if (size === undefined) {
+        // How many entries serve keeps (`--journal N`, 0 for none); also the owner check.
+        size = (await api('/_pctl/requests?limit=0', signal)).size;
+        if (!size) return note('This serve keeps no request journal (it was started with --journal 0).');
+      }
+      const limit = Math.min(JOURNAL_ROWS, size);
+      const query = first ? `limit=${Math.min(100, limit)}` : `after=${after}&wait=${JOURNAL_WAIT_S}&limit=${limit}`;
       const page = await api(`/_pctl/requests?${query}`, signal);
       // A restarted serve counts from 1 again.
       if (page.last < after) after = 0;
@@ -325,16 +351,18 @@ async function followJournal(signal) {
       addJournalRows(fresh);
       if (!first && fresh.some(isWrite)) void refreshTree();
       after = Math.max(after, page.last);
+      if (first) ready();
       first = false;
       $('journal-state').textContent = '· live';
       say($('journal-error'), '');
     } catch (err) {
       if (signal.aborted) return;
       if (err.status === 403) {
-        say($('journal-note'), `The request journal is for the owner of this server (the identity of owner.token); ${$('who-name').textContent || 'this identity'} sees the groups tree only. Refresh shows changes.`);
-        $('journal-state').textContent = '';
-        return;
+        const who = $('who-name').textContent || 'this identity';
+        return note(`The request journal is for the owner of this server (the identity of owner.token); ${who} sees the group tree only, and Refresh shows changes.`);
       }
+      // The tree need not wait for a journal that is not there yet.
+      ready();
       $('journal-state').textContent = '· reconnecting';
       say($('journal-error'), err.message);
       await sleep(RETRY_MS, signal);
@@ -370,7 +398,7 @@ async function showConsole() {
     say($('tree-error'), err.message);
   }
   following = new AbortController();
-  void followJournal(following.signal);
+  await new Promise((resolve) => void followJournal(following.signal, resolve));
   await refreshTree().catch((err) => say($('tree-error'), err.message));
 }
 
