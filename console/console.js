@@ -74,10 +74,16 @@ async function startSignIn() {
 
 /** The issuer's answer at `/?code=…&state=…` (or `?error=…`): the code for a token, once. */
 async function finishSignIn(params) {
-  const pending = JSON.parse(sessionStorage.getItem(PENDING_KEY) ?? 'null');
-  sessionStorage.removeItem(PENDING_KEY);
   // The code is spent either way: keep it out of the history and out of reloads.
   history.replaceState(null, '', '/');
+  const stored = sessionStorage.getItem(PENDING_KEY);
+  sessionStorage.removeItem(PENDING_KEY);
+  let pending = null;
+  try {
+    pending = JSON.parse(stored ?? 'null');
+  } catch {
+    // A damaged entry is the same as none.
+  }
   // An answer this tab did not ask for (a forged or replayed link) is dropped unread.
   if (!pending || params.get('state') !== pending.state) throw new Error('That sign-in answer was not started from this page. Sign in again.');
   if (params.has('error')) throw new Error(`Sign-in ended: ${params.get('error_description') || params.get('error')}`);
@@ -156,7 +162,8 @@ const KINDS = [
 
 /** A child's uid is its parent's uid + `/` + 16 hex: the parent is everything before the last slash. */
 const parentOf = (uid) => uid.slice(0, Math.max(0, uid.lastIndexOf('/')));
-const byName = (a, b) => a.name.localeCompare(b.name) || a.uid.localeCompare(b.uid);
+/** Digits compare as numbers: tag 4.9 before 4.10. */
+const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }) || a.uid.localeCompare(b.uid);
 
 /** ` — description`, when there is one. */
 const describe = (item) => (item.description ? [' ', el('span', { class: 'desc' }, `— ${item.description}`)] : []);
