@@ -12,7 +12,7 @@ import type { PublicRoutes, Response } from './http.js';
  */
 const FILES_DIR = new URL('../../console/', import.meta.url);
 
-/** URL path → file name and content type. */
+/** URL path → file name and content type. The only paths serve answers without a token, besides OIDC and OAuth's. */
 const FILES: Record<string, [file: string, type: string]> = {
   '/': ['index.html', 'text/html; charset=utf-8'],
   '/console/console.js': ['console.js', 'text/javascript; charset=utf-8'],
@@ -49,6 +49,8 @@ const HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
 };
+
+export const CONSOLE_PATHS: readonly string[] = Object.keys(FILES);
 
 export function consoleRoutes(): PublicRoutes {
   // Read on first request, then kept: a serve that never shows the console never reads them.
