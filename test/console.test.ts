@@ -155,6 +155,10 @@ testNeeding(['chromium'], 'console: a non-owner sees the part of the tree it may
   await note.waitFor();
   t.regex(await note.textContent() ?? '', /journal is for the owner/);
   t.true(await page.locator('#journal').isHidden());
+  // Without the journal, Refresh is how changes come in.
+  await srv.ok('POST', '/iam/v2/groups', { parent: platform, group: { name: 'seen-after-refresh' } });
+  await page.click('#refresh');
+  await group(page, 'platform').locator('li.group[data-name="seen-after-refresh"]').waitFor();
   // The refused journal read is the one failed request.
   t.deepEqual(problems.filter((p) => !/status of 403/.test(p)), []);
 }, { serial: true });
