@@ -278,6 +278,8 @@ test('authorize refuses unknown clients and non-loopback redirect URIs with a pa
     'http://127.0.0.1/callback',
     'http://user:pw@127.0.0.1:9/callback',
     'http://127.0.0.1:9/callback#frag',
+    'http://[::2]:9/callback',
+    'http://[::ffff:7f00:1]:9/callback',
     'javascript:alert(1)',
     '',
   ];
@@ -291,7 +293,7 @@ test('authorize refuses unknown clients and non-loopback redirect URIs with a pa
   const evilClient = await browser().go(authorizeUrl(srv.url, { ...params, client_id: 'other', redirect_uri: 'http://127.0.0.1:9/cb' }));
   t.is(evilClient.status, 400);
   t.regex(evilClient.html, /Unknown client_id/);
-  for (const ok of ['http://127.0.0.1:9/cb', 'http://localhost:51234/callback?x=1']) {
+  for (const ok of ['http://127.0.0.1:9/cb', 'http://localhost:51234/callback?x=1', 'http://[::1]:9/cb', 'http://[0:0:0:0:0:0:0:1]:9/']) {
     t.is((await browser().go(authorizeUrl(srv.url, { ...params, redirect_uri: ok }))).status, 200, ok);
   }
   // A loopback client without PKCE (or with plain) gets the error back at its redirect URI.

@@ -10,6 +10,7 @@ import { oauthRoutes } from './routes/oauth.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import type { ServerContext } from './context.js';
 import { createDispatcher, createHttp1Server, restListener, type Principal, type ResourceRoutes } from './http.js';
+import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
 import { rpcListener } from './rpc/index.js';
 import type { JWK } from 'jose';
@@ -148,6 +149,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...oauth.routes,
+        ...consoleRoutes(),
       },
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),

@@ -74,6 +74,8 @@ interface Pending extends AuthorizeParams {
   expiresAt: number;
   /** The owner token was shown for this sign-in (or the browser's session already proved it). */
   proven: boolean;
+  /** The redirect URI is this server's own console page (see isOwnConsole). */
+  forConsole: boolean;
 }
 
 /** A device authorization (RFC 8628), from the device code's issue until its token is taken. */
@@ -167,7 +169,9 @@ ${items.length ? items.join('\n') : '<p class="err">No identity names this serve
 
   const authorizeTarget = (p: Pending): PickTarget => ({
     action: AUTHORIZE_PATH,
-    intro: `Choose the identity that <code>pctl</code> on ${esc(hostOf(p.redirectUri))} will act as.`,
+    intro: p.forConsole
+      ? 'Choose the identity whose view the <code>pctl</code> console of this server will show (read-only).'
+      : `Choose the identity that <code>pctl</code> on ${esc(hostOf(p.redirectUri))} will act as.`,
   });
 
   const ownerPage = (csrf: string, notice = '', status = 200, action = AUTHORIZE_PATH): Response => html(status, `
@@ -210,7 +214,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     const redirectUri = q.get('redirect_uri') ?? '';
     if (clientId !== CLIENT_ID) return errorPage(`Unknown client_id ${JSON.stringify(clientId)}: only "${CLIENT_ID}" may sign in here.`);
     const problem = loopbackProblem(redirectUri);
-    if (problem) return errorPage(`The redirect_uri is refused: ${problem}. Sign-in answers go only to http://127.0.0.1:PORT/… or http://localhost:PORT/….`);
+    if (problem) return errorPage(`The redirect_uri is refused: ${problem}. Sign-in answers go only to http://127.0.0.1:PORT/…, http://[::1]:PORT/… or http://localhost:PORT/….`);
     // The redirect URI is trusted from here on: protocol errors go back to the client.
     const state = q.get('state') ?? '';
     if (q.get('response_type') !== 'code') return redirectError(redirectUri, state, 'unsupported_response_type', 'response_type must be code');
@@ -224,7 +228,9 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
     prune();
     if (pending.size >= MAX_PENDING) return errorPage('Too many sign-ins are in progress; try again in a few minutes.', 503);
     const csrf = randomToken(opts.random);
-    const p: Pending = { redirectUri, state, codeChallenge, expiresAt: opts.clock() + PENDING_TTL_MS, proven: hasSession(req) };
+    const p: Pending = {
+      redirectUri, state, codeChallenge, expiresAt: opts.clock() + PENDING_TTL_MS, proven: hasSession(req), forConsole: isOwnConsole(redirectUri, req.headers.host),
+    };
     pending.set(csrf, p);
     return p.proven ? pickPage(csrf, authorizeTarget(p)) : ownerPage(csrf);
   };
@@ -468,6 +474,12 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
   return { routes, forget };
 }
 
+/**
+ * The loopback addresses of RFC 8252 §7.3, and localhost. [::1] is there for the console of a
+ * serve on `--host ::1`, whose page is its own redirect URI.
+ */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
 /** Why a redirect URI is not an acceptable loopback one, or undefined when it is. */
 export function loopbackProblem(raw: string): string | undefined {
   if (!raw) return 'it is missing';
@@ -478,7 +490,7 @@ export function loopbackProblem(raw: string): string | undefined {
     return 'it is not a URL';
   }
   if (url.protocol !== 'http:') return 'it must use http: on a loopback address';
-  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') return 'its host must be 127.0.0.1 or localhost';
+  if (!LOOPBACK_HOSTS.has(url.hostname)) return 'its host must be 127.0.0.1, [::1] or localhost';
   if (!url.port) return 'it must name a port';
   if (url.username || url.password) return 'it must not hold credentials';
   if (url.hash || raw.includes('#')) return 'it must not have a fragment';
@@ -528,6 +540,16 @@ function formatUserCode(code: string): string {
 /** What a person typed, as a lookup key: case, dashes and spaces do not matter. */
 export function normalizeUserCode(typed: string): string {
   return typed.toUpperCase().replace(/[^A-Z]/g, '').slice(0, 16);
+}
+
+/**
+ * Whether a (loopback, already checked) redirect URI is the console page of the server the
+ * browser is talking to: `/` on the very host and port of this request. Anything else is named
+ * by its host, so that another local program is never presented as the console.
+ */
+function isOwnConsole(redirectUri: string, requestHost: string | undefined): boolean {
+  const url = new URL(redirectUri);
+  return url.pathname === '/' && !url.search && url.host === (requestHost ?? '').toLowerCase();
 }
 
 function hostOf(uri: string): string {
