@@ -46,6 +46,7 @@ function buildTree(t: import('ava').ExecutionContext) {
     add(elsewhere, 'elsewhere-role', 'role');
   });
   const all = (kind: Kind) => (store.db.prepare('SELECT uid FROM resources WHERE kind = ?').all(kind) as { uid: string }[]).map((r) => store.get(r.uid)!);
+  store.setMeta('page_token_key', 'ab'.repeat(32)); // what ListEngine.ensureTokenKey() writes at a serve's start
   return { store, org, big, bigChild, mid, small, smallChild, elsewhere, all, lists: new ListEngine(store, Date.now, systemRandom) };
 }
 

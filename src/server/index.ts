@@ -4,12 +4,12 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs
 import { dirname, resolve } from 'node:path';
 import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './auth/authenticate.js';
 import { Authorizer } from './auth/authorize.js';
-import { loadSigningKey, TokenVerifier } from './auth/tokens.js';
+import { importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import type { ServerContext } from './context.js';
-import { createDispatcher, createHttp1Server, restListener, type Principal, type ResourceRoutes } from './http.js';
+import { createDispatcher, createHttp1Server, restListener, toErrorResponse, type Principal, type ResourceRoutes } from './http.js';
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
 import { rpcListener } from './rpc/index.js';
@@ -27,6 +27,7 @@ import { identityProviderRoutes } from './routes/identity-providers.js';
 import { registryRoutes } from './routes/registry.js';
 import { resourceRoutes } from './routes/resource.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
+import { redactDatabaseUrl } from './store/shared.js';
 import { Store } from './store/store.js';
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from './ratelimit.js';
 import type { FaultRule } from '../api/faults.js';
@@ -38,7 +39,13 @@ import { Determinism } from './deterministic.js';
 import { systemRandom, type Random } from './random.js';
 
 export interface ServeOptions {
+  /** owner.token, and (without `database`) the SQLite database, the signing key and the lock. */
   dataDir: string;
+  /**
+   * A PostgreSQL URL (`serve --database`, PCTL_DATABASE_URL): the data, the signing key and the
+   * page-token key live there, shared by every serve that names it (replicas); see store/postgres.ts.
+   */
+  database?: string;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -105,18 +112,21 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const random = determinism?.random ?? opts.random ?? systemRandom;
   createDataDir(opts.dataDir);
   makeDataDirPrivate(opts.dataDir);
-  const unlock = lockDataDir(opts.dataDir);
+  // Replicas of one database may share a data dir (it holds only owner.token then); the
+  // database's own start lock keeps two of them from bootstrapping at once.
+  const unlock = opts.database ? () => {} : lockDataDir(opts.dataDir);
   let store: Store | undefined;
   let listening: Front | undefined;
   try {
     const seed = opts.seed ? validateSeed(opts.seed) : undefined;
-    store = new Store(opts.dataDir);
-    if (seed && !store.isEmpty() && (opts.seedIfNotEmpty ?? 'error') === 'error') throw new DataDirNotEmptyError(opts.dataDir);
+    store = opts.database ? await openSharedStore(opts.database) : new Store(opts.dataDir);
+    if (seed && !store.isEmpty() && (opts.seedIfNotEmpty ?? 'error') === 'error') throw new DataDirNotEmptyError(opts.database ? redactDatabaseUrl(opts.database) : opts.dataDir);
     const openedStore = store;
-    const key = await loadSigningKey(opts.dataDir);
+    const key = store.shared ? await sharedSigningKey(store) : await loadSigningKey(opts.dataDir);
     const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
     const ctx: ServerContext = { store, lists: new ListEngine(store, clock, random), clock, authz: new Authorizer(store), random };
+    await ctx.lists.ensureTokenKey();
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
     const own = new Map([...iamRoutes(ctx), identityProviderRoutes(ctx), groupInviteRoutes(ctx), accountAssociationRoutes(ctx), libraryRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
     const routes: ResourceRoutes[] = [...registry.map((d) => own.get(d.path) ?? resourceRoutes(ctx, d)), ...advisoryDocumentRoutes(ctx)];
@@ -133,6 +143,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     let ownIssuer = ''; // serve's base URL, once listening
     const snapshots = new Snapshots({
       dataDir: opts.dataDir, store, clock,
+      ...(store.shared ? { unavailable: 'snapshots and live reset need the SQLite store (serve --data DIR); this serve keeps its data in PostgreSQL (--database)' } : {}),
       // Restored identities may name the issuer URL of the serve that saved them.
       adjust: () => followIssuer(openedStore, ownIssuer),
       // What serve knows of callers starts over, as at a start (token lookups, sign-ins in
@@ -160,7 +171,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       clock,
       ...(opts.sleep ? { sleep: opts.sleep } : {}),
     });
-    const dispatch: typeof dispatchCall = determinism ? (call) => (determinism.tick(), dispatchCall(call)) : dispatchCall;
+    const ticked: typeof dispatchCall = determinism ? (call) => (determinism.tick(), dispatchCall(call)) : dispatchCall;
+    // On a shared database, a request first brings this replica up to what all have committed.
+    const dispatch: typeof dispatchCall = store.shared
+      ? (call) => openedStore.refresh()!.then(() => ticked(call), (err: unknown) => toErrorResponse(err, opts.log))
+      : ticked;
     // One listener for both HTTP versions: RPCs by Connect, the rest as REST.
     const listener = rpcListener(dispatch, restListener(dispatch, opts.log), opts.log);
     const server = createFront(createHttp1Server(listener, rateLimiter), listener);
@@ -171,12 +186,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     ownIssuer = url;
     const seeded = Boolean(seed) && store.isEmpty();
     if (store.isEmpty()) {
-      bootstrap(store, { issuer: url, clock, random, ...(seed ? { seed } : {}) });
-      await snapshots.saveInitial();
-    } else {
-      followIssuer(store, url);
+      await store.write(() => bootstrap(openedStore, { issuer: url, clock, random, ...(seed ? { seed } : {}) }));
+      if (!store.shared) await snapshots.saveInitial();
+    } else if (!store.shared) {
+      // Replicas keep the issuer URL of the one that bootstrapped: a token any of them issues is valid at all.
+      await store.write(() => followIssuer(openedStore, url));
     }
-    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, url, tokenClock, opts.ownerTokenTtlSeconds);
+    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, store.getMeta('issuer') ?? url, tokenClock, opts.ownerTokenTtlSeconds);
+    await store.shared?.started();
     authenticate = bearerAuthenticator(store, verifier, clock);
     determinism?.markStarted();
 
@@ -188,17 +205,39 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       ownerIdentityUid: store.getMeta('owner_identity')!,
       issueToken: async (identityUid, ttlSeconds = 3600) => (await issueIdentityToken(openStore, key, identityUid, ttlSeconds, tokenClock)).token,
       // Requests in flight get a moment to finish; then connections are cut.
-      close: () => (closing ??= server.close(2000).then(() => {
-        openStore.close();
+      close: () => (closing ??= server.close(2000).then(async () => {
+        await openStore.close();
         unlock();
       })),
     };
   } catch (err) {
     void listening?.close(0);
-    store?.close();
+    await store?.close();
     unlock();
     throw err;
   }
+}
+
+/** A store mirroring a PostgreSQL database, loaded; its start lock is held until started(). */
+async function openSharedStore(url: string): Promise<Store> {
+  const { PostgresDatabase } = await import('./store/postgres.js');
+  const store = new Store(await PostgresDatabase.open(url));
+  try {
+    await store.reload();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}
+
+/** The signing key of replicas sharing a database: kept there, made by the first to start. */
+async function sharedSigningKey(store: Store): Promise<SigningKey> {
+  const saved = store.getMeta('signing_key');
+  if (saved) return importSigningKey(JSON.parse(saved) as JWK);
+  const jwk = await newSigningJwk();
+  await store.write(() => store.setMeta('signing_key', JSON.stringify(jwk)));
+  return importSigningKey(jwk);
 }
 
 /** The clock and random source of `deterministic`, or undefined without it. */

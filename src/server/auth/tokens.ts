@@ -32,14 +32,24 @@ export async function loadSigningKey(dataDir: string): Promise<SigningKey> {
   if (existsSync(file)) {
     jwk = JSON.parse(readFileSync(file, 'utf8')) as JWK;
   } else {
-    const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
-    jwk = await exportJWK(privateKey);
-    jwk.kid = createHash('sha256').update(`${jwk.x}.${jwk.y}`).digest('base64url').slice(0, 16);
-    jwk.alg = ALGORITHM;
-    jwk.use = 'sig';
+    jwk = await newSigningJwk();
     writeFileSync(file, JSON.stringify(jwk), { mode: 0o600 });
   }
   chmodSync(file, 0o600);
+  return importSigningKey(jwk);
+}
+
+/** A new ES256 private key as a JWK, with its kid. */
+export async function newSigningJwk(): Promise<JWK> {
+  const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  jwk.kid = createHash('sha256').update(`${jwk.x}.${jwk.y}`).digest('base64url').slice(0, 16);
+  jwk.alg = ALGORITHM;
+  jwk.use = 'sig';
+  return jwk;
+}
+
+export async function importSigningKey(jwk: JWK): Promise<SigningKey> {
   const { d: _private, ...publicJwk } = jwk;
   const privateKey = (await importJWK(jwk, ALGORITHM)) as CryptoKey;
   const publicKey = (await importJWK(publicJwk, ALGORITHM)) as CryptoKey;

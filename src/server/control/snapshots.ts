@@ -29,6 +29,8 @@ export interface SnapshotsOptions {
   adjust?: () => void;
   /** After a restore has committed (`reset`: the initial state was restored). */
   restored?: (reset: boolean) => void;
+  /** Why this serve has no snapshots (its data is not in a SQLite file): every call is code 9 saying so. */
+  unavailable?: string;
 }
 
 export class Snapshots {
@@ -42,6 +44,7 @@ export class Snapshots {
   }
 
   list(): SnapshotInfo[] {
+    this.checkAvailable();
     if (!existsSync(this.dir)) return [];
     return readdirSync(this.dir)
       .filter((f) => f.endsWith('.db') && SNAPSHOT_NAME.test(f.slice(0, -3)))
@@ -109,7 +112,16 @@ export class Snapshots {
     return { name, sizeBytes: st.size, createTime: timestamp(st.mtimeMs) };
   }
 
+  private checkAvailable(): void {
+    if (this.opts.unavailable) {
+      throw failedPrecondition(`Snapshots are not available: ${this.opts.unavailable}`, [
+        { type: 'SNAPSHOTS_UNAVAILABLE', subject: 'store', description: this.opts.unavailable },
+      ]);
+    }
+  }
+
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.checkAvailable();
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
     return run;

@@ -58,6 +58,16 @@ export function openDatabase(dataDir: string): DB {
   return db;
 }
 
+/**
+ * An in-memory database of the same schema: a replica's mirror of a shared database
+ * (serve --database), which holds the durable copy; nothing here needs to reach a disk.
+ */
+export function openMirrorDatabase(): DB {
+  const db = new Database(':memory:');
+  migrate(db);
+  return db;
+}
+
 function migrate(db: DB): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > migrations.length) {

@@ -136,19 +136,29 @@ const PARENT_SORT_INDEXES: Partial<Record<SortField, IndexName>> = {
 
 export class ListEngine {
   private countCache = new Map<string, { version: string; counts: number[] }>();
-  private readonly tokenKey: Buffer;
+  private key: { hex: string; bytes: Buffer } | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
-    random: Random,
-  ) {
-    let key = store.getMeta('page_token_key');
-    if (!key) {
-      key = createHash('sha256').update(random.bytes(32)).digest('hex');
-      store.setMeta('page_token_key', key);
-    }
-    this.tokenKey = Buffer.from(key, 'hex');
+    private readonly random: Random,
+  ) {}
+
+  /**
+   * Makes the key page tokens are signed with, once per data dir (or shared database, so that
+   * a token one replica signs another verifies). A write: call it at start, before serving.
+   */
+  async ensureTokenKey(): Promise<void> {
+    if (this.store.getMeta('page_token_key')) return;
+    const key = createHash('sha256').update(this.random.bytes(32)).digest('hex');
+    await this.store.write(() => this.store.setMeta('page_token_key', key));
+  }
+
+  private get tokenKey(): Buffer {
+    const hex = this.store.getMeta('page_token_key');
+    if (!hex) throw new Error('no page-token key: ListEngine.ensureTokenKey() was not called');
+    if (this.key?.hex !== hex) this.key = { hex, bytes: Buffer.from(hex, 'hex') };
+    return this.key.bytes;
   }
 
   /** A page of records: shared with the store's cache, so read-only (see Store.sharedRecordsOf). */

@@ -1,7 +1,8 @@
 // The durable store: typed access to the resources table. Every method that writes runs
 // in a transaction that has committed (and fsynced) by the time it returns.
 import type { Statement } from 'better-sqlite3';
-import { openDatabase, type DB } from './db.js';
+import { openDatabase, openMirrorDatabase, type DB } from './db.js';
+import { databaseUnavailable, type Change, type SharedDatabase, type WriteTransaction } from './shared.js';
 import Database from './sqlite.js';
 
 /** A resource's store kind: its registry declaration's `storeKind` ("roleBinding"). */
@@ -80,10 +81,19 @@ export class Store {
     ofKindByAltKey: Statement<[string]>;
     byAltKeySuffix: Statement<[string, string]>;
     siblingNamed: Statement<[string, string, string, string]>;
+    put: Statement<[Row]>;
+    metaDelete: Statement<[string]>;
   };
 
-  constructor(dataDir: string) {
-    this.db = openDatabase(dataDir);
+  /**
+   * The SQLite database of a data dir; or, given a shared database (PostgreSQL), an in-memory
+   * mirror of it: reads are answered from the mirror, writes are committed there first.
+   */
+  constructor(dataDir: string);
+  constructor(shared: SharedDatabase);
+  constructor(home: string | SharedDatabase) {
+    this.db = typeof home === 'string' ? openDatabase(home) : openMirrorDatabase();
+    if (typeof home !== 'string') this.shared = home;
     const db = this.db;
     this.stmts = {
       get: db.prepare('SELECT * FROM resources WHERE uid = ?'),
@@ -102,11 +112,163 @@ export class Store {
       ofKindByAltKey: db.prepare('SELECT * FROM resources WHERE kind = ? ORDER BY alt_key, name, uid'),
       byAltKeySuffix: db.prepare("SELECT count(*) AS n FROM resources WHERE kind = ? AND alt_key LIKE ? ESCAPE '!'"),
       siblingNamed: db.prepare('SELECT * FROM resources WHERE parent = ? AND kind = ? AND name = ? AND uid <> ? LIMIT 1'),
+      put: db.prepare(
+        'INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data) VALUES (@uid, @kind, @parent, @name, @alt_key, @create_time, @update_time, @data) ' +
+          'ON CONFLICT (uid) DO UPDATE SET kind = excluded.kind, parent = excluded.parent, name = excluded.name, alt_key = excluded.alt_key, ' +
+          'create_time = excluded.create_time, update_time = excluded.update_time, data = excluded.data',
+      ),
+      metaDelete: db.prepare('DELETE FROM meta WHERE key = ?'),
     };
   }
 
-  close(): void {
+  /** Closes the database (and, for a shared one, its connections). */
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
+    await this.shared?.close();
+  }
+
+  // ---- A shared database (PostgreSQL): the mirror and the log -------------------------------
+
+  /** The shared database this store mirrors, if any (serve --database). */
+  readonly shared: SharedDatabase | undefined;
+  /** The log position the mirror stands at. */
+  private seq = 0;
+  /** What the writes of a batch touched, while the batch runs against the mirror. */
+  private touched: { uids: Set<string>; meta: Set<string> } | undefined;
+  private refreshing: Promise<void> | undefined;
+  private queuedRefresh: Promise<void> | undefined;
+
+  /**
+   * Brings the mirror up to what the shared database has committed; undefined (nothing to
+   * wait for) for a data dir's own SQLite file. Called before each request, so that a
+   * request sees every write acknowledged before it arrived, by whichever replica. Requests
+   * arriving while a refresh is under way share the next one (it starts after they arrived).
+   */
+  refresh(): Promise<void> | undefined {
+    if (!this.shared) return undefined;
+    if (!this.refreshing) {
+      const run = this.catchUp();
+      this.refreshing = run.finally(() => {
+        this.refreshing = undefined;
+      });
+      return run;
+    }
+    return (this.queuedRefresh ??= this.refreshing.then(() => {
+      this.queuedRefresh = undefined;
+      return this.refresh();
+    }));
+  }
+
+  private async catchUp(): Promise<void> {
+    let changes: Change[] | 'gap';
+    try {
+      changes = await this.shared!.changesSince(this.seq);
+    } catch (err) {
+      throw databaseUnavailable(err);
+    }
+    if (changes === 'gap') await this.reload();
+    else this.apply(changes);
+  }
+
+  /** Loads every row and meta value of the shared database into the mirror (at start; after a gap). */
+  async reload(): Promise<void> {
+    const state = await this.shared!.loadAll();
+    if (state.seq < this.seq) return; // a write of ours, applied meanwhile, is newer than this read
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM resources; DELETE FROM meta');
+      for (const row of state.rows) this.stmts.put.run(row);
+      for (const [key, value] of state.meta) this.stmts.metaSet.run(key, value);
+    })();
+    this.seq = state.seq;
+    this.replacedAll();
+  }
+
+  /** Applies log entries to the mirror, in order; those it already holds (a write of its own) are skipped. */
+  private apply(changes: readonly Change[]): void {
+    const fresh = changes.filter((c) => c.seq > this.seq);
+    if (!fresh.length) return;
+    this.db.transaction(() => {
+      for (const c of fresh) {
+        if (c.target === 'm') {
+          if (c.value === null) this.stmts.metaDelete.run(c.key);
+          else this.stmts.metaSet.run(c.key, c.value);
+          this.metaCache.delete(c.key);
+          continue;
+        }
+        const kind = c.value === null ? (this.stmts.get.get(c.key) as Row | undefined)?.kind : (JSON.parse(c.value) as Row).kind;
+        if (c.value === null) this.stmts.remove.run(c.key);
+        else this.stmts.put.run(JSON.parse(c.value) as Row);
+        this.wrote(c.key, kind);
+      }
+    })();
+    this.seq = fresh[fresh.length - 1]!.seq;
+  }
+
+  private flushing = false;
+
+  /**
+   * A batch of writes against a shared database: under its write lock, the mirror catches up,
+   * the writes run against it (each in a savepoint, as in flush()), and what they left behind
+   * is read back and rolled back from the mirror, which takes it again from the log once
+   * PostgreSQL has committed it. No response is sent before that COMMIT.
+   */
+  private async flushShared(): Promise<void> {
+    this.flushing = true;
+    const batch = this.pending;
+    this.pending = [];
+    const settle: (() => void)[] = [];
+    let tx: WriteTransaction | undefined;
+    try {
+      tx = await this.shared!.beginWrite(this.seq);
+      if (tx.missed === 'gap') await this.reload();
+      else this.apply(tx.missed);
+      const changes = this.runAgainstMirror(batch, settle);
+      await tx.commit(changes);
+      this.apply(changes);
+    } catch (err) {
+      await tx?.rollback();
+      const failure = databaseUnavailable(err);
+      for (const item of batch) item.reject(failure);
+      settle.length = 0;
+    } finally {
+      this.flushing = false;
+      if (this.pending.length) setImmediate(() => void this.flushShared());
+    }
+    for (const done of settle) done();
+  }
+
+  /** Runs the batch in a mirror transaction that is rolled back; returns the log entries of what it did. */
+  private runAgainstMirror(batch: Store['pending'], settle: (() => void)[]): Change[] {
+    this.touched = { uids: new Set(), meta: new Set() };
+    this.db.exec('BEGIN');
+    try {
+      for (const item of batch) {
+        this.db.exec('SAVEPOINT request');
+        try {
+          const value = item.fn();
+          this.db.exec('RELEASE request');
+          settle.push(() => item.resolve(value));
+        } catch (err) {
+          this.db.exec('ROLLBACK TO request');
+          this.db.exec('RELEASE request');
+          settle.push(() => item.reject(err));
+        }
+      }
+      const changes: Change[] = [];
+      for (const uid of this.touched.uids) {
+        const row = this.stmts.get.get(uid) as Row | undefined;
+        changes.push({ seq: this.seq + changes.length + 1, target: 'r', key: uid, value: row ? JSON.stringify(row) : null });
+      }
+      for (const key of this.touched.meta) {
+        const row = this.stmts.metaGet.get(key) as { value: string } | undefined;
+        changes.push({ seq: this.seq + changes.length + 1, target: 'm', key, value: row?.value ?? null });
+      }
+      return changes;
+    } finally {
+      this.touched = undefined;
+      this.db.exec('ROLLBACK');
+      this.rolledBack();
+    }
   }
 
   /** Runs fn in one transaction (nested calls join the outer one). */
@@ -131,7 +293,12 @@ export class Store {
   write<T>(fn: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
+      if (this.pending.length !== 1) return;
+      if (this.shared) {
+        if (!this.flushing) setImmediate(() => void this.flushShared());
+      } else {
+        setImmediate(() => this.flush());
+      }
     });
   }
 
@@ -398,6 +565,7 @@ export class Store {
   }
 
   private wrote(uid: string, kind?: Kind): void {
+    this.touched?.uids.add(uid);
     this.writeVersion++;
     // Dropped even when the write is rolled back later: the next read finds the row as it is.
     this.rowCache.delete(uid);
@@ -433,6 +601,7 @@ export class Store {
   }
 
   setMeta(key: string, value: string): void {
+    this.touched?.meta.add(key);
     this.stmts.metaSet.run(key, value);
     this.metaCache.set(key, value);
   }

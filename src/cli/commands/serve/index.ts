@@ -7,6 +7,7 @@ export const serveFlags = {
   host: { ...flag.string('--host <host>', 'interface to listen on'), default: '127.0.0.1' },
   port: flag.parsed('--port <port>', 'port to listen on (0 picks a free port)', parsePort, { default: 8700 }),
   data,
+  database: flag.string('--database <url>', 'keep the data in PostgreSQL (postgres://USER@HOST:PORT/DB) instead of SQLite in the data dir; several serves on one database are replicas of one state (also PCTL_DATABASE_URL)'),
   seed: flag.string('--seed <file>', 'load groups, identities, repos, tags and advisories from a YAML or JSON file into an empty data dir', { complete: 'file' }),
   demo: flag.bool('--demo', 'load the built-in demo data set into an empty data dir'),
   log: flag.bool('--log', 'log each request to stderr (tokens masked)'),
@@ -38,6 +39,7 @@ export const serveCommand = defineCommand({
       ['a local API with demo data on the default port', 'pctl serve --demo'],
       ['a throwaway server on a free port, the same uids and times each run', 'pctl serve --port 0 --data "$(mktemp -d)" --deterministic 42'],
       ['load your own seed file', 'pctl serve --data ./data --seed seed.yaml'],
+      ['one of several replicas of a state kept in PostgreSQL', 'pctl serve --database postgres://pctl@127.0.0.1/pctl --port 8701'],
     ],
   },
   load: async () => {

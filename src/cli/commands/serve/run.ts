@@ -9,6 +9,8 @@ export interface ServeCommandOptions {
   host?: string;
   port?: string | number;
   data?: string;
+  /** `--database URL` (else PCTL_DATABASE_URL): PostgreSQL instead of the data dir's SQLite. */
+  database?: string;
   seed?: string;
   demo?: boolean;
   log?: boolean;
@@ -153,6 +155,21 @@ export async function readSeedFile(file: string): Promise<import('../../../serve
   }
 }
 
+/** A PostgreSQL URL, checked before anything starts; '' (an empty PCTL_DATABASE_URL) is none. */
+function databaseUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw UsageError.invalidField('--database', 'must be a URL such as postgres://USER@HOST:PORT/DATABASE');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw UsageError.invalidField('--database', `must be a postgres:// URL, got ${url.protocol}// (the SQLite store needs no URL: use --data DIR)`);
+  }
+  return raw;
+}
+
 export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise<number> {
   const port = parsePort(opts.port);
   if (opts.seed && opts.demo) throw new UsageError('--seed and --demo cannot be used together');
@@ -164,6 +181,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const faults = await faultFlags(opts);
   const journal = journalSize(opts.journal);
   const deterministic = deterministicSeed(opts.deterministic);
+  const database = databaseUrl(opts.database ?? ctx.env.PCTL_DATABASE_URL);
   const { startServer } = await import('../../../server/index.js');
   const { DataDirLockedError } = await import('../../../server/lock.js');
   const err = (line: string) => ctx.io.stderr.write(`${line}\n`);
@@ -172,6 +190,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   try {
     server = await startServer({
       dataDir,
+      ...(database ? { database } : {}),
       host: opts.host ?? '127.0.0.1',
       port,
       ...(opts.log ? { log: err } : {}),
@@ -226,7 +245,8 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     }));
   }
 
-  ctx.io.stdout.write(`pctl serve listening on ${server.url} (data: ${dataDir})\n`);
+  const { redactDatabaseUrl } = await import('../../../server/store/shared.js');
+  ctx.io.stdout.write(`pctl serve listening on ${server.url} (data: ${database ? redactDatabaseUrl(database) : dataDir})\n`);
   if (opts.demo && !server.seeded) err(`Notice: ${dataDir} already holds data; starting with it as it is (the demo data set loads only into an empty data dir; pctl serve reset --data ${dataDir} --yes empties it).`);
   else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);

@@ -1,0 +1,73 @@
+// What a store needs of a database that several serve processes share (serve --database):
+// the log of changes a replica's mirror follows, and one write transaction at a time.
+// Kept apart from postgres.ts so that a SQLite serve never loads the PostgreSQL driver.
+import { ApiError, Code } from '../../api/errors.js';
+
+/** One entry of the log: a resource row (its JSON) or a meta value; `value` null: deleted. */
+export interface Change {
+  seq: number;
+  /** 'r': a resource by uid, 'm': a meta value by key. */
+  target: 'r' | 'm';
+  key: string;
+  value: string | null;
+}
+
+export interface StoredRow {
+  uid: string;
+  kind: string;
+  parent: string | null;
+  name: string;
+  alt_key: string | null;
+  create_time: string;
+  update_time: string;
+  data: string;
+}
+
+/** Everything, for a replica's first load (and one that fell behind the log's pruned start). */
+export interface FullState {
+  rows: StoredRow[];
+  meta: [string, string][];
+  seq: number;
+}
+
+/** A write under the lock: what others committed since the mirror's position, then our changes. */
+export interface WriteTransaction {
+  /** Changes committed since the position given to beginWrite; 'gap' when the log no longer holds them all. */
+  missed: Change[] | 'gap';
+  commit(changes: readonly Change[]): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+export interface SharedDatabase {
+  /** Every row and meta value, and the log position they stand at (one consistent snapshot). */
+  loadAll(): Promise<FullState>;
+  /** What was committed after `seq`, in order; 'gap' when the log no longer holds it all. */
+  changesSince(seq: number): Promise<Change[] | 'gap'>;
+  /** Waits for the write lock; then the changes others committed since `seq`. */
+  beginWrite(seq: number): Promise<WriteTransaction>;
+  /** The start (load, bootstrap) is over: the next replica may start. */
+  started(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A database error as the API answers it: the store is unreachable or failed, not the client. */
+export function databaseUnavailable(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const code = (err as { code?: unknown }).code;
+  return new ApiError(Code.UNAVAILABLE, `The server's database failed (${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}); the request was not carried out and nothing was written; try again in a moment`, {
+    reason: 'STORAGE_UNAVAILABLE',
+    headers: { 'retry-after': '1' },
+  });
+}
+
+/** The URL with its password hidden, for messages and logs. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
