@@ -203,7 +203,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       url, port, dataDir: opts.dataDir, ownerToken, store, seeded, faults, journal, snapshots,
       organizationUid: store.getMeta('organization')!,
       ownerIdentityUid: store.getMeta('owner_identity')!,
-      issueToken: async (identityUid, ttlSeconds = 3600) => (await issueIdentityToken(openStore, key, identityUid, ttlSeconds, tokenClock)).token,
+      issueToken: async (identityUid, ttlSeconds = 3600) => (await openStore.refresh(), await issueIdentityToken(openStore, key, identityUid, ttlSeconds, tokenClock)).token,
       // Requests in flight get a moment to finish; then connections are cut.
       close: () => (closing ??= server.close(2000).then(async () => {
         await openStore.close();

@@ -34,11 +34,11 @@ export const serveCommand = defineCommand({
     summary: 'run the local, file-backed implementation of the API',
     description:
       'Run the local, file-backed implementation of the API (SQLite in the data dir). The first start bootstraps an ' +
-      'organization, an owner identity, the built-in roles and the owner token, and saves a profile named "local".',
+      'organization, an owner identity, the built-in roles and the owner token, and saves a profile named "local". ' +
+      'With --database the data lives in PostgreSQL instead, and several serves on one database are replicas of one state.',
     examples: [
       ['a local API with demo data on the default port', 'pctl serve --demo'],
       ['a throwaway server on a free port, the same uids and times each run', 'pctl serve --port 0 --data "$(mktemp -d)" --deterministic 42'],
-      ['load your own seed file', 'pctl serve --data ./data --seed seed.yaml'],
       ['one of several replicas of a state kept in PostgreSQL', 'pctl serve --database postgres://pctl@127.0.0.1/pctl --port 8701'],
     ],
   },
