@@ -26,12 +26,15 @@ const SERVICE_USER = 'postgres';
 const ISOLATED_PREFIX = 'pctl_t_';
 
 /**
- * Where initdb, pg_ctl and postgres are: `pg_config --bindir` (when it holds the server), else
- * the highest /usr/lib/postgresql/N/bin (Debian), else PATH.
+ * Where initdb, pg_ctl and postgres are: PCTL_POSTGRES_BINDIR when set (to pick a version, or
+ * a dir without them to try the skip), else `pg_config --bindir` (when it holds the server),
+ * else the highest /usr/lib/postgresql/N/bin (Debian), else PATH.
  * @returns {{ bindir: string } | { reason: string }}
  */
 export function findPostgresBinaries() {
   const hasServer = (dir) => ['initdb', 'pg_ctl', 'postgres'].every((name) => existsSync(join(dir, name)));
+  const chosen = process.env.PCTL_POSTGRES_BINDIR;
+  if (chosen) return hasServer(chosen) ? { bindir: chosen } : { reason: `no initdb, pg_ctl and postgres in PCTL_POSTGRES_BINDIR=${chosen}` };
   const candidates = [];
   try {
     candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
