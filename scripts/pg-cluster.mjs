@@ -119,14 +119,38 @@ function reapStaleClusters(bindir, user) {
   }
 }
 
-/** pg_ctl stop -m immediate (a throwaway cluster needs no checkpoint), then the dir goes. */
-function stopSync(bindir, user, dir) {
-  const argv = [join(bindir, 'pg_ctl'), '-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop'];
-  const [file, ...args] = user ? user.wrap(argv) : argv;
+/** Whether `pid` is a process that has not exited (a zombie has: only its parent's wait is left). */
+function running(pid) {
   try {
-    if (existsSync(join(dir, 'data', 'postmaster.pid'))) execFileSync(file, args, { cwd: dir, stdio: 'ignore', timeout: 30_000 });
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
-    // Already stopped, or never started; removing the dir is all that is left.
+    return existsSync('/proc/self') ? false : alive(pid); // No such pid, or no /proc to ask.
+  }
+}
+
+/**
+ * pg_ctl stop -m immediate (a throwaway cluster needs no checkpoint), then the dir goes. pg_ctl
+ * returns once postmaster.pid is removed, a moment before the postmaster exits: wait for that
+ * too (up to 10 s), so that nothing is left running when this returns.
+ */
+function stopSync(bindir, user, dir) {
+  const pidFile = join(dir, 'data', 'postmaster.pid');
+  let postmaster = 0;
+  try {
+    postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  } catch {
+    // Never started (or already stopped): removing the dir is all that is left.
+  }
+  if (postmaster) {
+    const argv = [join(bindir, 'pg_ctl'), '-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop'];
+    const [file, ...args] = user ? user.wrap(argv) : argv;
+    try {
+      execFileSync(file, args, { cwd: dir, stdio: 'ignore', timeout: 30_000 });
+    } catch {
+      // Already stopped; the wait below still applies.
+    }
+    const tick = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; running(postmaster) && waited < 10_000; waited += 10) Atomics.wait(tick, 0, 0, 10);
   }
   rmSync(dir, { recursive: true, force: true });
 }
