@@ -8,6 +8,25 @@ import { newChildUid, timestamp } from '../../src/server/models.js';
 import { systemRandom } from '../../src/server/random.js';
 import { Store } from '../../src/server/store/store.js';
 
+/**
+ * Which store the server tests run on: 'postgres' when PCTL_TEST_DATABASE names a running
+ * cluster (scripts/test-postgres.mjs sets it), else 'sqlite'. Tests of SQLite-only things (the
+ * data dir's files, snapshots, the SQLite lock) skip themselves, visibly, under 'postgres'.
+ */
+export const storeUnderTest: 'postgres' | 'sqlite' = process.env.PCTL_TEST_DATABASE ? 'postgres' : 'sqlite';
+
+/**
+ * A schema of its own on the cluster of PCTL_TEST_DATABASE, and how to drop it; undefined on
+ * SQLite. Loaded lazily: the SQLite leg never loads pg.
+ */
+async function testDatabase(): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
+  const base = process.env.PCTL_TEST_DATABASE;
+  if (!base) return undefined;
+  const { freshDatabaseUrl, dropDatabase } = await import('../../scripts/pg-cluster.mjs');
+  const url = await freshDatabaseUrl(base);
+  return { url, drop: () => dropDatabase(url) };
+}
+
 export function tempDir(prefix = 'pctl-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
@@ -41,7 +60,18 @@ export interface ApiResponse {
 export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   const rateLimit = 'rateLimit' in opts ? opts.rateLimit : 'off';
-  const srv = await startServer({ port: 0, host: '127.0.0.1', ...opts, dataDir, ...(rateLimit ? { rateLimit } : {}) });
+  // A test that names its own database keeps it (and drops it itself).
+  const database = 'database' in opts ? undefined : await testDatabase();
+  let srv: RunningServer;
+  try {
+    // The cast: ServeOptions.database comes with the PostgreSQL store (src/server), not yet here.
+    srv = await startServer({
+      port: 0, host: '127.0.0.1', ...opts, dataDir, ...(rateLimit ? { rateLimit } : {}), ...(database ? { database: database.url } : {}),
+    } as ServeOptions);
+  } catch (err) {
+    await database?.drop();
+    throw err;
+  }
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     request(srv.url, method, path, body, { authorization: `Bearer ${srv.ownerToken}`, ...headers });
   const ok = async (method: string, path: string, body?: unknown) => {
@@ -65,6 +95,7 @@ export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise
     person,
     dispose: async () => {
       await srv.close();
+      await database?.drop();
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   });
