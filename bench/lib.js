@@ -47,10 +47,13 @@ export function stopChild(child) {
   });
 }
 
-/** Starts `pctl serve` on a data dir, port 0, in a child process; no rate limit (the load is the point). */
-export async function startServe(dataDir) {
+/**
+ * Starts `pctl serve` on a data dir, port 0, in a child process; no rate limit (the load is
+ * the point). With `database`, the data lives there (a replica of it), not in the data dir.
+ */
+export async function startServe(dataDir, { database } = {}) {
   const configDir = tempDir('pctl-bench-config-');
-  return startChild([pctl, 'serve', '--port', '0', '--data', dataDir, '--rate-limit', 'off'], { PCTL_CONFIG_DIR: configDir });
+  return startChild([pctl, 'serve', '--port', '0', '--data', dataDir, '--rate-limit', 'off', ...(database ? ['--database', database] : [])], { PCTL_CONFIG_DIR: configDir });
 }
 
 /** req/s of autocannon against one URL (10 connections). */

@@ -1,4 +1,4 @@
-// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores]
 // One report of ratios measured in the same run, each with the command behind it, and at
 // the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
@@ -16,6 +16,8 @@ const asJson = process.argv.includes('--json');
 const quick = process.argv.includes('--quick');
 // --scoped runs only the viewer-versus-owner list comparison (10k and 100k groups).
 const scopedOnly = process.argv.includes('--scoped');
+// --stores runs only SQLite against PostgreSQL with 1 and 3 replicas.
+const storesOnly = process.argv.includes('--stores');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
@@ -288,6 +290,72 @@ async function writes() {
   }
 }
 
+/**
+ * The same read and write figures on each store: SQLite in a data dir, and PostgreSQL (a
+ * throwaway cluster of this machine's PostgreSQL, fsync on) behind 1 and 3 replicas. With
+ * replicas, the load is spread over them: autocannon's 10 connections split 4/3/3, and the
+ * 10 creating clients take turns over them.
+ */
+async function stores() {
+  const { startPostgresCluster, freshDatabaseUrl } = await import('../scripts/pg-cluster.mjs');
+  const cluster = await startPostgresCluster();
+  if (!cluster.available) {
+    report(`stores: PostgreSQL SKIPPED (${cluster.reason})`, 0, '');
+    return;
+  }
+  const setups = [['SQLite', 0], ['PostgreSQL, 1 replica', 1], ['PostgreSQL, 3 replicas', 3]];
+  try {
+    for (const [label, replicas] of setups) {
+      const database = replicas ? await freshDatabaseUrl(cluster.url) : undefined;
+      const servers = [];
+      for (let i = 0; i < Math.max(replicas, 1); i++) {
+        const dataDir = tempDir();
+        cleanup.push(dataDir);
+        servers.push({ ...(await startServe(dataDir, { database })), dataDir });
+      }
+      try {
+        const token = readFileSync(`${servers[0].dataDir}/owner.token`, 'utf8').trim();
+        const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+        const parent = await orgUid(servers[0].url, headers);
+        const agents = servers.map(() => new Agent({ connections: 10, pipelining: 1 }));
+        let made = 0;
+        const create = async (k) => {
+          const r = await request(`${servers[k % servers.length].url}/iam/v2/groups`, {
+            method: 'POST', headers, dispatcher: agents[k % servers.length], body: JSON.stringify({ parent, group: { name: `s-${made++}` } }),
+          });
+          await r.body.text();
+          if (r.statusCode !== 200) throw new Error(`create: ${r.statusCode}`);
+        };
+        for (let i = 0; i < 1000; i++) await create(i); // 1,000 groups to list, and a warm-up
+        const n = quick ? 300 : 1000;
+        const seq = await sequentialRate(() => create(0), n);
+        const t0 = performance.now();
+        let sent = 0;
+        await Promise.all(Array.from({ length: 10 }, (_, w) => (async () => { while (sent++ < n) await create(w); })()));
+        const par = n / ((performance.now() - t0) / 1000);
+        const split = (total) => servers.map((_, i) => Math.floor(total / servers.length) + (i < total % servers.length ? 1 : 0));
+        const spread = async (path) => {
+          const conns = split(10);
+          for (const [i, srv] of servers.entries()) await reqPerSec(`${srv.url}${path}`, { headers, duration: 1, connections: conns[i] });
+          const all = await Promise.all(servers.map((srv, i) => reqPerSec(`${srv.url}${path}`, { headers, duration, connections: conns[i] })));
+          return all.reduce((a, b) => a + b, 0);
+        };
+        const get = await spread(`/iam/v2/groups/${parent}`);
+        const page = await spread(`/iam/v2/groups?order_by=name&page_size=50`);
+        report(`${label}: GET by uid, 10 connections`, get, 'req/s', { command: `autocannon -c 10 -d ${duration} GET /iam/v2/groups/{uid}${replicas > 1 ? ' (4/3/3 over the replicas)' : ''}` });
+        report(`${label}: sorted page of 50 of 1k groups, 10 connections`, page, 'req/s', { command: `autocannon -c 10 -d ${duration} GET /iam/v2/groups?order_by=name&page_size=50` });
+        report(`${label}: sequential durable creates, 1 client`, seq, 'creates/s', { command: `POST /iam/v2/groups x ${n}, one after another` });
+        report(`${label}: durable creates, 10 concurrent clients`, par, 'creates/s', { command: `POST /iam/v2/groups x ${n}, 10 at a time${replicas > 1 ? ', turn by turn over the replicas' : ''}` });
+        await Promise.all(agents.map((a) => a.close()));
+      } finally {
+        for (const srv of servers) await srv.stop();
+      }
+    }
+  } finally {
+    await cluster.stop();
+  }
+}
+
 /** `node -e 0`, `pctl --version` and a real command, run in turn 15 times (medians). */
 async function cliStart() {
   const dataDir = tempDir();
@@ -421,11 +489,14 @@ try {
   if (!asJson) console.log(`pctl bench (${quick ? 'quick' : 'full'}), node ${process.version}, ${machine.cores} cores (${machine.cpu}), load generator: autocannon (npm), 10 connections\n`);
   if (scopedOnly) {
     for (const n of [10_000, 100_000]) await scopedAtScale(n);
+  } else if (storesOnly) {
+    await stores();
   } else {
     await cliStart();
     await getByUid();
     await writes();
     await grpcVsRest();
+    await stores();
     for (const n of SCALES) await atScale(n);
   }
   if (asJson) console.log(JSON.stringify({ node: process.version, ...machine, quick, targets, results }, null, 2));

@@ -32,7 +32,9 @@ const API_FILES = [
 
 function testFiles() {
   const server = readdirSync(join(root, 'test')).filter((f) => /^server-.*\.test\.ts$/.test(f) && !SQLITE_ONLY_SERVER_FILES.has(f)).sort();
-  return [...server, ...API_FILES].map((f) => `test/${f}`);
+  // test/postgres: what needs PostgreSQL itself (replicas); the SQLite leg leaves it out.
+  const postgresOnly = readdirSync(join(root, 'test', 'postgres')).filter((f) => f.endsWith('.test.ts')).sort().map((f) => `postgres/${f}`);
+  return [...server, ...API_FILES, ...postgresOnly].map((f) => `test/${f}`);
 }
 
 const required = process.env.PCTL_REQUIRE_POSTGRES === '1';

@@ -65,7 +65,7 @@ test('list --descendants-of, --children-of and --name scope the listing', async 
 
 test('a listing of 120 groups with --page-size 50 follows nextPageToken to the end', async (t) => {
   const parent = await createGroup('paging');
-  addGroups(srv, parent, 120, (i) => `g-${String(i).padStart(3, '0')}`);
+  await addGroups(srv, parent, 120, (i) => `g-${String(i).padStart(3, '0')}`);
   const r = await pctl(['groups', 'list', '--children-of', parent, '--page-size', '50', '--order-by', 'name', '-o', 'json', '--debug']);
   t.is(r.code, 0, r.stderr);
   const names = (JSON.parse(r.stdout) as { name: string }[]).map((g) => g.name);

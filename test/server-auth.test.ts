@@ -1,9 +1,7 @@
 // Identity-based access: serve's tokens, who is calling, and what they may do.
 import test from 'ava';
 import { generateKeyPair, SignJWT } from 'jose';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { request, startTestServer } from './helpers/serve.js';
+import { request, signingJwk, startTestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
 const I = '/iam/v2/identities';
@@ -54,8 +52,7 @@ test('OIDC discovery and JWKS are public; the owner token is a JWT of serve\'s i
   t.is(claims.iss, srv.url);
   t.is(claims.aud, 'pctl');
   t.true(claims.exp > claims.iat);
-  const keyFile = readFileSync(join(srv.dataDir, 'signing-key.jwk'));
-  t.truthy(keyFile.length);
+  t.is(signingJwk(srv).kid, jwks.json.keys[0].kid, 'the key serve keeps (its data dir, or the database) is the one it publishes');
 });
 
 test('every bypass attempt is refused with 401, code 16, naming what failed and never echoing the token', async (t) => {

@@ -2,11 +2,11 @@
 // string, iat is not in the future, the lifetime is bounded. The owner token lives 30 days
 // by default, `--owner-token-ttl` sets it, and a longer one left by an older serve is replaced.
 import test from 'ava';
-import { importJWK, SignJWT, type JWK } from 'jose';
+import { importJWK, SignJWT } from 'jose';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from './helpers/cli.js';
-import { request, startTestServer, tempDir } from './helpers/serve.js';
+import { request, signingJwk, sqliteOnly, startTestServer, tempDir } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
 const DAY = 86400;
@@ -17,7 +17,7 @@ test('a token signed with serve\'s own key is refused when its claims are out of
   const now = Math.floor(Date.parse('2026-11-22T12:00:00Z') / 1000);
   const srv = await startTestServer({ clock: () => now * 1000 });
   t.teardown(() => srv.dispose());
-  const jwk = JSON.parse(readFileSync(join(srv.dataDir, 'signing-key.jwk'), 'utf8')) as JWK;
+  const jwk = signingJwk(srv);
   const key = await importJWK(jwk, 'ES256');
   const ownerSub = claimsOf(srv.ownerToken).sub;
   const sign = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: jwk.kid! }).sign(key);
@@ -74,6 +74,7 @@ test('serve token --ttl and serve --owner-token-ttl refuse more than 90 days (ex
 });
 
 test('serve token without --identity mints a fresh owner token, e.g. once owner.token has expired', async (t) => {
+  if (sqliteOnly(t, 'pctl serve token reads the signing key from the data dir')) return;
   const srv = await startTestServer();
   t.teardown(() => srv.dispose());
   // The issuer is serve's URL, so the token is minted from the data dir of the running serve.

@@ -120,7 +120,7 @@ test('a duplicate role binding or repo name is named only to a caller who may re
   const now = new Date().toISOString();
   const repo = (name: string) => ({ uid: newChildUid(systemRandom, web.uid), kind: 'repo' as const, parent: web.uid, name, altKey: null, createTime: now, updateTime: now, data: { description: '' } });
   const [nginx, envoy] = [repo('nginx'), repo('envoy')];
-  srv.store.transaction(() => [nginx, envoy].forEach((r) => srv.store.insert(r)));
+  await srv.store.write(() => [nginx, envoy].forEach((r) => srv.store.insert(r)));
   const clash = await lee.as('PATCH', `/registry/v2/repos/${envoy.uid}?updateMask=name`, { name: 'nginx' });
   t.is(clash.status, 409);
   t.false(clash.text.includes(nginx.uid), 'the other repo is not named');

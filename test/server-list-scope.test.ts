@@ -158,10 +158,10 @@ test('a viewer of a small subtree is served from index ranges inside it: no stat
   const srv = await startTestServer();
   t.teardown(() => srv.dispose());
   const org = srv.organizationUid;
-  const [team, other] = addGroups(srv, org, 2, (i) => ['team', 'other'][i]!);
-  const [sub] = addGroups(srv, team!, 1, () => 'sub');
-  addGroups(srv, sub!, 6, (i) => `leaf-${i}`);
-  addGroups(srv, other!, 3000, (i) => `noise-${i}`);
+  const [team, other] = await addGroups(srv, org, 2, (i) => ['team', 'other'][i]!);
+  const [sub] = await addGroups(srv, team!, 1, () => 'sub');
+  await addGroups(srv, sub!, 6, (i) => `leaf-${i}`);
+  await addGroups(srv, other!, 3000, (i) => `noise-${i}`);
   const viewerRole = (await srv.call('GET', '/iam/v2/roles?name=viewer')).json.roles[0].uid;
   const issuer = (await srv.call('GET', `/iam/v2/identities/${srv.ownerIdentityUid}`)).json.claimMatch.issuer;
   const id = await srv.call('POST', '/iam/v2/identities', { parent: org, identity: { name: 'vera', claimMatch: { issuer, subject: 'vera' } } });

@@ -1,6 +1,6 @@
 // The one list engine, through /iam/v2/groups: ordering, cursors, skip, filters, page tokens.
 import test from 'ava';
-import { addGroups, startTestServer, type TestServer } from './helpers/serve.js';
+import { addGroups, insertGroups, startTestServer, type TestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
 const DAY = 24 * 60 * 60 * 1000;
@@ -23,11 +23,11 @@ function manualClock(start = Date.parse('2026-11-01T00:00:00.000Z')) {
  */
 async function seedTree(srv: TestServer) {
   const start = Date.parse('2026-10-01T00:00:00.000Z');
-  // One transaction for all 129 (addGroups' own transactions join it): one commit, not 129.
-  const teams = srv.store.transaction(() => {
-    const teamUids = addGroups(srv, srv.organizationUid, 3, (i) => ['alpha', 'beta', 'gamma'][i]!, (i) => start + i);
+  // One write for all 129: one commit, not 129.
+  const teams = await srv.store.write(() => {
+    const teamUids = insertGroups(srv.store, srv.organizationUid, 3, (i) => ['alpha', 'beta', 'gamma'][i]!, (i) => start + i);
     for (let i = 0; i < 126; i++) {
-      addGroups(srv, teamUids[i % 3]!, 1, () => `svc-${String(i % 40).padStart(2, '0')}`, () => start + 10 + Math.floor((i * 2) / 3));
+      insertGroups(srv.store, teamUids[i % 3]!, 1, () => `svc-${String(i % 40).padStart(2, '0')}`, () => start + 10 + Math.floor((i * 2) / 3));
     }
     return teamUids.map((uid) => ({ uid }));
   });
@@ -123,7 +123,7 @@ test('page_size: default 50, 0 means default, capped at 200, negative is code 3'
 test('page_size above 200 returns 200 items', async (t) => {
   const srv = await startTestServer();
   t.teardown(() => srv.dispose());
-  addGroups(srv, srv.organizationUid, 205, (i) => `g${i}`);
+  await addGroups(srv, srv.organizationUid, 205, (i) => `g${i}`);
   const res = await srv.call('GET', `${G}?page_size=1000`);
   t.is(res.json.groups.length, 200);
   t.is(res.json.totalCount, '206');

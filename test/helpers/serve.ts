@@ -1,5 +1,5 @@
 // Test helpers: a real serve on port 0 over a temp data dir, and a small fetch wrapper.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { ExecutionContext } from 'ava';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,15 +16,48 @@ import { Store } from '../../src/server/store/store.js';
 export const storeUnderTest: 'postgres' | 'sqlite' = process.env.PCTL_TEST_DATABASE ? 'postgres' : 'sqlite';
 
 /**
- * A schema of its own on the cluster of PCTL_TEST_DATABASE, and how to drop it; undefined on
- * SQLite. Loaded lazily: the SQLite leg never loads pg.
+ * Under PostgreSQL, the database that stands for a data dir: a schema of its own on the
+ * cluster of PCTL_TEST_DATABASE, the same one each time a test starts a serve on that data
+ * dir again (a restart finds its data). Loaded lazily: the SQLite leg never loads pg.
+ * Schemas of data dirs a test names itself outlive it; the cluster is thrown away at the end.
  */
-async function testDatabase(): Promise<{ url: string; drop: () => Promise<void> } | undefined> {
+const databaseOfDataDir = new Map<string, Promise<string>>();
+
+async function testDatabase(dataDir: string): Promise<string | undefined> {
   const base = process.env.PCTL_TEST_DATABASE;
   if (!base) return undefined;
-  const { freshDatabaseUrl, dropDatabase } = await import('../../scripts/pg-cluster.mjs');
-  const url = await freshDatabaseUrl(base);
-  return { url, drop: () => dropDatabase(url) };
+  let url = databaseOfDataDir.get(dataDir);
+  if (!url) {
+    url = import('../../scripts/pg-cluster.mjs').then((m) => m.freshDatabaseUrl(base));
+    databaseOfDataDir.set(dataDir, url);
+  }
+  return url;
+}
+
+async function dropTestDatabase(dataDir: string): Promise<void> {
+  const url = databaseOfDataDir.get(dataDir);
+  if (!url) return;
+  databaseOfDataDir.delete(dataDir);
+  const { dropDatabase } = await import('../../scripts/pg-cluster.mjs');
+  await dropDatabase(await url);
+}
+
+/**
+ * For the parts of a test that are about SQLite itself (the data dir's database files and
+ * lock, the offline commands that read them): true under PostgreSQL, after saying so in the
+ * test's log, so that the caller returns (or leaves that part out).
+ */
+export function sqliteOnly(t: { log: (...values: unknown[]) => void; pass: (message?: string) => void }, what: string): boolean {
+  if (storeUnderTest === 'sqlite') return false;
+  t.log(`not on ${storeUnderTest}: ${what} (the SQLite store only)`);
+  t.pass(); // ava fails a test with no assertion; this part is asserted by the SQLite leg
+  return true;
+}
+
+/** The private JWK serve signs tokens with: DIR/signing-key.jwk, or (PostgreSQL) the database's. */
+export function signingJwk(srv: RunningServer): import('jose').JWK {
+  const text = storeUnderTest === 'sqlite' ? readFileSync(join(srv.dataDir, 'signing-key.jwk'), 'utf8') : srv.store.getMeta('signing_key')!;
+  return JSON.parse(text) as import('jose').JWK;
 }
 
 export function tempDir(prefix = 'pctl-test-'): string {
@@ -61,15 +94,12 @@ export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise
   const dataDir = opts.dataDir ?? tempDir();
   const rateLimit = 'rateLimit' in opts ? opts.rateLimit : 'off';
   // A test that names its own database keeps it (and drops it itself).
-  const database = 'database' in opts ? undefined : await testDatabase();
+  const database = 'database' in opts ? undefined : await testDatabase(dataDir);
   let srv: RunningServer;
   try {
-    // The cast: ServeOptions.database comes with the PostgreSQL store (src/server), not yet here.
-    srv = await startServer({
-      port: 0, host: '127.0.0.1', ...opts, dataDir, ...(rateLimit ? { rateLimit } : {}), ...(database ? { database: database.url } : {}),
-    } as ServeOptions);
+    srv = await startServer({ port: 0, host: '127.0.0.1', ...opts, dataDir, ...(rateLimit ? { rateLimit } : {}), ...(database ? { database } : {}) });
   } catch (err) {
-    await database?.drop();
+    if (!opts.dataDir) await dropTestDatabase(dataDir);
     throw err;
   }
   const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
@@ -95,8 +125,10 @@ export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise
     person,
     dispose: async () => {
       await srv.close();
-      await database?.drop();
-      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) {
+        await dropTestDatabase(dataDir);
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
   });
 }
@@ -130,15 +162,20 @@ export const item = (collection: string, uid: string) => `${collection}/${uid}`;
  */
 export function addGroups(
   srv: TestServer, parent: string, count: number, name: (i: number) => string, time: (i: number) => number = () => Date.now(),
+): Promise<string[]> {
+  return srv.store.write(() => insertGroups(srv.store, parent, count, name, time));
+}
+
+/** addGroups' inserts, for a caller already inside a store write (several batches in one commit). */
+export function insertGroups(
+  store: Store, parent: string, count: number, name: (i: number) => string, time: (i: number) => number = () => Date.now(),
 ): string[] {
-  return srv.store.transaction(() =>
-    Array.from({ length: count }, (_, i) => {
-      const t = timestamp(time(i));
-      const rec = { uid: newChildUid(systemRandom, parent), kind: 'group' as const, parent, name: name(i), altKey: null, createTime: t, updateTime: t, data: { description: '', verified: false } };
-      srv.store.insert(rec);
-      return rec.uid;
-    }),
-  );
+  return Array.from({ length: count }, (_, i) => {
+    const t = timestamp(time(i));
+    const rec = { uid: newChildUid(systemRandom, parent), kind: 'group' as const, parent, name: name(i), altKey: null, createTime: t, updateTime: t, data: { description: '', verified: false } };
+    store.insert(rec);
+    return rec.uid;
+  });
 }
 
 /** A store over a temp data dir of the test's own, closed and removed after it (for tests below HTTP). */

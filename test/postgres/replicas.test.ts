@@ -1,40 +1,19 @@
-// Several serves on one PostgreSQL database are replicas of one state. Run by the postgres
-// leg (scripts/test-postgres.mjs), which starts a throwaway cluster and sets
-// PCTL_TEST_DATABASE; without it these tests are skipped with a visible note.
+// Several serves on one PostgreSQL database are replicas of one state. Only the postgres
+// leg runs this directory (scripts/test-postgres.mjs: a throwaway cluster, PCTL_TEST_DATABASE).
 import test, { type ExecutionContext } from 'ava';
-import pg from 'pg';
-import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { sharedTestDatabase } from '../helpers/postgres.js';
 import { startTestServer, request, tempDir, type TestServer } from '../helpers/serve.js';
 import { Client, G, RB, cleanup, killHard, listAll, parentOf, startServe, stopServe } from '../stress/helpers.js';
 
-const base = process.env.PCTL_TEST_DATABASE;
-const pgTest = base ? test.serial : test.skip;
-if (!base) test('replicas need a PostgreSQL cluster (PCTL_TEST_DATABASE); run npm run test:postgres', (t) => t.pass());
+// Serial: each test starts several servers, and the kill test measures a burst.
+const pgTest = test.serial;
 
 test.after.always(cleanup);
 
-/** A database of its own for each test: a new schema, chosen through search_path. */
-async function freshDatabase(t: ExecutionContext): Promise<string> {
-  const schema = `pctl_r_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  t.teardown(async () => {
-    const c = new pg.Client({ connectionString: base });
-    await c.connect();
-    await c.query(`DROP SCHEMA ${schema} CASCADE`);
-    await c.end();
-  });
-  const url = new URL(base!);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return url.toString();
-}
-
 /** `n` in-process replicas on one fresh database, stopped at the end of the test. */
 async function replicas(t: ExecutionContext, n: number): Promise<TestServer[]> {
-  const database = await freshDatabase(t);
+  const database = await sharedTestDatabase(t);
   const out: TestServer[] = [];
   for (let i = 0; i < n; i++) {
     const srv = await startTestServer({ database });
@@ -170,7 +149,7 @@ pgTest('deleting a group on A while B creates its child: one of them wins, never
 });
 
 pgTest('kill -9 a replica mid-burst: every acknowledged write is there, and the other replicas keep serving', async (t) => {
-  const database = await freshDatabase(t);
+  const database = await sharedTestDatabase(t);
   const dirs = [tempDir('pctl-replica-a-'), tempDir('pctl-replica-b-')];
   t.teardown(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
   const victim = await startServe(dirs[0]!, { database });
@@ -179,7 +158,9 @@ pgTest('kill -9 a replica mid-burst: every acknowledged write is there, and the 
   const cv = new Client(victim.url, victim.token, 10);
   const cs = new Client(survivor.url, survivor.token, 10);
   t.teardown(() => Promise.all([cv.close().catch(() => {}), cs.close()]).then(() => undefined));
-  const org = (await cs.req('GET', `${G}?page_size=1`)).json.groups[0].uid as string;
+  const first = await cs.req('GET', `${G}?page_size=1`);
+  t.is(first.status, 200, first.text);
+  const org = first.json.groups[0].uid as string;
   const acked: string[] = [];
   let killed = false;
   let next = 0;

@@ -2,7 +2,7 @@
 // must equal exactly one identity's claimMatch. The owner's token lives in DIR/owner.token.
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { invalidField, notFound, unauthenticated } from '../../api/errors.js';
+import { ApiError, Code, invalidField, notFound, unauthenticated } from '../../api/errors.js';
 import type { Principal } from '../http.js';
 import { claimKey } from '../models.js';
 import { timestamp } from '../models.js';
@@ -83,13 +83,18 @@ export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock
     const now = clock();
     if (now - (lastSeenWritten.get(identity.uid) ?? 0) >= LAST_SEEN_EVERY_MS) {
       lastSeenWritten.set(identity.uid, now);
-      identity.data.lastSeenTime = timestamp(now);
       // Not an update of the resource by a user: updateTime stays. Best effort: a full disk
-      // must not turn a read into a 503 (the next request after a minute tries again).
+      // (or an unreachable database) must not turn a read into a 503; the next request after
+      // a minute tries again. Read again inside the write: the looked-up record is shared.
       try {
-        store.update(identity);
+        await store.write(() => {
+          const current = store.get(identity.uid, 'identity');
+          if (!current) return;
+          current.data.lastSeenTime = timestamp(now);
+          store.update(current);
+        });
       } catch (err) {
-        if (!storageFailure(err)) throw err;
+        if (!storageFailure(err) && !(err instanceof ApiError && err.code === Code.UNAVAILABLE)) throw err;
       }
     }
     return email === undefined ? { identityUid: identity.uid } : { identityUid: identity.uid, email };

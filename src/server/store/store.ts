@@ -187,6 +187,16 @@ export class Store {
   private apply(changes: readonly Change[]): void {
     const fresh = changes.filter((c) => c.seq > this.seq);
     if (!fresh.length) return;
+    this.applying = true;
+    try {
+      this.applyToMirror(fresh);
+    } finally {
+      this.applying = false;
+    }
+    this.seq = fresh[fresh.length - 1]!.seq;
+  }
+
+  private applyToMirror(fresh: readonly Change[]): void {
     this.db.transaction(() => {
       for (const c of fresh) {
         if (c.target === 'm') {
@@ -201,10 +211,19 @@ export class Store {
         this.wrote(c.key, kind);
       }
     })();
-    this.seq = fresh[fresh.length - 1]!.seq;
   }
 
   private flushing = false;
+  /** Set while apply() writes what the log says into the mirror. */
+  private applying = false;
+
+  /**
+   * A mirror takes writes only from a batch (write()) or the log: anything else would be
+   * seen by this replica alone and lost at its next start.
+   */
+  private checkWritable(): void {
+    if (this.shared && !this.touched && !this.applying) throw new Error('a store on a shared database is written only through write()');
+  }
 
   /**
    * A batch of writes against a shared database: under its write lock, the mirror catches up,
@@ -565,6 +584,7 @@ export class Store {
   }
 
   private wrote(uid: string, kind?: Kind): void {
+    this.checkWritable();
     this.touched?.uids.add(uid);
     this.writeVersion++;
     // Dropped even when the write is rolled back later: the next read finds the row as it is.
@@ -601,6 +621,7 @@ export class Store {
   }
 
   setMeta(key: string, value: string): void {
+    this.checkWritable();
     this.touched?.meta.add(key);
     this.stmts.metaSet.run(key, value);
     this.metaCache.set(key, value);
