@@ -1,6 +1,7 @@
 // Several serves on one PostgreSQL database are replicas of one state. Only the postgres
 // leg runs this directory (scripts/test-postgres.mjs: a throwaway cluster, PCTL_TEST_DATABASE).
 import test, { type ExecutionContext } from 'ava';
+import pg from 'pg';
 import { rmSync } from 'node:fs';
 import { sharedTestDatabase } from '../helpers/postgres.js';
 import { startTestServer, request, tempDir, type TestServer } from '../helpers/serve.js';
@@ -194,4 +195,43 @@ pgTest('kill -9 a replica mid-burst: every acknowledged write is there, and the 
   const ca = new Client(again.url, again.token, 2);
   t.is((await listAll(ca, G, 'groups')).items.length, items.length);
   await ca.close();
+});
+
+pgTest('replicas started at the same moment bootstrap once: one organization, one owner, one signing key', async (t) => {
+  const database = await sharedTestDatabase(t);
+  const started = await Promise.all([0, 1, 2].map(() => startTestServer({ database })));
+  for (const srv of started) t.teardown(() => srv.dispose());
+  t.is(new Set(started.map((s) => s.organizationUid)).size, 1);
+  t.is(new Set(started.map((s) => s.ownerIdentityUid)).size, 1);
+  const orgs = await started[2]!.ok('GET', `${G}?page_size=10`);
+  t.is(orgs.groups.filter((g: { uid: string }) => !g.uid.includes('/')).length, 1, 'one organization');
+  const kids = await Promise.all(started.map((s) => request(s.url, 'GET', '/.well-known/jwks.json').then((r) => r.json?.keys?.[0]?.kid as string | undefined)));
+  t.is(new Set(kids).size, 1, `one signing key: ${kids.join(', ')}`);
+});
+
+pgTest('a database that fails under a running serve: 503, code 14, Retry-After, nothing half-written; never a 500', async (t) => {
+  const database = await sharedTestDatabase(t);
+  const srv = await startTestServer({ database });
+  t.teardown(() => srv.dispose());
+  await srv.ok('POST', G, { parent: srv.organizationUid, group: { name: 'before' } });
+  // Take the tables away underneath it (the schema the URL selects).
+  const schema = /search_path=([a-z0-9_]+)/.exec(decodeURIComponent(database))![1]!;
+  const admin = new pg.Client({ connectionString: process.env.PCTL_TEST_DATABASE });
+  await admin.connect();
+  await admin.query(`ALTER SCHEMA ${schema} RENAME TO ${schema}_away`);
+  try {
+    for (const [method, body] of [['GET', undefined], ['POST', { parent: srv.organizationUid, group: { name: 'during' } }]] as const) {
+      const res = await srv.call(method, G, body);
+      t.is(res.status, 503, `${method}: ${res.text}`);
+      t.is(res.json.code, 14);
+      t.is(res.headers.get('retry-after'), '1');
+      t.regex(res.json.message, /database failed .*nothing was written/);
+    }
+  } finally {
+    await admin.query(`ALTER SCHEMA ${schema}_away RENAME TO ${schema}`);
+    await admin.end();
+  }
+  // Back: the write that failed is not there, the one before is.
+  const names = (await srv.ok('GET', `${G}?uidp.children_of=${encodeURIComponent(srv.organizationUid)}`)).groups.map((g: { name: string }) => g.name);
+  t.deepEqual(names, ['before']);
 });

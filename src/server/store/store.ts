@@ -148,9 +148,11 @@ export class Store {
     if (!this.shared) return undefined;
     if (!this.refreshing) {
       const run = this.catchUp();
-      this.refreshing = run.finally(() => {
-        this.refreshing = undefined;
-      });
+      // The callers see a failure through `run`; the requests queued behind it start another.
+      this.refreshing = run.then(
+        () => { this.refreshing = undefined; },
+        () => { this.refreshing = undefined; },
+      );
       return run;
     }
     return (this.queuedRefresh ??= this.refreshing.then(() => {
