@@ -42,6 +42,17 @@ test('a body with an unpaired surrogate escape is refused, not stored as somethi
   t.is((await srv.call('GET', `/iam/v2/identities/${pair.json.uid}`)).json.name, 'a😀b');
 });
 
+test('U+0000, quotes and backslashes in any string the API accepts are stored and read back as sent, on every store', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  const subject = 'a\u0000b \' " \\ \u{1F600}';
+  const made = await srv.call('POST', '/iam/v2/identities', { parent: srv.organizationUid, identity: { name: 'nul', description: subject, claimMatch: { issuer: 'https://x.example', subject } } });
+  t.is(made.status, 200, made.text);
+  const got = (await srv.call('GET', `/iam/v2/identities/${made.json.uid}`)).json;
+  t.is(got.claimMatch.subject, subject);
+  t.is(got.description, subject);
+});
+
 test('requests the HTTP parser rejects (unknown method, bad request line) still get a google.rpc.Status body', async (t) => {
   const srv = await startTestServer();
   t.teardown(() => srv.dispose());

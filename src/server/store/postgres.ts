@@ -16,12 +16,12 @@ import { redactDatabaseUrl, type Change, type FullState, type SharedDatabase, ty
 const LOG_KEPT = 10_000;
 const PRUNE_EVERY = 1_000;
 
+// A resource is its row's JSON text (the mirror's columns), not columns of its own: the
+// database is only read whole (loadAll), the mirror answers every query, and JSON text keeps
+// any string the API accepts, where a TEXT column refuses U+0000.
 const MIGRATIONS: string[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-   CREATE TABLE resources (
-     uid TEXT PRIMARY KEY, kind TEXT NOT NULL, parent TEXT, name TEXT NOT NULL, alt_key TEXT,
-     create_time TEXT NOT NULL, update_time TEXT NOT NULL, data TEXT NOT NULL
-   );
+   CREATE TABLE resources (uid TEXT PRIMARY KEY, row TEXT NOT NULL);
    CREATE TABLE changes (seq BIGINT PRIMARY KEY, target CHAR(1) NOT NULL, key TEXT NOT NULL, value TEXT);`,
 ];
 
@@ -89,7 +89,7 @@ export class PostgresDatabase implements SharedDatabase {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const rows = (await client.query<StoredRow>('SELECT uid, kind, parent, name, alt_key, create_time, update_time, data FROM resources')).rows;
+      const rows = (await client.query<{ row: string }>('SELECT row FROM resources')).rows.map((r) => JSON.parse(r.row) as StoredRow);
       const meta = (await client.query<{ key: string; value: string }>('SELECT key, value FROM meta')).rows.map((r) => [r.key, r.value] as [string, string]);
       const seq = Number((await client.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes')).rows[0]?.seq ?? 0);
       await client.query('COMMIT');
@@ -117,14 +117,16 @@ export class PostgresDatabase implements SharedDatabase {
       client.release(err);
     };
     try {
-      await client.query('BEGIN; LOCK TABLE changes IN EXCLUSIVE MODE');
-      const missed = await readChanges(client, seq);
+      // Round trips are what a write waits on: BEGIN, the lock and the catch-up go as one
+      // simple query, the changes and COMMIT as another (literals, not parameters, since the
+      // extended protocol takes one statement at a time).
+      const results = (await client.query(`BEGIN; LOCK TABLE changes IN EXCLUSIVE MODE; ${CHANGES_SINCE.replace('$1', String(Math.trunc(seq)))}`)) as unknown as pg.QueryResult[];
+      const missed = changesFrom(results[results.length - 1]!.rows as ChangeRow[], seq);
       return {
         missed,
         commit: async (changes) => {
           try {
-            await writeChanges(client, changes);
-            await client.query('COMMIT');
+            await client.query(changes.length ? `${writeChangesSql(client, changes)}; COMMIT` : 'COMMIT');
             finish();
           } catch (err) {
             await client.query('ROLLBACK').catch(() => {});
@@ -152,48 +154,49 @@ export class PostgresDatabase implements SharedDatabase {
   }
 }
 
+const CHANGES_SINCE = 'SELECT seq, target, key, value FROM changes WHERE seq > $1 ORDER BY seq';
+
+interface ChangeRow { seq: string; target: 'r' | 'm'; key: string; value: string | null }
+
 async function readChanges(q: pg.Pool | pg.PoolClient, seq: number): Promise<Change[] | 'gap'> {
-  const res = await q.query<{ seq: string; target: 'r' | 'm'; key: string; value: string | null }>(
-    'SELECT seq, target, key, value FROM changes WHERE seq > $1 ORDER BY seq', [seq],
-  );
-  const changes = res.rows.map((r) => ({ seq: Number(r.seq), target: r.target, key: r.key, value: r.value }));
+  return changesFrom((await q.query<ChangeRow>(CHANGES_SINCE, [seq])).rows, seq);
+}
+
+function changesFrom(rows: readonly ChangeRow[], seq: number): Change[] | 'gap' {
+  const changes = rows.map((r) => ({ seq: Number(r.seq), target: r.target, key: r.key, value: r.value }));
   // Entries are numbered without gaps under the write lock: a first one past seq + 1 means pruned ones.
   if (changes.length && changes[0]!.seq !== seq + 1) return 'gap';
   return changes;
 }
 
-/** The changes into the tables and the log, in one statement (one round trip). */
-async function writeChanges(client: pg.PoolClient, changes: readonly Change[]): Promise<void> {
-  if (!changes.length) return;
-  const rows: StoredRow[] = [];
+/** The changes into the tables and the log, as one statement with its values as literals. */
+function writeChangesSql(client: pg.PoolClient, changes: readonly Change[]): string {
+  const rows: { uid: string; row: string }[] = [];
   const gone: string[] = [];
   const meta: { key: string; value: string }[] = [];
   const metaGone: string[] = [];
   for (const c of changes) {
     if (c.target === 'r') {
       if (c.value === null) gone.push(c.key);
-      else rows.push(JSON.parse(c.value) as StoredRow);
+      else rows.push({ uid: c.key, row: c.value });
     } else if (c.value === null) metaGone.push(c.key);
     else meta.push({ key: c.key, value: c.value });
   }
   const last = changes[changes.length - 1]!.seq;
   const prune = Math.floor(last / PRUNE_EVERY) !== Math.floor((changes[0]!.seq - 1) / PRUNE_EVERY) ? last - LOG_KEPT : 0;
-  await client.query(
-    `WITH put AS (
-       INSERT INTO resources SELECT * FROM json_populate_recordset(NULL::resources, $1::json)
-       ON CONFLICT (uid) DO UPDATE SET kind = excluded.kind, parent = excluded.parent, name = excluded.name,
-         alt_key = excluded.alt_key, create_time = excluded.create_time, update_time = excluded.update_time, data = excluded.data
+  const json = (v: unknown) => `${client.escapeLiteral(JSON.stringify(v))}::json`;
+  return `WITH put AS (
+       INSERT INTO resources SELECT * FROM json_populate_recordset(NULL::resources, ${json(rows)})
+       ON CONFLICT (uid) DO UPDATE SET row = excluded.row
      ), removed AS (
-       DELETE FROM resources WHERE uid = ANY($2::text[])
+       DELETE FROM resources WHERE uid IN (SELECT json_array_elements_text(${json(gone)}))
      ), meta_put AS (
-       INSERT INTO meta SELECT * FROM json_populate_recordset(NULL::meta, $3::json)
+       INSERT INTO meta SELECT * FROM json_populate_recordset(NULL::meta, ${json(meta)})
        ON CONFLICT (key) DO UPDATE SET value = excluded.value
      ), meta_removed AS (
-       DELETE FROM meta WHERE key = ANY($4::text[])
+       DELETE FROM meta WHERE key IN (SELECT json_array_elements_text(${json(metaGone)}))
      ), pruned AS (
-       DELETE FROM changes WHERE seq <= $6
+       DELETE FROM changes WHERE seq <= ${Math.trunc(prune)}
      )
-     INSERT INTO changes (seq, target, key, value) SELECT * FROM json_populate_recordset(NULL::changes, $5::json)`,
-    [JSON.stringify(rows), gone, JSON.stringify(meta), metaGone, JSON.stringify(changes), prune],
-  );
+     INSERT INTO changes (seq, target, key, value) SELECT * FROM json_populate_recordset(NULL::changes, ${json(changes)})`;
 }
