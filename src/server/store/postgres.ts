@@ -118,15 +118,16 @@ export class PostgresDatabase implements SharedDatabase {
     };
     try {
       // Round trips are what a write waits on: BEGIN, the lock and the catch-up go as one
-      // simple query, the changes and COMMIT as another (literals, not parameters, since the
-      // extended protocol takes one statement at a time).
+      // simple query; then the changes (a prepared statement: planning it each time cost
+      // more, ~270 µs, than the round trip COMMIT takes on its own).
       const results = (await client.query(`BEGIN; LOCK TABLE changes IN EXCLUSIVE MODE; ${CHANGES_SINCE.replace('$1', String(Math.trunc(seq)))}`)) as unknown as pg.QueryResult[];
       const missed = changesFrom(results[results.length - 1]!.rows as ChangeRow[], seq);
       return {
         missed,
         commit: async (changes) => {
           try {
-            await client.query(changes.length ? `${writeChangesSql(client, changes)}; COMMIT` : 'COMMIT');
+            if (changes.length) await client.query({ name: 'pctl-write-changes', text: WRITE_CHANGES, values: writeChangesValues(changes) });
+            await client.query('COMMIT');
             finish();
           } catch (err) {
             await client.query('ROLLBACK').catch(() => {});
@@ -159,7 +160,8 @@ const CHANGES_SINCE = 'SELECT seq, target, key, value FROM changes WHERE seq > $
 interface ChangeRow { seq: string; target: 'r' | 'm'; key: string; value: string | null }
 
 async function readChanges(q: pg.Pool | pg.PoolClient, seq: number): Promise<Change[] | 'gap'> {
-  return changesFrom((await q.query<ChangeRow>(CHANGES_SINCE, [seq])).rows, seq);
+  // Named: prepared once per connection, not planned again on every request.
+  return changesFrom((await q.query<ChangeRow>({ name: 'pctl-changes-since', text: CHANGES_SINCE, values: [seq] })).rows, seq);
 }
 
 function changesFrom(rows: readonly ChangeRow[], seq: number): Change[] | 'gap' {
@@ -169,8 +171,23 @@ function changesFrom(rows: readonly ChangeRow[], seq: number): Change[] | 'gap' 
   return changes;
 }
 
-/** The changes into the tables and the log, as one statement with its values as literals. */
-function writeChangesSql(client: pg.PoolClient, changes: readonly Change[]): string {
+/** The changes into the tables and the log, in one statement (see writeChangesValues). */
+const WRITE_CHANGES = `WITH put AS (
+    INSERT INTO resources SELECT * FROM json_populate_recordset(NULL::resources, $1::json)
+    ON CONFLICT (uid) DO UPDATE SET row = excluded.row
+  ), removed AS (
+    DELETE FROM resources WHERE uid IN (SELECT json_array_elements_text($2::json))
+  ), meta_put AS (
+    INSERT INTO meta SELECT * FROM json_populate_recordset(NULL::meta, $3::json)
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+  ), meta_removed AS (
+    DELETE FROM meta WHERE key IN (SELECT json_array_elements_text($4::json))
+  ), pruned AS (
+    DELETE FROM changes WHERE seq <= $6
+  )
+  INSERT INTO changes (seq, target, key, value) SELECT * FROM json_populate_recordset(NULL::changes, $5::json)`;
+
+function writeChangesValues(changes: readonly Change[]): unknown[] {
   const rows: { uid: string; row: string }[] = [];
   const gone: string[] = [];
   const meta: { key: string; value: string }[] = [];
@@ -184,19 +201,5 @@ function writeChangesSql(client: pg.PoolClient, changes: readonly Change[]): str
   }
   const last = changes[changes.length - 1]!.seq;
   const prune = Math.floor(last / PRUNE_EVERY) !== Math.floor((changes[0]!.seq - 1) / PRUNE_EVERY) ? last - LOG_KEPT : 0;
-  const json = (v: unknown) => `${client.escapeLiteral(JSON.stringify(v))}::json`;
-  return `WITH put AS (
-       INSERT INTO resources SELECT * FROM json_populate_recordset(NULL::resources, ${json(rows)})
-       ON CONFLICT (uid) DO UPDATE SET row = excluded.row
-     ), removed AS (
-       DELETE FROM resources WHERE uid IN (SELECT json_array_elements_text(${json(gone)}))
-     ), meta_put AS (
-       INSERT INTO meta SELECT * FROM json_populate_recordset(NULL::meta, ${json(meta)})
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value
-     ), meta_removed AS (
-       DELETE FROM meta WHERE key IN (SELECT json_array_elements_text(${json(metaGone)}))
-     ), pruned AS (
-       DELETE FROM changes WHERE seq <= ${Math.trunc(prune)}
-     )
-     INSERT INTO changes (seq, target, key, value) SELECT * FROM json_populate_recordset(NULL::changes, ${json(changes)})`;
+  return [JSON.stringify(rows), JSON.stringify(gone), JSON.stringify(meta), JSON.stringify(metaGone), JSON.stringify(changes), prune];
 }
