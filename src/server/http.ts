@@ -131,15 +131,9 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     const started = performance.now();
     const time = clock();
     const facts: CallFacts = { matched: false };
-    let requestBody: (() => string) | undefined;
     // The journal keeps what the handler parsed; serialized only when someone reads it.
-    const call: Call = opts.journal
-      ? {
-          ...incoming,
-          json: () => incoming.json().then((v) => ((requestBody = () => JSON.stringify(v)), v)),
-          form: () => incoming.form().then((v) => ((requestBody = () => v.toString()), v)),
-        }
-      : incoming;
+    const bodies: CapturedBodies = {};
+    const call: Call = opts.journal ? capturingBodies(incoming, bodies) : incoming;
     let rateHeaders: Record<string, string> | undefined;
     const admit = (caller: string) => {
       if (!opts.rateLimiter) return;
@@ -174,12 +168,35 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
         ...(facts.identity ? { identity: facts.identity } : {}),
         matched: facts.matched,
         ...(fault ? { fault } : {}),
-        requestBody,
-        responseBody: () => answered.raw ?? answered.bodyJson?.text ?? (answered.body === undefined ? '' : JSON.stringify(answered.body)),
+        requestBody: bodies.request,
+        responseBody: responseText(answered),
       });
     }
     return rateHeaders ? { ...out, headers: { ...out.headers, ...rateHeaders } } : out;
   };
+}
+
+// What the journal keeps of a call must hold nothing else alive: a closure made in the
+// dispatcher would keep its whole scope (the request, its socket) until the entry leaves the
+// journal, and the collector paid for that on every request (GET by uid: 42k req/s with the
+// journal, 59k without). So the text is kept as is when it exists, and the later
+// serializations close over the value alone.
+interface CapturedBodies { request?: () => string }
+
+function capturingBodies(incoming: Call, into: CapturedBodies): Call {
+  return {
+    ...incoming,
+    json: () => incoming.json().then((v) => ((into.request = later(v, JSON.stringify)), v)),
+    form: () => incoming.form().then((v) => ((into.request = later(v, String)), v)),
+  };
+}
+
+function later<T>(value: T, show: (v: T) => string): () => string {
+  return () => show(value);
+}
+
+function responseText(r: Response): string | (() => string) {
+  return r.raw ?? r.bodyJson?.text ?? (r.body === undefined ? '' : later(r.body, JSON.stringify));
 }
 
 /** Headers HTTP/2 forbids (RFC 9113 §8.2.2); node throws on them. */

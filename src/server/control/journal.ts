@@ -19,7 +19,8 @@ export type JournalInput = Omit<JournalEntry, 'seq' | 'time' | 'path' | 'request
   timeMs: number;
   rawPath: string;
   requestBody?: (() => string) | undefined;
-  responseBody?: (() => string) | undefined;
+  /** The text, or (a body not yet serialized) how to make it. */
+  responseBody?: string | (() => string) | undefined;
 };
 
 type Recorded = { seq: number; input: JournalInput; entry?: JournalEntry };
@@ -35,7 +36,7 @@ function materialize(r: Recorded): JournalEntry {
   const { timeMs, method, rawPath, requestBody, responseBody, ...rest } = r.input;
   const entry: JournalEntry = { seq: r.seq, time: new Date(timeMs).toISOString(), method, path: redactUrl(rawPath), ...rest };
   const req = masked(requestBody?.());
-  const res = masked(responseBody?.());
+  const res = masked(typeof responseBody === 'function' ? responseBody() : responseBody);
   if (req !== undefined) entry.requestBody = req;
   if (res !== undefined) entry.responseBody = res;
   r.entry = entry;
