@@ -12,6 +12,7 @@ export interface Change {
   value: string | null;
 }
 
+/** A resources row: the columns of the SQLite table (data is the JSON of the kind's fields). */
 export interface StoredRow {
   uid: string;
   kind: string;

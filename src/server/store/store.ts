@@ -2,7 +2,7 @@
 // in a transaction that has committed (and fsynced) by the time it returns.
 import type { Statement } from 'better-sqlite3';
 import { openDatabase, openMirrorDatabase, type DB } from './db.js';
-import { databaseUnavailable, type Change, type SharedDatabase, type WriteTransaction } from './shared.js';
+import { databaseUnavailable, type Change, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
 import Database from './sqlite.js';
 
 /** A resource's store kind: its registry declaration's `storeKind` ("roleBinding"). */
@@ -19,16 +19,8 @@ export interface Record_ {
   data: Record<string, unknown>;
 }
 
-interface Row {
-  uid: string;
-  kind: Kind;
-  parent: string | null;
-  name: string;
-  alt_key: string | null;
-  create_time: string;
-  update_time: string;
-  data: string;
-}
+/** A row of the resources table, as SQLite holds it (and a shared database's log carries it). */
+type Row = StoredRow;
 
 /** A database that cannot replace this one's rows (replaceWith): not pctl's, or another schema version. */
 export class IncompatibleDatabaseError extends Error {
