@@ -349,8 +349,11 @@ export class WireJson {
     private readonly reads: readonly Kind[] = [],
   ) {}
 
-  /** The records' JSON, comma-separated (a JSON array's inside), and its length in UTF-8 bytes. */
-  encode(records: readonly Record_[]): { text: string; bytes: number } {
+  /**
+   * The records' JSON, comma-separated (a JSON array's inside), and its length in UTF-8 bytes;
+   * `parts`, each record's cached JSON, are what a journal keeps (they outlive the request).
+   */
+  encode(records: readonly Record_[]): { text: string; bytes: number; parts: string[] } {
     const version = this.reads.length ? this.store.versionOf(this.reads) : '';
     const parts: string[] = [];
     let bytes = Math.max(records.length - 1, 0);
@@ -364,7 +367,7 @@ export class WireJson {
       parts.push(hit.json);
       bytes += hit.bytes;
     }
-    return { text: parts.join(','), bytes };
+    return { text: parts.join(','), bytes, parts };
   }
 }
 
