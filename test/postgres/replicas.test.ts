@@ -235,3 +235,28 @@ pgTest('a database that fails under a running serve: 503, code 14, Retry-After, 
   const names = (await srv.ok('GET', `${G}?uidp.children_of=${encodeURIComponent(srv.organizationUid)}`)).groups.map((g: { name: string }) => g.name);
   t.deepEqual(names, ['before']);
 });
+
+pgTest('a replica behind the log\'s pruned start loads everything again, and misses nothing', async (t) => {
+  const database = await sharedTestDatabase(t);
+  const [a, b] = [await startTestServer({ database }), await startTestServer({ database })];
+  t.teardown(() => Promise.all([a.dispose(), b.dispose()]).then(() => undefined));
+  const org = a.organizationUid;
+  t.is((await b.ok('GET', `${G}?uidp.children_of=${encodeURIComponent(org)}`)).totalCount, '0');
+  const made: string[] = [];
+  for (let i = 0; i < 5; i++) made.push((await a.ok('POST', G, { parent: org, group: { name: `late${i}` } })).uid);
+  // What pruning does once the log is long: the entries B has not read are gone, all but the last.
+  const schema = /search_path=([a-z0-9_]+)/.exec(decodeURIComponent(database))![1]!;
+  const admin = new pg.Client({ connectionString: process.env.PCTL_TEST_DATABASE });
+  await admin.connect();
+  try {
+    await admin.query(`DELETE FROM ${schema}.changes WHERE seq < (SELECT max(seq) FROM ${schema}.changes)`);
+  } finally {
+    await admin.end();
+  }
+  const seen = await b.ok('GET', `${G}?uidp.children_of=${encodeURIComponent(org)}&page_size=10`);
+  t.is(seen.totalCount, '5');
+  t.deepEqual(seen.groups.map((g: { uid: string }) => g.uid).sort(), [...made].sort());
+  // And it follows the log from there on.
+  const next = await a.ok('POST', G, { parent: org, group: { name: 'after' } });
+  t.is((await b.call('GET', `${G}/${encodeURIComponent(next.uid)}`)).status, 200);
+});
