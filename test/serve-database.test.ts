@@ -1,10 +1,10 @@
-// `pctl serve --database` (and PCTL_DATABASE_URL) before any database is reached: a URL that
+// `pctl serve --public-url`, and `--database` (and PCTL_DATABASE_URL) before any database is reached: a URL that
 // is not PostgreSQL's is a usage error, one that cannot be reached a one-line start error
 // that never shows the password. The PostgreSQL store itself is tested by the postgres leg.
 import test from 'ava';
 import { createServer } from 'node:net';
 import { cli } from './helpers/cli.js';
-import { tempDir } from './helpers/serve.js';
+import { request, startTestServer, tempDir } from './helpers/serve.js';
 
 /** A port nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {
@@ -33,4 +33,26 @@ test('a database that cannot be reached: exit 1, one line naming it with the pas
     t.regex(res.stderr, /cannot use the database postgres:\/\/pctl:\*\*\*@127\.0\.0\.1:\d+\/pctl: .*ECONNREFUSED/);
     t.false(res.stderr.includes('s3cret-pw'), 'the password is never printed');
   }
+});
+
+test('--public-url takes an http(s) origin only: a path, a query or credentials are exit 2', async (t) => {
+  const pctl = cli({ PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+  for (const url of ['ftp://x.example', 'https://x.example/api', 'https://u:p@x.example', 'nope']) {
+    const res = await pctl(['serve', '--port', '0', '--data', tempDir(), '--public-url', url]);
+    t.is(res.code, 2, `${url}: ${res.stderr}`);
+    t.regex(res.stderr, /public-url/);
+  }
+});
+
+test('--public-url on a serve of its own: the issuer is that URL from the first start, and moves with it', async (t) => {
+  const dataDir = tempDir();
+  const first = await startTestServer({ dataDir, publicUrl: 'https://one.example.test' });
+  t.is((await request(first.url, 'GET', '/.well-known/openid-configuration')).json.issuer, 'https://one.example.test');
+  t.is((await first.call('GET', '/iam/v2/groups')).status, 200);
+  await first.close();
+  const second = await startTestServer({ dataDir, publicUrl: 'https://two.example.test' });
+  t.teardown(() => second.dispose());
+  const owner = await second.ok('GET', `/iam/v2/identities/${encodeURIComponent(second.ownerIdentityUid)}`);
+  t.is(owner.claimMatch.issuer, 'https://two.example.test', 'the owner identity follows the issuer');
+  t.is((await second.call('GET', '/iam/v2/groups')).status, 200);
 });

@@ -46,6 +46,11 @@ export interface ServeOptions {
    * page-token key live there, shared by every serve that names it (replicas); see store/postgres.ts.
    */
   database?: string;
+  /**
+   * The URL clients reach serve at when it is not its own (`--public-url`: replicas behind a
+   * load balancer): the token issuer, which identities of serve's own issuer name.
+   */
+  publicUrl?: string;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -183,14 +188,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     listening = server;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-    ownIssuer = url;
+    const issuer = opts.publicUrl ?? url;
+    ownIssuer = issuer;
     const seeded = Boolean(seed) && store.isEmpty();
     if (store.isEmpty()) {
-      await store.write(() => bootstrap(openedStore, { issuer: url, clock, random, ...(seed ? { seed } : {}) }));
+      await store.write(() => bootstrap(openedStore, { issuer, clock, random, ...(seed ? { seed } : {}) }));
       if (!store.shared) await snapshots.saveInitial();
-    } else if (!store.shared) {
-      // Replicas keep the issuer URL of the one that bootstrapped: a token any of them issues is valid at all.
-      await store.write(() => followIssuer(openedStore, url));
+    } else if (!store.shared || opts.publicUrl) {
+      // Without --public-url, replicas keep the issuer URL of the one that bootstrapped, so
+      // that a token any of them issues is valid at all; a serve of its own follows its URL.
+      await store.write(() => followIssuer(openedStore, issuer));
     }
     const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, store.getMeta('issuer') ?? url, tokenClock, opts.ownerTokenTtlSeconds);
     await store.shared?.started();

@@ -260,3 +260,16 @@ pgTest('a replica behind the log\'s pruned start loads everything again, and mis
   const next = await a.ok('POST', G, { parent: org, group: { name: 'after' } });
   t.is((await b.call('GET', `${G}/${encodeURIComponent(next.uid)}`)).status, 200);
 });
+
+pgTest('--public-url: replicas behind a load balancer issue tokens in its name, and each accepts the others\'', async (t) => {
+  const database = await sharedTestDatabase(t);
+  const publicUrl = 'https://pctl.example.test';
+  const [a, b] = [await startTestServer({ database, publicUrl }), await startTestServer({ database, publicUrl })];
+  t.teardown(() => Promise.all([a.dispose(), b.dispose()]).then(() => undefined));
+  const disc = await request(b.url, 'GET', '/.well-known/openid-configuration');
+  t.is(disc.json.issuer, publicUrl);
+  t.is(JSON.parse(Buffer.from(a.ownerToken.split('.')[1]!, 'base64url').toString()).iss, publicUrl);
+  const viewer = await a.person('behind-lb', 'viewer', a.organizationUid);
+  t.is((await request(b.url, 'GET', G, undefined, { authorization: `Bearer ${viewer.token}` })).status, 200);
+  t.is((await request(a.url, 'GET', G, undefined, { authorization: `Bearer ${await b.issueToken(viewer.id.uid)}` })).status, 200);
+});

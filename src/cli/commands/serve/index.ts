@@ -7,6 +7,7 @@ export const serveFlags = {
   host: { ...flag.string('--host <host>', 'interface to listen on'), default: '127.0.0.1' },
   port: flag.parsed('--port <port>', 'port to listen on (0 picks a free port)', parsePort, { default: 8700 }),
   data,
+  publicUrl: flag.string('--public-url <url>', "the URL clients reach serve at, when it is not serve's own (a load balancer in front of replicas): the token issuer"),
   database: flag.string('--database <url>', 'keep the data in PostgreSQL (postgres://USER@HOST:PORT/DB) instead of SQLite in the data dir; several serves on one database are replicas of one state (also PCTL_DATABASE_URL)'),
   seed: flag.string('--seed <file>', 'load groups, identities, repos, tags and advisories from a YAML or JSON file into an empty data dir', { complete: 'file' }),
   demo: flag.bool('--demo', 'load the built-in demo data set into an empty data dir'),

@@ -11,6 +11,8 @@ export interface ServeCommandOptions {
   data?: string;
   /** `--database URL` (else PCTL_DATABASE_URL): PostgreSQL instead of the data dir's SQLite. */
   database?: string;
+  /** `--public-url URL`: the issuer, when clients reach serve through something else. */
+  publicUrl?: string;
   seed?: string;
   demo?: boolean;
   log?: boolean;
@@ -170,6 +172,20 @@ function databaseUrl(raw: string | undefined): string | undefined {
   return raw;
 }
 
+/** An http(s) origin, without a trailing slash: what tokens name as their issuer. */
+function parsePublicUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw UsageError.invalidField('--public-url', 'must be a URL such as https://pctl.example.com');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password || (url.pathname !== '/' && url.pathname !== '')) {
+    throw UsageError.invalidField('--public-url', 'must be an http:// or https:// origin (scheme, host and port; no path, query or credentials)');
+  }
+  return url.origin;
+}
+
 export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise<number> {
   const port = parsePort(opts.port);
   if (opts.seed && opts.demo) throw new UsageError('--seed and --demo cannot be used together');
@@ -182,6 +198,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const journal = journalSize(opts.journal);
   const deterministic = deterministicSeed(opts.deterministic);
   const database = databaseUrl(opts.database ?? ctx.env.PCTL_DATABASE_URL);
+  const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
   const { startServer } = await import('../../../server/index.js');
   const { DataDirLockedError } = await import('../../../server/lock.js');
   const err = (line: string) => ctx.io.stderr.write(`${line}\n`);
@@ -191,6 +208,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     server = await startServer({
       dataDir,
       ...(database ? { database } : {}),
+      ...(publicUrl ? { publicUrl } : {}),
       host: opts.host ?? '127.0.0.1',
       port,
       ...(opts.log ? { log: err } : {}),
