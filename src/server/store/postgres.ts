@@ -29,7 +29,7 @@ export class PostgresDatabase implements SharedDatabase {
   private readonly pool: pg.Pool;
   private startLock: pg.PoolClient | undefined;
 
-  private constructor(readonly url: string) {
+  private constructor(url: string) {
     this.pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
     // An idle client losing its connection (the server restarted) must not take serve down.
     this.pool.on('error', () => {});
