@@ -17,7 +17,7 @@ async function closedPort(): Promise<number> {
 
 test('--database takes postgres:// URLs only: anything else is exit 2 before anything starts', async (t) => {
   const pctl = cli({ PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
-  for (const [url, why] of [['sqlite:///tmp/x.db', /must be a postgres:\/\/ URL, got sqlite:/], ['not a url', /must be a URL such as postgres:\/\//]] as const) {
+  for (const [url, why] of [['sqlite:///tmp/x.db', /must be a postgres:\/\/ URL, got sqlite:/], ['not a url', /must be a URL such as postgres:\/\//], ['', /database: must not be empty/]] as const) {
     const res = await pctl(['serve', '--port', '0', '--data', tempDir(), '--database', url]);
     t.is(res.code, 2, res.stderr);
     t.regex(res.stderr, why);

@@ -197,6 +197,8 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const faults = await faultFlags(opts);
   const journal = journalSize(opts.journal);
   const deterministic = deterministicSeed(opts.deterministic);
+  // An empty PCTL_DATABASE_URL is unset, as shells leave it; an empty --database is a mistake.
+  if (opts.database === '') throw UsageError.invalidField('--database', 'must not be empty: give a postgres:// URL, or leave the flag out for SQLite in the data dir');
   const database = databaseUrl(opts.database ?? ctx.env.PCTL_DATABASE_URL);
   const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
   const { startServer } = await import('../../../server/index.js');
