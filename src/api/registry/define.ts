@@ -154,8 +154,6 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
   view: View<T>;
   /** Live completion: the candidates one listing (ordered so) offers, `value → description`. */
   completion?: { orderBy?: string; candidates: (item: T) => readonly (readonly [value: string, description: string])[] };
-  /** The seed document key items appear under (in their parent's entry), if seeds carry them. */
-  seedKey?: string;
   /** The CLI: the noun's help, and the generic verbs it offers (list, get, delete) with their help. */
   cli: {
     help: Help;
