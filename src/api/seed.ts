@@ -23,7 +23,7 @@ import { z } from 'zod';
 import { BUILTIN_ROLES, CAPABILITIES } from './capabilities.js';
 import type { FieldViolation } from './errors.js';
 import {
-  AccountAssociationFields as AccountAssociationFieldsSchema, AdvisoryDocument, CORRELATION_RULES, DIGEST_RE, emailProblem, DIGEST_RULE, descriptionProblem, ECOSYSTEMS, FILTER_VALUE_RE, FILTER_VALUE_RULE, VulnerabilityMetadata, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
+  AccountAssociationFields as AccountAssociationFieldsSchema, AdvisoryDocument, GROUP_NAME_PATTERN, CORRELATION_RULES, DIGEST_RE, emailProblem, DIGEST_RULE, descriptionProblem, ECOSYSTEMS, FILTER_VALUE_RE, FILTER_VALUE_RULE, VulnerabilityMetadata, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
   subjectProblem, TAG_NAME_RE, TAG_NAME_RULE, Timestamp, uidRefProblem,
 } from './schemas.js';
 import type { AccountAssociationFields } from './schemas.js';
@@ -33,7 +33,7 @@ import type { AccountAssociationFields } from './schemas.js';
 const Description = ruled(descriptionProblem);
 const PlainName = ruled(plainNameProblem);
 /** A manifest's anchor to an existing resource: matched by uid first, so a rename is an update. */
-const Anchor = ruled(uidRefProblem).optional();
+const Anchor = ruled(uidRefProblem).optional().meta({ description: 'Manifests: the uid of an existing resource, so that a rename is an update (export never writes it)' });
 
 const SeedTag = z.strictObject({
   name: z.string().regex(TAG_NAME_RE, TAG_NAME_RULE),
@@ -64,7 +64,7 @@ const SeedRole = z.strictObject({
   uid: Anchor,
   name: PlainName.refine((s) => !BUILTIN_ROLES.some((r) => r.name === s), 'must not be the name of a built-in role'),
   description: Description.optional(),
-  capabilities: z.array(z.string().refine((c) => KNOWN_CAPABILITIES.has(c), 'is not a known capability')),
+  capabilities: z.array(z.string().refine((c) => KNOWN_CAPABILITIES.has(c), 'is not a known capability').meta({ enum: [...CAPABILITIES] })),
 });
 
 const SeedRoleBinding = z.strictObject({
@@ -117,22 +117,22 @@ export interface SeedGroup {
 }
 
 /** A group entry whose name follows `nameRule`; its child groups are plain groups. */
-const groupSchema = (nameRule: z.ZodString): z.ZodType<SeedGroup> => z.strictObject({
+const groupSchema = (nameRule: z.ZodType<string>): z.ZodType<SeedGroup> => z.strictObject({
   name: nameRule,
   uid: Anchor,
   description: Description.optional(),
-  identities: z.array(SeedIdentity).optional(),
-  roles: z.array(SeedRole).optional(),
-  roleBindings: z.array(SeedRoleBinding).optional(),
-  identityProviders: z.array(SeedIdentityProvider).optional(),
-  invites: z.array(SeedInvite).optional(),
-  accountAssociation: AccountAssociationFieldsSchema.optional(),
-  repos: z.array(SeedRepo).optional(),
+  identities: z.array(SeedIdentity).optional().meta({ description: 'Identities of this group, matched by name' }),
+  roles: z.array(SeedRole).optional().meta({ description: 'Custom roles of this group, matched by name' }),
+  roleBindings: z.array(SeedRoleBinding).optional().meta({ description: 'Roles granted in this group, matched by (identity, role)' }),
+  identityProviders: z.array(SeedIdentityProvider).optional().meta({ description: 'OIDC sign-in sources of this group, matched by name; clientSecret is write-only' }),
+  invites: z.array(SeedInvite).optional().meta({ description: 'Seeds only: apply leaves invites alone (a code is shown once)' }),
+  accountAssociation: AccountAssociationFieldsSchema.optional().meta({ description: 'The cloud accounts of this group (at most one association)' }),
+  repos: z.array(SeedRepo).optional().meta({ description: 'Repos of this group; apply updates their descriptions (repos appear when images are pushed)' }),
   get groups() {
-    return z.array(SeedGroupSchema).optional();
+    return z.array(SeedGroupSchema).optional().meta({ description: 'Child groups, nested to any depth' });
   },
 });
-const SeedGroupSchema: z.ZodType<SeedGroup> = groupSchema(ruled(groupNameProblem));
+const SeedGroupSchema: z.ZodType<SeedGroup> = groupSchema(ruled(groupNameProblem).meta({ description: 'Group name', pattern: GROUP_NAME_PATTERN }));
 
 /** `acme`, or (manifests) `acme/platform`: each segment a group name. */
 const groupPathProblem = (s: string) => {
@@ -143,7 +143,7 @@ const groupPathProblem = (s: string) => {
   return undefined;
 };
 /** An organization, or (manifests) the subtree of the group at a name path. */
-const SeedOrganizationSchema = groupSchema(ruled(groupPathProblem));
+const SeedOrganizationSchema = groupSchema(ruled(groupPathProblem).meta({ description: 'An organization name, or (manifests) the name path of a group below one: acme/platform' }));
 
 const SeedAdvisory = z.strictObject({
   advisoryId: z.string().regex(FILTER_VALUE_RE, FILTER_VALUE_RULE),
@@ -165,7 +165,7 @@ const SeedLibrary = z.strictObject({
 });
 
 export const SeedDocumentSchema = z.strictObject({
-  organizations: z.array(SeedOrganizationSchema).optional(),
+  organizations: z.array(SeedOrganizationSchema).optional().meta({ description: 'Organizations (root groups), or subtrees by path, with everything in them' }),
   advisories: z.array(SeedAdvisory).optional(),
   libraries: z.array(SeedLibrary).optional(),
   advisoryDocuments: z.array(AdvisoryDocument).optional(),
@@ -381,4 +381,13 @@ export function resolveRef(ref: string, groupPaths: string[], has: (groupPath: s
     if (has(gp, name)) return [gp, name];
   }
   return undefined;
+}
+
+/**
+ * The JSON Schema of the format, for editors (docs/manifest.schema.json, written by
+ * `npm run gen`). Rules zod checks in code (name rules, references) are left to pctl.
+ */
+export function seedJsonSchema(): string {
+  const schema = z.toJSONSchema(SeedDocumentSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+  return `${JSON.stringify({ ...schema, title: 'pctl manifest and seed file (docs/org-as-code.md)' }, null, 2)}\n`;
 }
