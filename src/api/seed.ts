@@ -242,17 +242,23 @@ export function documentProblems(raw: unknown, use: DocumentUse): FieldViolation
         violations.push({ field: formatPath(issue.path), description: describeIssue(issue) });
       }
     }
-    return violations;
   }
-  const doc = result.data;
-  (doc.organizations ?? []).forEach((org, i) => {
-    if (use === 'seed' && org.name.includes('/')) {
-      violations.push({ field: `organizations[${i}].name`, description: 'must be an organization name: a seed fills an empty data dir (a path names a group below an organization in manifests only)' });
-    }
-  });
-  if (use === 'manifest') checkSiblingNames(doc, violations);
-  checkReferences(doc, violations);
-  return violations;
+  // Names and references too when the shape is wrong, so that one run reports every mistake;
+  // a shape too broken to follow (a claimMatch that is not an object) leaves them for later.
+  const doc = (result.success ? result.data : raw) as SeedDocument;
+  const later: FieldViolation[] = [];
+  try {
+    (doc.organizations ?? []).forEach((org, i) => {
+      if (use === 'seed' && org.name.includes('/')) {
+        later.push({ field: `organizations[${i}].name`, description: 'must be an organization name: a seed fills an empty data dir (a path names a group below an organization in manifests only)' });
+      }
+    });
+    if (use === 'manifest') checkSiblingNames(doc, later);
+    checkReferences(doc, later, use);
+  } catch (err) {
+    if (result.success) throw err;
+  }
+  return [...violations, ...later.filter((v) => !violations.some((w) => w.field === v.field))];
 }
 
 /** A manifest matches groups by name path, so siblings must be named apart (organizations always are). */
@@ -297,8 +303,12 @@ export function groupKeys(doc: SeedDocument): { keyOf: Map<SeedGroup, string>; d
   return { keyOf, duplicated };
 }
 
-/** Names, duplicates and references zod cannot see: unique names where the API has them, bindings that resolve. */
-function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
+/**
+ * Names, duplicates and references zod cannot see: unique names where the API has them,
+ * bindings that resolve. In a manifest, a path to a group outside its subtrees names
+ * something on the server: the plan looks it up.
+ */
+function checkReferences(doc: SeedDocument, out: FieldViolation[], use: DocumentUse): void {
   const orgs = doc.organizations ?? [];
   checkUnique(orgs, (g) => g.name, 'organizations', `same name`, out);
   const { keyOf, duplicated } = groupKeys(doc);
@@ -335,20 +345,27 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[]): void {
     return true;
   };
 
+  const roots = orgs.map((o) => o.name);
+  const outside = (ref: string) => {
+    if (use !== 'manifest' || !ref.includes('/')) return false;
+    const gp = ref.slice(0, ref.lastIndexOf('/'));
+    return !roots.some((root) => gp === root || gp.startsWith(`${root}/`));
+  };
+
   const checkBindings = (g: SeedGroup, path: string, chain: string[]) => {
     const groupPaths = [...chain].reverse(); // nearest first
     (g.roleBindings ?? []).forEach((b, i) => {
       const at = `${path}.roleBindings[${i}]`;
       if (ambiguous(b.role, `${at}.role`) || ambiguous(b.identity, `${at}.identity`)) return;
-      if (!ROLE_NAMES.has(b.role) && resolveRef(b.role, groupPaths, (gp, name) => rolesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
+      if (!ROLE_NAMES.has(b.role) && !outside(b.role) && resolveRef(b.role, groupPaths, (gp, name) => rolesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
         out.push({ field: `${at}.role`, description: `must be a built-in role (${[...ROLE_NAMES].join(', ')}) or a role of this group, an ancestor, or a path (org/group/…/role): ${b.role}` });
       }
-      if (resolveRef(b.identity, groupPaths, (gp, name) => identitiesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
+      if (!outside(b.identity) && resolveRef(b.identity, groupPaths, (gp, name) => identitiesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
         out.push({ field: `${at}.identity`, description: `names no identity of this group or its ancestors, nor an identity path (org/group/…/identity): ${b.identity}` });
       }
     });
     const checkRole = (role: string, at: string) => {
-      if (!ROLE_NAMES.has(role) && !ambiguous(role, at) && resolveRef(role, groupPaths, (gp, name) => rolesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
+      if (!ROLE_NAMES.has(role) && !outside(role) && !ambiguous(role, at) && resolveRef(role, groupPaths, (gp, name) => rolesByGroupPath.get(gp)?.has(name) ?? false) === undefined) {
         out.push({ field: at, description: `must be a built-in role (${[...ROLE_NAMES].join(', ')}) or a role of this group, an ancestor, or a path (org/group/…/role): ${role}` });
       }
     };
