@@ -225,13 +225,13 @@ export function validateSeed(raw: unknown): SeedDocument {
 
 /** validateSeed, for either use: a manifest may name subtrees by path and must name siblings apart. */
 export function validateDocument(raw: unknown, use: DocumentUse): SeedDocument {
-  const violations = documentProblems(raw, use);
-  if (violations.length) throw new SeedValidationError(violations);
-  return SeedDocumentSchema.parse(raw);
+  const { doc, problems } = checkDocument(raw, use);
+  if (!doc) throw new SeedValidationError(problems);
+  return doc;
 }
 
-/** Every problem of a document, each by its path (empty: it is valid). */
-export function documentProblems(raw: unknown, use: DocumentUse): FieldViolation[] {
+/** The document, typed, when it is valid; else every problem, each by its path. */
+export function checkDocument(raw: unknown, use: DocumentUse): { doc?: SeedDocument; problems: FieldViolation[] } {
   const violations: FieldViolation[] = [];
   const result = SeedDocumentSchema.safeParse(raw);
   if (!result.success) {
@@ -258,7 +258,8 @@ export function documentProblems(raw: unknown, use: DocumentUse): FieldViolation
   } catch (err) {
     if (result.success) throw err;
   }
-  return [...violations, ...later.filter((v) => !violations.some((w) => w.field === v.field))];
+  const problems = [...violations, ...later.filter((v) => !violations.some((w) => w.field === v.field))];
+  return problems.length || !result.success ? { problems } : { doc: result.data, problems };
 }
 
 /** A manifest matches groups by name path, so siblings must be named apart (organizations always are). */

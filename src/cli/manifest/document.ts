@@ -41,31 +41,40 @@ export async function readManifest(file: string, stdin: NodeJS.ReadableStream): 
   return parseManifest(text, file);
 }
 
-/** Parses manifest text and validates it as a whole; a ManifestError lists every problem with its line. */
+/**
+ * Parses manifest text and validates it as a whole; a ManifestError lists every problem with
+ * its line. JSON takes the fast path; YAML (and JSON with problems) is read with positions.
+ */
 export async function parseManifest(text: string, file: string): Promise<SeedDocument> {
+  const { checkDocument } = await import('../../api/seed.js');
+  if (/^\s*\{/.test(text)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      raw = undefined; // the YAML reader below says where
+    }
+    const { doc } = raw === undefined ? {} : checkDocument(raw, 'manifest');
+    if (doc) return doc;
+  }
   const YAML = (await import('yaml')).default;
-  const { documentProblems, SeedDocumentSchema } = await import('../../api/seed.js');
   const lineCounter = new YAML.LineCounter();
-  const doc = YAML.parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length) {
-    throw new ManifestError(file, doc.errors.map((e) => ({
+  const parsed = YAML.parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  if (parsed.errors.length) {
+    throw new ManifestError(file, parsed.errors.map((e) => ({
       field: '(document)', description: `is not valid YAML or JSON: ${e.message.split('\n')[0]}`, line: lineCounter.linePos(e.pos[0]).line,
     })));
   }
-  const raw = doc.toJS() ?? {};
-  const problems = documentProblems(raw, 'manifest');
-  if (problems.length) {
-    throw new ManifestError(file, problems.map((p) => {
-      // The line of the entry itself, else of the nearest ancestor that exists (a missing field: its object).
-      let path = parsePath(p.field);
-      for (; path.length; path = path.slice(0, -1)) {
-        const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
-        if (node?.range) return { ...p, line: lineCounter.linePos(node.range[0]).line };
-      }
-      return p;
-    }));
-  }
-  return SeedDocumentSchema.parse(raw);
+  const { doc, problems } = checkDocument(parsed.toJS() ?? {}, 'manifest');
+  if (doc) return doc;
+  throw new ManifestError(file, problems.map((p) => {
+    // The line of the entry itself, else of the nearest ancestor that exists (a missing field: its object).
+    for (let path = parsePath(p.field); path.length; path = path.slice(0, -1)) {
+      const node = parsed.getIn(path, true) as { range?: [number, number, number] } | undefined;
+      if (node?.range) return { ...p, line: lineCounter.linePos(node.range[0]).line };
+    }
+    return p;
+  }));
 }
 
 /** A document as YAML (block style, claim matches and role bindings one per line) or JSON. */

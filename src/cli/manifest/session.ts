@@ -6,7 +6,7 @@ import type { ApiClient } from '../../client/index.js';
 import { resolveConnection } from '../connect.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { whoAmI } from '../shared/auth.js';
+import { whoAmI, type WhoAmI } from '../shared/auth.js';
 import { readManifest } from './document.js';
 import { findGroupByPath, readLive, type LiveState, type RootLookup } from './live.js';
 import { makePlan, PlanError, type Plan } from './plan.js';
@@ -24,12 +24,15 @@ function someGroup(doc: SeedDocument, test: (g: NonNullable<SeedDocument['organi
   return (doc.organizations ?? []).some(walk);
 }
 
-/** The identity uids the caller signs in as: never updated or deleted by apply, nor their bindings deleted. */
-export async function callerIdentities(ctx: Context, client: ApiClient, live: Pick<LiveState, 'identities'>): Promise<Set<string>> {
+/** Who the caller signs in as (asked while the state is read). */
+export async function whoIsCalling(ctx: Context, client: ApiClient): Promise<WhoAmI> {
   const { token } = await resolveConnection(ctx);
+  return token ? whoAmI(ctx, client, token) : {};
+}
+
+/** The identity uids the caller signs in as: never updated or deleted by apply, nor their bindings deleted. */
+export function callerIdentities(who: WhoAmI, live: Pick<LiveState, 'identities'>): Set<string> {
   const self = new Set<string>();
-  if (!token) return self;
-  const who = await whoAmI(ctx, client, token);
   if (who.identity) self.add(who.identity.uid);
   for (const i of live.identities) if (i.claimMatch.issuer === who.iss && i.claimMatch.subject === who.sub) self.add(i.uid);
   return self;
@@ -45,10 +48,11 @@ export async function planFile(ctx: Context, file: string, prune: boolean): Prom
   const doc = await readManifest(file, ctx.io.stdin);
   const client = await ctx.client();
   const roots = new Map<string, RootLookup>();
+  const who = whoIsCalling(ctx, client);
   await Promise.all((doc.organizations ?? []).map(async (org) => roots.set(org.name, await findGroupByPath(client, org.name))));
   const rootUids = [...roots.values()].flatMap((r) => ('uid' in r ? [r.uid] : []));
   const live = await readLive(client, rootUids, { tolerant: false });
-  const self = await callerIdentities(ctx, client, live);
+  const self = callerIdentities(await who, live);
   let plan: Plan;
   try {
     plan = await makePlan(doc, live, roots, client, { prune, self });

@@ -5,10 +5,9 @@ import { NotFoundError, UsageError } from '../../errors.js';
 import { formatDocument } from '../../manifest/document.js';
 import { exportDocument } from '../../manifest/export.js';
 import { findGroupByPath, parentOf, readLive } from '../../manifest/live.js';
-import { callerIdentities, writeNotes } from '../../manifest/session.js';
+import { callerIdentities, whoIsCalling, writeNotes } from '../../manifest/session.js';
 import { FULL_UID_RE, groupUid } from '../../shared/resolve.js';
-import { resolveConnection } from '../../connect.js';
-import { whoAmI } from '../../shared/auth.js';
+import type { WhoAmI } from '../../shared/auth.js';
 
 export async function run(ctx: Context, [group]: string[]): Promise<number> {
   const format = ctx.globals.output ?? 'yaml';
@@ -16,9 +15,10 @@ export async function run(ctx: Context, [group]: string[]): Promise<number> {
   // The manifest is built from checked resources (defaults filled in), whatever -o says.
   ctx.globals = { ...ctx.globals, output: undefined };
   const client = await ctx.client();
-  const rootUid = await exportRoot(ctx, group);
+  const who = await whoIsCalling(ctx, client);
+  const rootUid = await exportRoot(ctx, group, who);
   const live = await readLive(client, [rootUid], { tolerant: true });
-  const self = await callerIdentities(ctx, client, live);
+  const self = callerIdentities(who, live);
   const notes = live.unreadable.map((u) => `${u.noun} are left out: you may not list them (${u.message})`);
   const own = live.identities.filter((i) => self.has(i.uid));
   if (own.length) {
@@ -31,12 +31,10 @@ export async function run(ctx: Context, [group]: string[]): Promise<number> {
 }
 
 /** The group to export: a name path, a name or uid, or (none given) the organization of the caller's identity. */
-async function exportRoot(ctx: Context, group: string | undefined): Promise<string> {
+async function exportRoot(ctx: Context, group: string | undefined, who: WhoAmI): Promise<string> {
   const client = await ctx.client();
   if (group === undefined) {
-    const { token } = await resolveConnection(ctx);
-    const who = token ? await whoAmI(ctx, client, token) : {};
-    const uid = 'identity' in who ? who.identity?.uid : undefined;
+    const uid = who.identity?.uid;
     if (!uid) throw new UsageError('name the group to export (pctl export GROUP): this API does not say which organization you sign in to');
     let org = uid;
     while (parentOf(org)) org = parentOf(org)!;
