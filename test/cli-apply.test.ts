@@ -209,3 +209,37 @@ test.serial('export of a subtree names it by path, and what lies outside it by p
   const subtree = file('apps.json', r.stdout);
   t.is((await pctl(['diff', '-f', subtree, '--prune'])).code, 0);
 });
+
+test.serial('export where a listing is refused (PERMISSION_DENIED, as an endpoint may answer): the rest is written, the gap said on stderr', async (t) => {
+  const { pctl } = await freshAcme(t);
+  t.is((await pctl(['apply', '-f', manifest])).code, 0);
+  t.is((await pctl(['serve', 'faults', 'add', 'GET /iam/v2/identities error=7'])).code, 0);
+  const r = await pctl(['export', 'acme']);
+  t.is(r.code, 0, r.stderr);
+  const doc = YAML.parse(r.stdout);
+  t.deepEqual(doc.organizations[0].groups.map((g: { name: string }) => g.name), ['apps', 'data', 'platform', 'security']);
+  t.notRegex(r.stdout, /identities:/);
+  t.regex(r.stdout, /roleBindings:/);
+  t.regex(r.stderr, /^note: identities are left out: you may not list them \(Injected fault f\d+: PERMISSION_DENIED/m);
+  // diff and apply need the whole picture: the same refusal is an error there (exit 4).
+  const diff = await pctl(['diff', '-f', manifest]);
+  t.is(diff.code, 4, diff.stderr);
+});
+
+test.serial('on a terminal: the plan in colour, and apply asks before deleting (no: nothing changes, exit 2)', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  await srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: 'stray' } });
+  const empty = file('empty.yaml', 'organizations:\n  - name: acme\n    description: Organization created by pctl serve\n');
+  const diff = await pctl(['diff', '-f', empty, '--prune'], { tty: true });
+  t.is(diff.code, 1);
+  t.true(diff.stdout.includes('\u001b[31m- group stray\u001b[39m'), diff.stdout);
+  const before = await lastSeq(srv);
+  const declined = await pctl(['apply', '-f', empty, '--prune'], { tty: true, confirm: false });
+  t.is(declined.code, 2);
+  t.deepEqual(declined.questions, ['Apply this plan, deleting 1 resource?']);
+  t.regex(declined.stderr, /^Aborted; nothing was changed\.$/m);
+  t.deepEqual(await writesSince(srv, before), []);
+  const agreed = await pctl(['apply', '-f', empty, '--prune'], { tty: true, confirm: true });
+  t.is(agreed.code, 0, agreed.stderr);
+  t.is((await pctl(['diff', '-f', empty, '--prune'])).code, 0);
+});

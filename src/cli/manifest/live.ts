@@ -53,18 +53,20 @@ interface ReadOptions {
 /** Everything of the managed kinds under `rootUids`. */
 export async function readLive(client: ApiClient, rootUids: readonly string[], opts: ReadOptions): Promise<LiveState> {
   const unreadable: LiveState['unreadable'] = [];
-  const listAll = async <T>(d: ResourceDescriptor, query: (root: string) => object): Promise<T[]> => {
+  /** What `read` lists of `d`, or (tolerant, and the caller may not list them) nothing, said once. */
+  const readable = async <T>(d: ResourceDescriptor, read: () => Promise<T[]>): Promise<T[]> => {
     try {
-      const pages = await Promise.all(rootUids.map((root) => client.list(d, query(root)).all()));
-      return pages.flat() as T[];
+      return await read();
     } catch (err) {
       if (opts.tolerant && err instanceof ApiError && err.code === Code.PERMISSION_DENIED) {
-        unreadable.push({ noun: d.nouns.many, message: err.message });
+        if (!unreadable.some((u) => u.noun === d.nouns.many)) unreadable.push({ noun: d.nouns.many, message: err.message });
         return [];
       }
       throw err;
     }
   };
+  const listAll = <T>(d: ResourceDescriptor, query: (root: string) => object): Promise<T[]> =>
+    readable(d, async () => (await Promise.all(rootUids.map((root) => client.list(d, query(root)).all()))).flat() as T[]);
   const below = (root: string) => ({ descendantsOf: root });
   const [rootGroups, rootAssociations, groupList, identityList, roleList, allRoles, bindingList, providerList, associationList, repoList] = await Promise.all([
     Promise.all(rootUids.map((uid) => client.get(groups, uid))),
@@ -73,7 +75,7 @@ export async function readLive(client: ApiClient, rootUids: readonly string[], o
     listAll<Group>(groups, below),
     listAll<Identity>(identities, below),
     listAll<Role>(roles, below),
-    client.list(roles, {}).all(),
+    readable(roles, () => client.list(roles, {}).all()),
     listAll<RoleBinding>(roleBindings, below),
     listAll<IdentityProvider>(identityProviders, below),
     listAll<AccountAssociation>(accountAssociations, below),
