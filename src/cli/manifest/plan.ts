@@ -10,7 +10,7 @@ import { ROLE_NAMES, resolveRef, type SeedDocument, type SeedGroup } from '../..
 import { accountAssociations, groups, identities, identityProviders, repos, roleBindings, roles, type ResourceDescriptor } from '../../api/resources.js';
 import type { IdentityProvider, Role } from '../../api/schemas.js';
 import type { ApiClient } from '../../client/index.js';
-import { groupPath, parentOf, type LiveState, type RootLookup } from './live.js';
+import { findGroupByPath, groupPath, parentOf, type LiveState, type RootLookup } from './live.js';
 
 export type Kind = 'group' | 'identity' | 'role' | 'identityProvider' | 'accountAssociation' | 'repo' | 'roleBinding';
 export type Action = 'create' | 'update' | 'delete';
@@ -112,6 +112,9 @@ class Planner {
   readonly groupRefs = new Map<string, Ref>();
   readonly identityRefs = new Map<string, Ref>();
   readonly roleRefs = new Map<string, Ref>();
+  /** Identity creates by claim (issuer and subject): a moved identity's create waits for its old self's delete. */
+  readonly identityClaims = new Map<Change, string>();
+  readonly #groupList: { uid: string; name: string }[];
   readonly #children = new Map<string, Map<string, { uid: string }[]>>();
   readonly #livePaths = new Map<string, string>();
   readonly #notCreatable: string[] = [];
@@ -125,7 +128,8 @@ class Planner {
         byName.set(item.name, [...(byName.get(item.name) ?? []), item]);
       }
     };
-    index('group', [...live.groups.values()]);
+    this.#groupList = [...live.groups.values()];
+    index('group', this.#groupList);
     index('identity', live.identities);
     index('role', live.roles);
     index('identityProvider', live.providers);
@@ -259,7 +263,7 @@ class Planner {
     (g.groups ?? []).forEach((child, i) => {
       const childAt = `${at}.groups[${i}]`;
       const childPath = `${path}/${child.name}`;
-      const have = this.match('group', [...this.live.groups.values()], child.uid, ref, child.name, childAt);
+      const have = this.match('group', this.#groupList, child.uid, ref, child.name, childAt);
       let childRef: Ref;
       if (have) {
         this.used.add(have.uid);
@@ -291,7 +295,6 @@ class Planner {
   }
 
   async findGroup(path: string): Promise<string | undefined> {
-    const { findGroupByPath } = await import('./live.js');
     const found = await findGroupByPath(this.client, path);
     return 'uid' in found ? found.uid : undefined;
   }
@@ -451,8 +454,6 @@ class Planner {
     }
     return left;
   }
-
-  readonly identityClaims = new Map<Change, string>();
 }
 
 /** Plans `doc` against `live`; `roots` is where each of its organizations entries is on the server. */
