@@ -4,7 +4,7 @@
 import test from 'ava';
 import { createClient, ConnectError, Code } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import type { JsonValue } from '@bufbuild/protobuf';
+import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
 import { Journal } from '../src/server/control/journal.js';
 import { MAX_JSON_DEPTH } from '../src/server/http.js';
@@ -73,10 +73,8 @@ test('over gRPC: a google.protobuf.Struct nested past the limit is INVALID_ARGUM
   for (let i = 0; i < MAX_JSON_DEPTH + 8; i++) deep = { a: deep };
   const iam = createClient(IamService, createGrpcTransport({ baseUrl: srv.url }));
   const headers = { authorization: `Bearer ${srv.ownerToken}` };
-  const { StructSchema } = await import('@bufbuild/protobuf/wkt');
-  const { fromJson } = await import('@bufbuild/protobuf');
   const err = await t.throwsAsync<ConnectError>(iam.createGroup({
-    parent: srv.organizationUid, group: { name: 'deep-rpc', resourceLimits: fromJson(StructSchema, deep) },
+    parent: srv.organizationUid, group: { name: 'deep-rpc', resourceLimits: deep as JsonObject },
   }, { headers }));
   // protobuf's decoder stops at 100 levels of recursion (a Struct level is two), before serve
   // sees the call: an RPC body never gets as deep as MAX_JSON_DEPTH.

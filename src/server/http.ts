@@ -7,7 +7,7 @@ import { ApiError, Code, invalidField } from '../api/errors.js';
 import type { FaultInjector } from './control/faults.js';
 import type { Journal } from './control/journal.js';
 import { parseParams } from './params.js';
-import { redactUrl } from '../api/redact.js';
+import { maskValues, redactUrl } from '../api/redact.js';
 import type { RateLimiter } from './ratelimit.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
 
@@ -57,6 +57,11 @@ export interface Response {
   journalText?: () => string;
   /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
   raw?: string;
+  /**
+   * The secrets `raw` holds (a sign-in page's CSRF handle, an authorization code), each in
+   * every encoding the page uses: a page has no fields to mask by name, so the journal masks these.
+   */
+  secrets?: string[];
   headers?: Record<string, string>;
 }
 
@@ -208,6 +213,7 @@ function later<T>(value: T, show: (v: T) => string): () => string {
 }
 
 function responseText(r: Response): string | (() => string) {
+  if (r.raw !== undefined && r.secrets?.length) return later({ raw: r.raw, secrets: r.secrets }, ({ raw, secrets }) => maskValues(raw, secrets));
   return r.journalText ?? r.raw ?? r.bodyJson?.text ?? (r.body === undefined ? '' : later(r.body, JSON.stringify));
 }
 

@@ -1,6 +1,6 @@
 // The request journal: the last N calls serve answered, in memory, for `GET /_pctl/requests`
-// and `pctl serve requests`. Bodies are kept as text with every secret masked (tokens,
-// client secrets, invite codes, passwords), and cut at BODY_MAX characters.
+// and `pctl serve requests`. Bodies are shown with every secret masked by their structure
+// (src/api/redact.ts; a page by the values its handler declared), and cut at BODY_MAX characters.
 import type { JournalEntry } from '../../api/journal.js';
 import { redactText, redactUrl } from '../../api/redact.js';
 
