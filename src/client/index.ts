@@ -3,7 +3,7 @@
 // The schemas (and zod, ~30 ms to load) come in on the first validated response.
 import type { z } from 'zod';
 import type { WireType } from '../api/registry/define.js';
-import { listQueryParams, type ListQuery, type ResourceDescriptor } from '../api/resources.js';
+import { listQueryParams, withListDefaults, type ListQuery, type ResourceDescriptor } from '../api/resources.js';
 import type * as Schemas from '../api/schemas.js';
 import { ResponseError } from './errors.js';
 import { HttpClient, encodeUidPath, type ClientOptions, type RequestOptions } from './http.js';
@@ -121,12 +121,7 @@ export class ApiClient {
   }
 
   async listPage<D extends ResourceDescriptor>(d: D, query: ListQuery): Promise<Page<Item<D>>> {
-    if (d.listDefaults) {
-      const filters = { ...query.filters };
-      for (const [key, values] of Object.entries(d.listDefaults)) filters[key] ??= [...values];
-      query = { ...query, filters };
-    }
-    const opts = { query: listQueryParams(query) };
+    const opts = { query: listQueryParams(withListDefaults(d, query)) };
     const env = this.#validate
       ? await this.http.requestValid('GET', d.path, await envelopeOf(d), opts)
       : checkShape(await this.http.request('GET', d.path, opts), 'GET', d.path, d.plural);
