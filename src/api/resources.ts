@@ -57,3 +57,13 @@ export function withListDefaults(d: AnyResource, q: ListQuery): ListQuery {
   for (const [key, values] of Object.entries(d.listDefaults)) filters[key] ??= [...values];
   return { ...q, filters };
 }
+
+/** Percent-encodes each `/`-separated segment of a uid, keeping the separators (the server accepts both). */
+export function encodeUidPath(uid: string): string {
+  return uid.split('/').map(encodeURIComponent).join('/');
+}
+
+/** The path of one item of `d`: `${d.path}/${uid}`. */
+export function itemPath(d: AnyResource, uid: string): string {
+  return `${d.path}/${encodeUidPath(uid)}`;
+}
