@@ -216,7 +216,7 @@ function listTool(d: AnyResource): Tool {
 function getTool(d: AnyResource): Tool {
   return {
     name: toolName(d, 'get'),
-    description: `Get one ${d.nouns.one} by uid${d.references || d === roles ? ' or name' : ''}. ${d.cli.get?.description ?? ''}`.trim(),
+    description: `Get one ${d.nouns.one} by uid${d.references || d === roles ? ' or name' : ''}, with every field or those named in fields. ${d.cli.get?.description ?? d.cli.help.description}`,
     writes: false,
     annotations: { title: `Get a ${d.nouns.one}`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: z.strictObject({ uid: uidArg(d), fields: fieldsArg }),
