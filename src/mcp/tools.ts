@@ -132,7 +132,7 @@ const shaped = (item: unknown, fields: readonly string[] | undefined): Json => c
 const fieldsArg = z
   .array(z.string().min(1))
   .optional()
-  .describe('Return only these fields (of each item, for a list): dotted paths such as "identity.name"; default: every field. Empty fields are always left out.');
+  .describe('Only these fields (of each item), as dotted paths ("identity.name"); default: all. Empty fields are always left out.');
 
 function uidArg(d: AnyResource): z.ZodString {
   const by = d === roles ? 'its uid or its exact name (e.g. "viewer")' : d.references ? 'its uid, its name, or a unique suffix of its uid' : 'its uid';
@@ -174,8 +174,8 @@ function listTool(d: AnyResource): Tool {
   const parentNoun = d.parent?.kind === 'repo' ? repos : groups;
   const shape: Record<string, z.ZodType> = {
     page_size: z.number().int().min(1).max(PAGE_SIZE_MAX).optional().describe(`At most this many items (default ${PAGE_SIZE_DEFAULT}, at most ${PAGE_SIZE_MAX}).`),
-    page_token: z.string().min(1).optional().describe('The nextPageToken of the previous call, for the next page; keep the other arguments the same.'),
-    order_by: z.string().min(1).optional().describe('Sort order: "name", "created_at", "updated_at" or "uid", optionally followed by " desc" (default: uid).'),
+    page_token: z.string().min(1).optional().describe('nextPageToken of the previous call, for the next page (same other arguments).'),
+    order_by: z.string().min(1).optional().describe('"name", "created_at", "updated_at" or "uid" (the default), optionally + " desc".'),
     name: z.string().optional().describe(`Only the ${d.nouns.many} with exactly this name.`),
   };
   if (scoped) {
@@ -238,12 +238,19 @@ function createParts(d: AnyResource): { key: string; inner: z.ZodObject } | unde
   return { key, inner: inner as z.ZodObject };
 }
 
-/** The fields of `shape` with the descriptions of those that hold references. */
-function describeReferences(shape: Record<string, z.ZodType>): Record<string, z.ZodType> {
+/** What a model cannot guess from a create body field's name and type. */
+const FIELD_NOTES: Readonly<Record<string, string>> = {
+  ttl: `How long the invite is valid: ${S.INVITE_TTL_RULE}.`,
+  capabilities: 'Capability names such as "groups.list" or "role_bindings.create" (roles_list shows those of the built-in roles).',
+};
+
+/** The fields of `shape`, described where their name and type are not enough (references above all). */
+function describeFields(shape: Record<string, z.ZodType>): Record<string, z.ZodType> {
   return Object.fromEntries(
     Object.entries(shape).map(([k, v]) => {
       const target = REFERENCE_FIELDS[k];
-      return [k, target ? v.describe(refDescription(target, `The ${target === 'role' ? 'role' : target.nouns.one}`)) : v];
+      const note = target ? refDescription(target, `The ${target === 'role' ? 'role' : target.nouns.one}`) : FIELD_NOTES[k];
+      return [k, note ? v.describe(note) : v];
     }),
   );
 }
@@ -261,7 +268,7 @@ function createTool(d: AnyResource): Tool | undefined {
     annotations: { title: `Create a ${d.nouns.one}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     input: z.strictObject({
       parent: z.string().min(1).describe(refDescription(groups, `The group the ${d.nouns.one} is created in`)),
-      ...describeReferences(inner.shape as Record<string, z.ZodType>),
+      ...describeFields(inner.shape as Record<string, z.ZodType>),
       fields: fieldsArg,
     }),
     output: wire(d),
@@ -436,17 +443,26 @@ function errorOf(err: unknown): Json {
 
 // ---- as MCP lists them ----
 
-/** A JSON Schema of `schema`; for outputs, with nothing required (a selection or an empty value leaves a field out). */
+/**
+ * A JSON Schema of `schema`. Outputs keep their shape and types but nothing is required (a
+ * selection or an empty value leaves a field out), and the server's own checks on values
+ * (patterns, lengths, defaults) are left out: noise in a model's context (a third of the size).
+ */
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   // zod's input view for both: a field with a default may be left out (and compact() leaves out empty ones).
   const { $schema: _, ...out } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
-  return io === 'output' ? (dropRequired(out) as Json) : out;
+  return io === 'output' ? (shapeOnly(out) as Json) : out;
 }
 
-function dropRequired(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropRequired);
+const VALUE_CHECKS = new Set(['required', 'pattern', 'minLength', 'maxLength', 'default', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
+
+function shapeOnly(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(shapeOnly);
   if (!isPlainObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'required').map(([k, v]) => [k, dropRequired(v)]));
+  // `properties` names fields, which may share a check's name: only keywords are dropped.
+  return Object.fromEntries(
+    Object.entries(value).filter(([k]) => !VALUE_CHECKS.has(k)).map(([k, v]) => [k, k === 'properties' && isPlainObject(v) ? Object.fromEntries(Object.entries(v).map(([p, s]) => [p, shapeOnly(s)])) : shapeOnly(v)]),
+  );
 }
 
 /** A tool as tools/list describes it. */
