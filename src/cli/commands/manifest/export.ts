@@ -6,7 +6,8 @@ import { formatDocument } from '../../manifest/document.js';
 import { exportDocument } from '../../manifest/export.js';
 import { findGroupByPath, parentOf, readLive } from '../../manifest/live.js';
 import { callerIdentities, whoIsCalling, writeNotes } from '../../manifest/session.js';
-import { FULL_UID_RE, groupUid } from '../../shared/resolve.js';
+import { FULL_UID_RE } from '../../../api/references.js';
+import { groupUid } from '../../shared/resolve.js';
 import type { WhoAmI } from '../../shared/auth.js';
 
 export async function run(ctx: Context, [group]: string[]): Promise<number> {
