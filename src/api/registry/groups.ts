@@ -50,8 +50,7 @@ export const groups = defineResource({
         '--descendants-of and --children-of scope the listing to a subtree or to direct children.',
       examples: [
         ['every group anywhere below acme', 'pctl groups list --descendants-of acme'],
-        ['direct children only, as uids', 'pctl groups list --children-of acme -o id'],
-        ['the groups directly below acme/platform', 'pctl groups list --children-of acme/platform'],
+        ['direct children of acme/platform (a name path), as uids', 'pctl groups list --children-of acme/platform -o id'],
         ['the ten most recently created groups', "pctl groups list --order-by 'created_at desc' --limit 10"],
       ],
     },
