@@ -18,6 +18,8 @@ export interface JournalEntry {
   matched: boolean;
   /** The id and effect of the injected fault that answered or delayed the call. */
   fault?: { id: string; effect: string };
+  /** A call of a deprecated API (v1): its method, and the v2 call that replaces it. */
+  deprecated?: { call: string; successor: string };
   requestBody?: string;
   responseBody?: string;
 }

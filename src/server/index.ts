@@ -12,7 +12,7 @@ import type { ServerContext } from './context.js';
 import { createDispatcher, createHttp1Server, restListener, toErrorResponse, type Principal, type ResourceRoutes } from './http.js';
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
-import { rpcListener } from './rpc/index.js';
+import { API_SERVICES, rpcListener } from './rpc/index.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
 import { ListEngine } from './store/list.js';
@@ -37,6 +37,8 @@ import { controlHandler } from './control/routes.js';
 import { Snapshots } from './control/snapshots.js';
 import { Determinism } from './deterministic.js';
 import { systemRandom, type Random } from './random.js';
+import { routeOperations } from './v1/operations.js';
+import { V1_SERVICES, v1Surface, type V1Options } from './v1/index.js';
 
 export interface ServeOptions {
   /** owner.token, and (without `database`) the SQLite database, the signing key and the lock. */
@@ -83,6 +85,8 @@ export interface ServeOptions {
   journalSize?: number;
   /** Waits out an injected latency (default setTimeout; tests inject one). */
   sleep?: (ms: number) => Promise<void>;
+  /** The v1 calls beside v2 (`--v1`, `--v1-sunset`); default: answered, no sunset date. */
+  v1?: V1Options;
 }
 
 export interface RunningServer {
@@ -162,6 +166,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     });
     const dispatchCall = createDispatcher({
       routes,
+      surfaces: [v1Surface(routeOperations(routes), opts.v1 ?? { enabled: true })],
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...oauth.routes,
@@ -182,7 +187,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       ? (call) => openedStore.refresh()!.then(() => ticked(call), (err: unknown) => toErrorResponse(err, opts.log))
       : ticked;
     // One listener for both HTTP versions: RPCs by Connect, the rest as REST.
-    const listener = rpcListener(dispatch, restListener(dispatch, opts.log), opts.log);
+    const listener = rpcListener(dispatch, restListener(dispatch, opts.log), opts.log, [...API_SERVICES, ...V1_SERVICES]);
     const server = createFront(createHttp1Server(listener, rateLimiter), listener);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
