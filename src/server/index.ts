@@ -39,6 +39,7 @@ import { Determinism } from './deterministic.js';
 import { systemRandom, type Random } from './random.js';
 import { routeOperations } from './v1/operations.js';
 import { V1_SERVICES, v1Surface, type V1Options } from './v1/index.js';
+import { v1Callers } from './v1/report.js';
 
 export interface ServeOptions {
   /** owner.token, and (without `database`) the SQLite database, the signing key and the lock. */
@@ -175,7 +176,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),
       ...(opts.log ? { log: opts.log } : {}),
-      control: controlHandler({ store, faults, journal, snapshots }),
+      control: controlHandler({ store, faults, journal, snapshots, more: { 'GET /_pctl/v1-callers': () => ({ body: v1Callers(journal, openedStore) }) } }),
       faults,
       journal,
       clock,
