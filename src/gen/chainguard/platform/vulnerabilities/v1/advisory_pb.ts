@@ -2,7 +2,7 @@
 // the v1 calls serve answers beside v2 (src/server/v1/): the same package, services, methods,
 // field numbers and google.api.http rules, so that a client generated from the vendor's files
 // works unchanged. Left out: the vendor's own annotations (auth, events, openapi) and calls
-// outside serve's resources. See ../../../../docs/v1.md.
+// outside serve's resources. See docs/v1.md.
 
 //
 //Copyright 2025 Chainguard, Inc.
