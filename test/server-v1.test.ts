@@ -254,10 +254,13 @@ for (const via of VIAS) {
     t.like(await srv.ok('GET', `/iam/v2/identityProviders/${idp.body.id}`), { name: `sso2-${via}`, oidc: { issuer: 'https://sso2.example', correlationRule: 'OID_EQUALS_EXTERNAL_ID' } });
     const listed = await v1('iam.IdentityProviders/List', { name: `sso2-${via}` }, ['GET', `/iam/v1/identityProviders?name=sso2-${via}`]);
     t.deepEqual(listed.body.items.map((p: Any) => p.id), [idp.body.id]);
-    const scim = await v1('iam.IdentityProviders/GenerateScimToken', { identityProviderId: idp.body.id }, ['POST', `/iam/v1/identityProviders/${idp.body.id}:generateScimToken`, {}]);
-    t.is(scim.code, 12);
-    t.regex(scim.message, /SCIM.*GET \/iam\/v2\/identityProviders\/\{uid\}/);
-    assertDeprecated(t, scim, `/iam/v2/identityProviders/${idp.body.id}`);
+    for (const verb of ['GenerateScimToken', 'RegenerateScimToken', 'RevokeScimToken', 'SetScimEnabled']) {
+      const path = `/iam/v1/identityProviders/${idp.body.id}:${verb[0]!.toLowerCase()}${verb.slice(1)}`;
+      const scim = await v1(`iam.IdentityProviders/${verb}`, { identityProviderId: idp.body.id }, ['POST', path, {}]);
+      t.is(scim.code, 12, verb);
+      t.regex(scim.message, /SCIM.*GET \/iam\/v2\/identityProviders\/\{uid\}/, verb);
+      assertDeprecated(t, scim, `/iam/v2/identityProviders/${idp.body.id}`);
+    }
     t.is((await v1('iam.IdentityProviders/Delete', { id: idp.body.id }, ['DELETE', `/iam/v1/identityProviders/${idp.body.id}`])).code, 0);
     t.is((await srv.call('GET', `/iam/v2/identityProviders/${idp.body.id}`)).status, 404);
 
