@@ -13,12 +13,7 @@ import { storageErrorCode, storageFailure } from './store/failure.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export interface Principal {
-  /** The identity the bearer token belongs to. */
-  identityUid: string;
-  /** The token's email claim, when it has one. */
-  email?: string;
-}
+import type { Principal } from './auth/principal.js';
 
 export interface Request {
   method: string;

@@ -4,7 +4,7 @@
 // answer out. A call with no source in serve's data names what is closest in v2 instead.
 import { ApiError, Code, invalidField } from '../../api/errors.js';
 import { accountAssociations, advisories, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags, type Resource } from '../../api/registry/index.js';
-import type { Principal } from '../http.js';
+import type { Principal } from '../auth/principal.js';
 import * as M from './mapping.js';
 import type { Operations, Wire } from './operations.js';
 

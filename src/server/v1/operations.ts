@@ -1,9 +1,12 @@
 // The seam between the v1 surface and serve's operations: what v1 asks of them, in v2's wire
-// shapes (the mapping in mapping.ts is v1 ↔ v2 wire). Every call runs the v2 handling of the
-// same resource in process, with the caller's principal, so that authorization, validation,
-// uniqueness and cascades are the ones v2 has: no rule of theirs is restated here.
+// shapes (the mapping in mapping.ts is v1 ↔ v2 wire). Each call goes through v2's REST handler
+// of the same resource in process, with the caller's principal: that handler parses v2's wire
+// body, calls the one domain operation (src/server/domain/) and renders v2's wire form, which
+// is exactly the conversion v1 needs; so authorization, validation, uniqueness and cascades
+// are the domain's, and no rule of theirs is restated here.
 import type { Resource } from '../../api/registry/index.js';
-import type { Principal, Request, ResourceRoutes, Response } from '../http.js';
+import type { Principal } from '../auth/principal.js';
+import type { Request, ResourceRoutes, Response } from '../http.js';
 
 export type Wire = Record<string, unknown>;
 
