@@ -26,6 +26,7 @@ import { groupInviteRoutes } from './routes/group-invites.js';
 import { identityProviderRoutes } from './routes/identity-providers.js';
 import { registryRoutes } from './routes/registry.js';
 import { resourceRoutes } from './routes/resource.js';
+import { subscriptionRoutes } from './routes/subscriptions.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { redactDatabaseUrl } from './store/shared.js';
 import { Store } from './store/store.js';
@@ -133,7 +134,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const ctx: ServerContext = { store, lists: new ListEngine(store, clock, random), clock, authz: new Authorizer(store), random };
     await ctx.lists.ensureTokenKey();
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
-    const own = new Map([...iamRoutes(ctx), identityProviderRoutes(ctx), groupInviteRoutes(ctx), accountAssociationRoutes(ctx), libraryRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
+    const own = new Map([...iamRoutes(ctx), identityProviderRoutes(ctx), groupInviteRoutes(ctx), accountAssociationRoutes(ctx), libraryRoutes(ctx), subscriptionRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
     const routes: ResourceRoutes[] = [...registry.map((d) => own.get(d.path) ?? resourceRoutes(ctx, d)), ...advisoryDocumentRoutes(ctx)];
 
     // Authentication is settled once bootstrap has run; until then every request is refused.

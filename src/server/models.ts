@@ -142,6 +142,9 @@ export const records = {
     return record('vulnerabilityMetadata', null, id, null, b, rest);
   },
 
+  /** The sink is the name column: what NAME shows, order_by=name sorts and a reference may give. */
+  subscription: (b: Base & { parent: string; sink: string }) => record('subscription', b.parent, b.sink, null, b, {}),
+
   /** artifactName lives in the name column and advisoryId in alt_key: both are exact-match list filters. */
   advisory: (b: Base & { advisoryId: string; artifactName: string }) => record('advisory', null, b.artifactName, b.advisoryId, b, {}),
 };
@@ -316,6 +319,10 @@ export function advisoryToWire(r: Record_): WireOut<'Advisory'> {
   return { uid: r.uid, advisoryId: r.altKey ?? '', artifactName: r.name, createTime: r.createTime, updateTime: r.updateTime };
 }
 
+export function subscriptionToWire(r: Record_): WireOut<'Subscription'> {
+  return { uid: r.uid, sink: r.name, createTime: r.createTime, updateTime: r.updateTime };
+}
+
 /**
  * The store kinds each wire form reads besides its own record (a role binding names its
  * identity, group and role): its cached JSON is encoded again after a write of one of them.
@@ -333,6 +340,7 @@ export const WIRE_READS: { [W in WireName]: readonly Kind[] } = {
   Repo: [],
   Tag: [],
   Advisory: [],
+  Subscription: [],
 };
 
 /**
@@ -384,4 +392,5 @@ export const TO_WIRE: { [W in WireName]: (r: Record_, store: Store) => WireOut<W
   Repo: repoToWire,
   Tag: tagToWire,
   Advisory: advisoryToWire,
+  Subscription: subscriptionToWire,
 };

@@ -145,6 +145,8 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
   completion?: { orderBy?: string; candidates: (item: T) => readonly (readonly [value: string, description: string])[] };
   /** The seed document key items appear under (in their parent's entry), if seeds carry them. */
   seedKey?: string;
+  /** The CLI command group the noun's command lives in (`pctl events subscriptions`) instead of the top level. */
+  commandGroup?: string;
   /** The CLI: the noun's help, and the generic verbs it offers (list, get, delete) with their help. */
   cli: {
     help: Help;
