@@ -1,7 +1,9 @@
 // The durable store: typed access to the resources table. Every method that writes runs
 // in a transaction that has committed (and fsynced) by the time it returns.
 import type { Statement } from 'better-sqlite3';
+import { writeActor, type Actor } from './actor.js';
 import { openDatabase, openMirrorDatabase, type DB } from './db.js';
+import { OUTBOX_TABLES, SqliteOutbox, type Outbox, type OutboxEntry } from './outbox.js';
 import { databaseUnavailable, type Change, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
 import Database from './sqlite.js';
 
@@ -21,6 +23,17 @@ export interface Record_ {
 
 /** A row of the resources table, as SQLite holds it (and a shared database's log carries it). */
 type Row = StoredRow;
+
+/** One committed change of a resource, in commit order: the change feed's record. */
+export interface ChangeRecord {
+  verb: 'created' | 'updated' | 'deleted';
+  /** The record after a create or update; before a delete. */
+  record: Record_;
+  actor: Actor;
+}
+
+/** What the change feed makes of a change: an outbox entry, committed with the write (or nothing). */
+export type ChangeFeed = (change: ChangeRecord) => OutboxEntry | undefined;
 
 /** A database that cannot replace this one's rows (replaceWith): not pctl's, or another schema version. */
 export class IncompatibleDatabaseError extends Error {
@@ -86,6 +99,8 @@ export class Store {
   constructor(home: string | SharedDatabase) {
     this.db = typeof home === 'string' ? openDatabase(home) : openMirrorDatabase();
     if (typeof home !== 'string') this.shared = home;
+    this.sqliteOutbox = typeof home === 'string' ? new SqliteOutbox(this.db) : undefined;
+    this.outbox = typeof home === 'string' ? this.sqliteOutbox! : home.outbox;
     const db = this.db;
     this.stmts = {
       get: db.prepare('SELECT * FROM resources WHERE uid = ?'),
@@ -111,6 +126,38 @@ export class Store {
       ),
       metaDelete: db.prepare('DELETE FROM meta WHERE key = ?'),
     };
+  }
+
+  // ---- The change feed and the outbox ----------------------------------------------------
+
+  /** The events committed with the writes and their deliveries (SQLite: in this database; PostgreSQL: in the shared one). */
+  readonly outbox: Outbox;
+  private readonly sqliteOutbox: SqliteOutbox | undefined;
+  /** Set by the events module: each change a request's write makes becomes an outbox entry. */
+  feed: ChangeFeed | undefined;
+  /** The caller of the write now running (none: bootstrap, seeds, restores: no events). */
+  private actor: Actor | undefined;
+  /** The outbox entries of the batch now running; cut back when a write rolls back. */
+  private staged: OutboxEntry[] = [];
+  private readonly committedListeners = new Set<() => void>();
+
+  /** Calls `listener` after each commit that added events, until the returned function is called. */
+  onEvents(listener: () => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
+  }
+
+  private changed(verb: ChangeRecord['verb'], record: Record_): void {
+    if (!this.feed || !this.actor) return;
+    const entry = this.feed({ verb, record, actor: this.actor });
+    if (entry) this.staged.push(entry);
+  }
+
+  /** The batch committed: its staged entries are in the outbox; whoever waits for events hears of it. */
+  private eventsCommitted(): void {
+    const any = this.staged.length > 0;
+    this.staged = [];
+    if (any) for (const l of this.committedListeners) l();
   }
 
   /** Closes the database (and, for a shared one, its connections). */
@@ -236,9 +283,11 @@ export class Store {
       if (tx.missed === 'gap') await this.reload();
       else this.apply(tx.missed);
       const changes = this.runAgainstMirror(batch, settle);
-      await tx.commit(changes);
+      await tx.commit(changes, this.staged);
       this.apply(changes);
+      this.eventsCommitted();
     } catch (err) {
+      this.staged = [];
       await tx?.rollback();
       const failure = databaseUnavailable(err);
       for (const item of batch) item.reject(failure);
@@ -257,14 +306,19 @@ export class Store {
     try {
       for (const item of batch) {
         this.db.exec('SAVEPOINT request');
+        const mark = this.staged.length;
+        this.actor = item.actor;
         try {
           const value = item.fn();
           this.db.exec('RELEASE request');
           settle.push(() => item.resolve(value));
         } catch (err) {
+          this.staged.length = mark;
           this.db.exec('ROLLBACK TO request');
           this.db.exec('RELEASE request');
           settle.push(() => item.reject(err));
+        } finally {
+          this.actor = undefined;
         }
       }
       const changes: Change[] = [];
@@ -294,7 +348,7 @@ export class Store {
     }
   }
 
-  private pending: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  private pending: { fn: () => unknown; actor: Actor | undefined; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
 
   /**
    * A request's write, committed with group commit: the writes queued while the event loop
@@ -305,7 +359,7 @@ export class Store {
    */
   write<T>(fn: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.pending.push({ fn, actor: writeActor.getStore(), resolve: resolve as (v: unknown) => void, reject });
       if (this.pending.length !== 1) return;
       if (this.shared) {
         if (!this.flushing) setImmediate(() => void this.flushShared());
@@ -326,11 +380,14 @@ export class Store {
       this.db.exec('BEGIN IMMEDIATE');
       for (const item of batch) {
         if (isolate) this.db.exec('SAVEPOINT request');
+        const mark = this.staged.length;
+        this.actor = item.actor;
         try {
           const value = item.fn();
           if (isolate) this.db.exec('RELEASE request');
           settle.push(() => item.resolve(value));
         } catch (err) {
+          this.staged.length = mark;
           // SQLite ends the whole transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR,
           // SQLITE_NOMEM …): then the writes before this one are gone too, and the batch fails
           // with this error (not with the "no such savepoint" a ROLLBACK TO would raise).
@@ -343,10 +400,17 @@ export class Store {
           }
           this.rolledBack();
           settle.push(() => item.reject(err));
+        } finally {
+          this.actor = undefined;
         }
       }
-      if (this.db.inTransaction) this.db.exec('COMMIT');
+      if (this.db.inTransaction) {
+        // The events go in the same transaction as the writes they describe: both or neither.
+        if (this.staged.length) this.sqliteOutbox!.write(this.staged, Date.now());
+        this.db.exec('COMMIT');
+      }
     } catch (err) {
+      this.staged = [];
       // The batch did not commit (disk full, I/O error, store closed): none of it happened.
       try {
         if (this.db.open && this.db.inTransaction) this.db.exec('ROLLBACK');
@@ -357,6 +421,7 @@ export class Store {
       for (const item of batch) item.reject(err);
       return;
     }
+    this.eventsCommitted();
     for (const done of settle) done();
   }
 
@@ -397,7 +462,9 @@ export class Store {
     try {
       this.checkSameSchema(schema);
       const tables = (this.db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'").all() as { name: string }[])
-        .map((t) => t.name);
+        .map((t) => t.name)
+        // The outbox is this server's history of what it sent, not data a snapshot brings back.
+        .filter((name) => !OUTBOX_TABLES.includes(name));
       const kept = keepMeta.map(() => '?').join(', ') || "''";
       await this.write(() => {
         for (const table of tables) {
@@ -547,16 +614,20 @@ export class Store {
   insert(rec: Record_): void {
     this.stmts.insert.run(rec.uid, rec.kind, rec.parent, rec.name, rec.altKey, rec.createTime, rec.updateTime, JSON.stringify(rec.data));
     this.wrote(rec.uid, rec.kind);
+    this.changed('created', rec);
   }
 
   update(rec: Record_): void {
     this.stmts.update.run(rec.name, rec.altKey, rec.updateTime, JSON.stringify(rec.data), rec.uid);
     this.wrote(rec.uid, rec.kind);
+    this.changed('updated', rec);
   }
 
   remove(uid: string): boolean {
+    const before = this.feed && this.actor ? (this.stmts.get.get(uid) as Row | undefined) : undefined;
     const changed = this.stmts.remove.run(uid).changes > 0;
     if (changed) this.wrote(uid);
+    if (changed && before) this.changed('deleted', rowToRecord(before));
     return changed;
   }
 
