@@ -38,6 +38,9 @@ import { controlHandler } from './control/routes.js';
 import { Snapshots } from './control/snapshots.js';
 import { Determinism } from './deterministic.js';
 import { systemRandom, type Random } from './random.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, type RetrySchedule } from './events/deliverer.js';
+import { changeFeed } from './events/feed.js';
+import { eventControlRoutes } from './events/routes.js';
 
 export interface ServeOptions {
   /** owner.token, and (without `database`) the SQLite database, the signing key and the lock. */
@@ -84,6 +87,10 @@ export interface ServeOptions {
   journalSize?: number;
   /** Waits out an injected latency (default setTimeout; tests inject one). */
   sleep?: (ms: number) => Promise<void>;
+  /** When webhook deliveries are retried (`--event-retry`): default DEFAULT_RETRY; tests shorten it. */
+  eventRetry?: RetrySchedule;
+  /** How long a sink has to answer one delivery (`--event-timeout`; default DEFAULT_DELIVERY_TIMEOUT_MS). */
+  eventTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -132,6 +139,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
     const ctx: ServerContext = { store, lists: new ListEngine(store, clock, random), clock, authz: new Authorizer(store), random };
+    // Every change a request commits becomes a CloudEvent in the outbox, in the same transaction.
+    store.feed = changeFeed(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '' });
     await ctx.lists.ensureTokenKey();
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
     const own = new Map([...iamRoutes(ctx), identityProviderRoutes(ctx), groupInviteRoutes(ctx), accountAssociationRoutes(ctx), libraryRoutes(ctx), subscriptionRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
@@ -145,6 +154,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const faults = new FaultInjector();
     for (const rule of opts.faults ?? []) faults.add(rule);
     const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
+    const deliverer = new Deliverer({
+      outbox: store.outbox, key, issuer: () => openedStore.getMeta('issuer') ?? '', faults,
+      schedule: opts.eventRetry ?? DEFAULT_RETRY, timeoutMs: opts.eventTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+      // Other replicas commit events this one hears of only by looking.
+      ...(store.shared ? { pollMs: 1000 } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+    });
+    store.onEvents(() => deliverer.wake());
     const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: (h) => authenticate(h) });
     let ownIssuer = ''; // serve's base URL, once listening
     const snapshots = new Snapshots({
@@ -171,7 +188,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),
       ...(opts.log ? { log: opts.log } : {}),
-      control: controlHandler({ store, faults, journal, snapshots }),
+      control: controlHandler({ store, faults, journal, snapshots, more: eventControlRoutes(store, () => deliverer.wake()) }),
       faults,
       journal,
       clock,
@@ -204,6 +221,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     await store.shared?.started();
     authenticate = bearerAuthenticator(store, verifier, clock);
     determinism?.markStarted();
+    await deliverer.start();
 
     const openStore = store;
     let closing: Promise<void> | undefined;
@@ -214,6 +232,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       issueToken: async (identityUid, ttlSeconds = 3600) => (await openStore.refresh(), await issueIdentityToken(openStore, key, identityUid, ttlSeconds, tokenClock)).token,
       // Requests in flight get a moment to finish; then connections are cut.
       close: () => (closing ??= server.close(2000).then(async () => {
+        await deliverer.close();
         await openStore.close();
         unlock();
       })),

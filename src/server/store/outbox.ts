@@ -63,6 +63,7 @@ export interface Settlement {
 }
 
 export interface DeliveryFilter {
+  id?: number | undefined;
   subscription?: string | undefined;
   state?: DeliveryState | undefined;
   limit: number;
@@ -82,8 +83,10 @@ export interface Outbox {
   deliveries(filter: DeliveryFilter): Promise<Delivery[]>;
   /** Makes a delivery pending again, due now, attempts from zero; false when there is none. */
   redeliver(id: number, now: number, time: string): Promise<boolean>;
-  /** When the earliest pending delivery is due (epoch ms), if any. */
+  /** When the earliest delivery that heads its subscription's queue is due (epoch ms), if any. */
   nextDue(): Promise<number | undefined>;
+  /** Takes back the leases of a previous run; only where one process delivers (a data dir's SQLite). */
+  releaseLeases?(): Promise<void>;
   /** Drops settled deliveries and events beyond the newest `keep` (never what a pending delivery needs). */
   prune(keep: number): Promise<void>;
 }
@@ -122,6 +125,9 @@ export function delivery(r: DeliveryRow): Delivery {
   };
 }
 
+/** A pending delivery `d` that heads its subscription's queue: deliveries go in commit order. */
+export const HEAD = "d.state = 'pending' AND NOT EXISTS (SELECT 1 FROM deliveries q WHERE q.subscription = d.subscription AND q.state = 'pending' AND q.id < d.id)";
+
 /** The deliveries with their event's type and subject, newest first (SQL shared by both stores). */
 export const DELIVERY_SELECT =
   'SELECT d.id, d.event_seq, d.subscription, d.sink, d.state, d.attempts, d.next_attempt, d.last_status, d.last_error, d.update_time, ' +
@@ -155,8 +161,7 @@ export class SqliteOutbox implements Outbox {
 
   async claim(now: number, limit: number, leaseMs: number): Promise<{ delivery: Delivery; event: FeedEvent }[]> {
     const heads = this.db.prepare(
-      `${DELIVERY_SELECT} WHERE d.state = 'pending' AND d.next_attempt <= ? AND d.lease_until <= ? ` +
-        "AND d.id = (SELECT min(id) FROM deliveries q WHERE q.subscription = d.subscription AND q.state = 'pending') ORDER BY d.id LIMIT ?",
+      `${DELIVERY_SELECT} WHERE ${HEAD} AND d.next_attempt <= ? AND d.lease_until <= ? ORDER BY d.id LIMIT ?`,
     ).all(now, now, limit) as DeliveryRow[];
     const lease = this.db.prepare('UPDATE deliveries SET lease_until = ? WHERE id = ?');
     const event = this.db.prepare('SELECT * FROM events WHERE seq = ?');
@@ -181,6 +186,7 @@ export class SqliteOutbox implements Outbox {
   async deliveries(f: DeliveryFilter): Promise<Delivery[]> {
     const where: string[] = [];
     const args: unknown[] = [];
+    if (f.id !== undefined) (where.push('d.id = ?'), args.push(f.id));
     if (f.subscription) (where.push('d.subscription = ?'), args.push(f.subscription));
     if (f.state) (where.push('d.state = ?'), args.push(f.state));
     const sql = `${DELIVERY_SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY d.id DESC LIMIT ?`;
@@ -194,8 +200,12 @@ export class SqliteOutbox implements Outbox {
   }
 
   async nextDue(): Promise<number | undefined> {
-    const row = this.db.prepare("SELECT min(max(next_attempt, lease_until)) AS t FROM deliveries WHERE state = 'pending'").get() as { t: number | null };
+    const row = this.db.prepare(`SELECT min(max(next_attempt, lease_until)) AS t FROM deliveries d WHERE ${HEAD}`).get() as { t: number | null };
     return row.t ?? undefined;
+  }
+
+  async releaseLeases(): Promise<void> {
+    this.db.prepare("UPDATE deliveries SET lease_until = 0 WHERE state = 'pending' AND lease_until > 0").run();
   }
 
   async prune(keep: number): Promise<void> {

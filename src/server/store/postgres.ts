@@ -10,7 +10,7 @@
 // up to date under that lock, so every rule it checks (a parent that exists, a unique name)
 // still holds when it commits, and no two replicas can interleave. Readers never wait on it.
 import pg from 'pg';
-import { DELIVERY_SELECT, delivery, feedEvent, type Delivery, type DeliveryFilter, type DeliveryRow, type EventRow, type FeedEvent, type Outbox, type OutboxEntry, type Settlement } from './outbox.js';
+import { DELIVERY_SELECT, HEAD, delivery, feedEvent, type Delivery, type DeliveryFilter, type DeliveryRow, type EventRow, type FeedEvent, type Outbox, type OutboxEntry, type Settlement } from './outbox.js';
 import { redactDatabaseUrl, type Change, type FullState, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
 
 /** How many log entries are kept: a replica further behind than this loads everything again. */
@@ -262,8 +262,7 @@ class PostgresOutbox implements Outbox {
     const claimed = await this.pool.query<{ id: string }>(
       `UPDATE deliveries SET lease_until = $2 WHERE id IN (
          SELECT d.id FROM deliveries d
-         WHERE d.state = 'pending' AND d.next_attempt <= $1 AND d.lease_until <= $1
-           AND NOT EXISTS (SELECT 1 FROM deliveries q WHERE q.subscription = d.subscription AND q.state = 'pending' AND q.id < d.id)
+         WHERE ${HEAD} AND d.next_attempt <= $1 AND d.lease_until <= $1
          ORDER BY d.id LIMIT $3 FOR UPDATE SKIP LOCKED
        ) RETURNING id`,
       [now, now + leaseMs, limit],
@@ -288,6 +287,7 @@ class PostgresOutbox implements Outbox {
   async deliveries(f: DeliveryFilter): Promise<Delivery[]> {
     const where: string[] = [];
     const args: unknown[] = [];
+    if (f.id !== undefined) (args.push(f.id), where.push(`d.id = $${args.length}`));
     if (f.subscription) (args.push(f.subscription), where.push(`d.subscription = $${args.length}`));
     if (f.state) (args.push(f.state), where.push(`d.state = $${args.length}`));
     args.push(f.limit);
@@ -301,7 +301,7 @@ class PostgresOutbox implements Outbox {
   }
 
   async nextDue(): Promise<number | undefined> {
-    const t = (await this.pool.query<{ t: string | null }>("SELECT min(greatest(next_attempt, lease_until)) AS t FROM deliveries WHERE state = 'pending'")).rows[0]?.t;
+    const t = (await this.pool.query<{ t: string | null }>(`SELECT min(greatest(next_attempt, lease_until)) AS t FROM deliveries d WHERE ${HEAD}`)).rows[0]?.t;
     return t === null || t === undefined ? undefined : Number(t);
   }
 
