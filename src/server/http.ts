@@ -9,7 +9,7 @@ import type { Journal } from './control/journal.js';
 import { parseParams } from './params.js';
 import { redactUrl } from '../api/redact.js';
 import type { RateLimiter } from './ratelimit.js';
-import { writeActor } from './store/actor.js';
+import { requestOrigin } from './store/actor.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -332,7 +332,7 @@ async function route(
       });
     }
     facts.matched = true;
-    return asActor(principal, () => action(makeRequest(call, uid ?? '', principal)));
+    return asCaller(principal, opts, () => action(makeRequest(call, uid ?? '', principal)));
   }
   const handlers: Record<string, Handler | undefined> =
     uid === undefined
@@ -348,12 +348,12 @@ async function route(
     });
   }
   facts.matched = true;
-  return asActor(principal, () => handler(makeRequest(call, uid ?? '', principal)));
+  return asCaller(principal, opts, () => handler(makeRequest(call, uid ?? '', principal)));
 }
 
 /** Runs an API handler as its caller: the changes it commits name them in the change feed. */
-function asActor(principal: Principal, run: () => Response | Promise<Response>): Response | Promise<Response> {
-  return writeActor.run(principal, run);
+function asCaller(principal: Principal, opts: HttpOptions, run: () => Response | Promise<Response>): Response | Promise<Response> {
+  return requestOrigin.run({ actor: principal.identityUid, time: new Date((opts.clock ?? Date.now)()).toISOString(), operation: null }, run);
 }
 
 function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes?: ResourceRoutes; uid?: string; verb?: string } {

@@ -39,7 +39,7 @@ import { Snapshots } from './control/snapshots.js';
 import { Determinism } from './deterministic.js';
 import { systemRandom, type Random } from './random.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, type RetrySchedule } from './events/deliverer.js';
-import { changeFeed } from './events/feed.js';
+import { recordEvents } from './events/feed.js';
 import { eventControlRoutes } from './events/routes.js';
 
 export interface ServeOptions {
@@ -140,7 +140,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
     const ctx: ServerContext = { store, lists: new ListEngine(store, clock, random), clock, authz: new Authorizer(store), random };
     // Every change a request commits becomes a CloudEvent in the outbox, in the same transaction.
-    store.feed = changeFeed(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '' });
+    recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '' });
     await ctx.lists.ensureTokenKey();
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
     const own = new Map([...iamRoutes(ctx), identityProviderRoutes(ctx), groupInviteRoutes(ctx), accountAssociationRoutes(ctx), libraryRoutes(ctx), subscriptionRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
@@ -161,7 +161,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       ...(store.shared ? { pollMs: 1000 } : {}),
       ...(opts.log ? { log: opts.log } : {}),
     });
-    store.onEvents(() => deliverer.wake());
+    store.changes.subscribe(() => deliverer.wake());
     const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: (h) => authenticate(h) });
     let ownIssuer = ''; // serve's base URL, once listening
     const snapshots = new Snapshots({

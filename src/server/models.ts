@@ -76,7 +76,7 @@ interface Base {
   updateTime?: string;
 }
 
-function record(kind: string, parent: string | null, name: string, altKey: string | null, b: Base, data: Record<string, unknown>): Record_ {
+function record(kind: Kind, parent: string | null, name: string, altKey: string | null, b: Base, data: Record<string, unknown>): Record_ {
   return { uid: b.uid ?? '', kind, parent, name, altKey, createTime: b.createTime, updateTime: b.updateTime ?? b.createTime, data };
 }
 

@@ -22,7 +22,7 @@ import type { FieldViolation } from '../api/errors.js';
 import type { AccountAssociationFields } from '../api/schemas.js';
 
 import { advisoryDocumentToWire, associationStoreUid, builtinRoleUid, type Oidc, claimKey, newAdvisoryUid, newChildUid, newOrganizationUid, records, timestamp, vulnerabilityMetadataToWire } from './models.js';
-import type { Record_, Store } from './store/store.js';
+import type { Kind, Record_, Store } from './store/store.js';
 import type { Random } from './random.js';
 
 // Field rules (documented in README, "Seed files") are the API's own, from src/api/schemas.ts.
@@ -494,7 +494,7 @@ type Row = Record_;
 export function exportSeed(store: Store): SeedDocument {
   const ownerUid = store.getMeta('owner_identity') ?? '';
   const mainOrg = store.getMeta('organization') ?? '';
-  const kids = (uid: string, kind: string) => store.children(uid, kind);
+  const kids = (uid: string, kind: Kind) => store.children(uid, kind);
   const get = (uid: string): Row | undefined => store.get(uid);
   const data = (r: Row) => r.data;
   const str = (v: unknown) => (typeof v === 'string' ? v : '');

@@ -1,13 +1,15 @@
-// The change feed's events: each change a request commits (Store.feed) becomes one CloudEvent
-// in the outbox, in the same transaction, with a delivery for every subscription of its group
-// or of an ancestor. What an event says is pinned by shared/spec/events.md; docs/events.md
+// Change events: each change a caller commits (the store's change feed, store/changes.ts)
+// becomes one CloudEvent in the outbox, in the same transaction, with a delivery for every
+// subscription of its group or of an ancestor. Serve's own writes (bootstrap, seeds, restores:
+// no actor) make none. What an event says is pinned by shared/spec/events.md; docs/events.md
 // tells users.
 import { byStoreKind, type Resource } from '../../api/registry/index.js';
 import { eventType, type EventData } from '../../api/events.js';
 import { TO_WIRE, timestamp } from '../models.js';
 import type { Random } from '../random.js';
+import type { ResourceChange } from '../store/changes.js';
 import type { OutboxEntry } from '../store/outbox.js';
-import type { ChangeFeed, ChangeRecord, Record_, Store } from '../store/store.js';
+import type { Record_, Store } from '../store/store.js';
 
 export interface FeedOptions {
   random: Random;
@@ -17,16 +19,24 @@ export interface FeedOptions {
   baseUrl: () => string;
 }
 
-export function changeFeed(store: Store, opts: FeedOptions): ChangeFeed {
+/** Writes the events of every change with an actor into the outbox, in the write's transaction. */
+export function recordEvents(store: Store, opts: FeedOptions): () => void {
+  const toEntry = eventOf(store, opts);
+  return store.changes.inTransaction((changes) => {
+    const entries = changes.flatMap((c) => toEntry(c) ?? []);
+    if (entries.length) store.sqliteOutbox.write(entries, Date.now());
+  });
+}
+
+function eventOf(store: Store, opts: FeedOptions): (change: ResourceChange) => OutboxEntry | undefined {
   const subscriptions = subscriptionIndex(store);
   return (change) => {
     const d = byStoreKind(change.record.kind);
-    if (!d) return undefined;
+    if (!d || !change.actor) return undefined;
     const subject = wireUid(change.record);
     const group = eventGroup(change.record, subject, change.verb);
     const data: EventData = {};
-    const actor = actorOf(store, change);
-    if (actor) data.actor = actor;
+    data.actor = actorOf(store, change.actor);
     const body = bodyOf(store, d, change, subject);
     if (body) data.body = body;
     const domain = d.path.split('/')[1];
@@ -37,7 +47,7 @@ export function changeFeed(store: Store, opts: FeedOptions): ChangeFeed {
         source: `${opts.baseUrl()}${d.path}`,
         subject,
         group,
-        time: timestamp(opts.clock()),
+        time: change.time || timestamp(opts.clock()),
         bodyType: `platform.${domain}.v2.${change.verb === 'deleted' ? `Delete${d.kind}Request` : d.kind}`,
         data: JSON.stringify(data),
       },
@@ -57,26 +67,24 @@ function wireUid(rec: Record_): string {
  * organization for tags; otherwise the parent of the uid (a group's delete included). An
  * organization's own delete has no parent: the organization itself.
  */
-function eventGroup(rec: Record_, uid: string, verb: ChangeRecord['verb']): string {
+function eventGroup(rec: Record_, uid: string, verb: ResourceChange['verb']): string {
   const parentOf = (u: string) => (u.includes('/') ? u.slice(0, u.lastIndexOf('/')) : '');
   if (rec.kind === 'group') return verb === 'deleted' ? parentOf(uid) || uid : uid;
   if (rec.kind === 'tag') return uid.split('/')[0]!;
   return parentOf(uid);
 }
 
-/** actor.subject: the caller's identity; actor.act: the claims its token was matched on. */
-function actorOf(store: Store, change: ChangeRecord): EventData['actor'] {
-  const identity = store.get(change.actor.identityUid, 'identity');
-  const claim = identity?.data.claimMatch as { issuer?: string; subject?: string } | undefined;
+/** actor.subject: the caller's identity; actor.act: the claims its token was matched on (its claimMatch). */
+function actorOf(store: Store, identityUid: string): EventData['actor'] {
+  const claim = store.get(identityUid, 'identity')?.data.claimMatch as { issuer?: string; subject?: string } | undefined;
   const act: Record<string, string> = {};
   if (claim?.issuer) act.iss = claim.issuer;
   if (claim?.subject) act.sub = claim.subject;
-  if (change.actor.email) act.email = change.actor.email;
-  return { subject: change.actor.identityUid, ...(Object.keys(act).length ? { act } : {}) };
+  return { subject: identityUid, ...(Object.keys(act).length ? { act } : {}) };
 }
 
 /** The resource after a create or update, as the API renders it, redacted; the delete request for a delete. */
-function bodyOf(store: Store, d: Resource, change: ChangeRecord, uid: string): Record<string, unknown> | undefined {
+function bodyOf(store: Store, d: Resource, change: ResourceChange, uid: string): Record<string, unknown> | undefined {
   if (change.verb === 'deleted') return d.kind === 'AccountAssociation' ? undefined : { uid };
   const wire = TO_WIRE[d.kind](change.record, store) as Record<string, unknown>;
   // An invite's event keeps its uid and expiry only (never the code, nor the key id that names it).

@@ -67,12 +67,12 @@ export function eventControlRoutes(store: Store, wakeDeliverer: () => void): Rec
   };
 }
 
-/** Resolves at the next commit that adds events (on a shared database: soon, to look), or at the deadline. */
+/** Resolves at the next commit (on a shared database: soon, to look), or at the deadline. */
 function nextCommit(store: Store, deadline: number): Promise<void> {
   return new Promise((resolve) => {
     const wait = Math.max(0, Math.min(deadline - Date.now(), store.shared ? SHARED_POLL_MS : Infinity));
     const timer = setTimeout(done, wait);
-    const unsubscribe = store.onEvents(done);
+    const unsubscribe = store.changes.subscribe(done);
     function done() {
       clearTimeout(timer);
       unsubscribe();

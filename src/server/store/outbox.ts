@@ -143,12 +143,23 @@ export class SqliteOutbox implements Outbox {
     this.insertDelivery = db.prepare("INSERT INTO deliveries (event_seq, subscription, sink, state, next_attempt, update_time) VALUES (?, ?, ?, 'pending', ?, ?)");
   }
 
-  /** Inside the write's transaction (Store.flush): the events in order, each with its deliveries, due now. */
+  /** Inside the write's transaction (a change feed hook): the events in order, each with its deliveries, due now. */
   write(entries: readonly OutboxEntry[], now: number): void {
     for (const { event: e, subscriptions } of entries) {
       const seq = this.insertEvent.run(e.id, e.type, e.source, e.subject, e.group, e.time, e.bodyType, e.data).lastInsertRowid;
       for (const s of subscriptions) this.insertDelivery.run(seq, s.uid, s.sink, now, e.time);
     }
+  }
+
+  /** Everything the tables hold, as entries: on a mirror, what the writes of the batch running now added. */
+  takeAll(): OutboxEntry[] {
+    const events = this.db.prepare('SELECT * FROM events ORDER BY seq').all() as EventRow[];
+    if (!events.length) return [];
+    const bySeq = new Map(events.map((r) => [r.seq, { event: feedEvent(r), subscriptions: [] as OutboxEntry['subscriptions'] }]));
+    for (const d of this.db.prepare('SELECT event_seq, subscription, sink FROM deliveries ORDER BY id').all() as { event_seq: number; subscription: string; sink: string }[]) {
+      bySeq.get(d.event_seq)?.subscriptions.push({ uid: d.subscription, sink: d.sink });
+    }
+    return [...bySeq.values()].map(({ event: { seq: _seq, ...event }, subscriptions }) => ({ event, subscriptions }));
   }
 
   async eventsSince(seq: number, limit: number): Promise<FeedEvent[]> {

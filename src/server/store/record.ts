@@ -1,0 +1,30 @@
+// A stored record: one row of the resources table, its kind-specific fields parsed.
+import type { StoreKind } from '../../api/registry/define.js';
+import type { StoredRow } from './shared.js';
+
+/** A record's kind: the store's `kind` column, one of the registry's STORE_KINDS. */
+export type Kind = StoreKind;
+
+export interface Record_ {
+  uid: string;
+  kind: Kind;
+  parent: string | null;
+  name: string;
+  altKey: string | null;
+  createTime: string;
+  updateTime: string;
+  data: Record<string, unknown>;
+}
+
+export function rowToRecord(row: StoredRow): Record_ {
+  return {
+    uid: row.uid,
+    kind: row.kind as Kind,
+    parent: row.parent,
+    name: row.name,
+    altKey: row.alt_key,
+    createTime: row.create_time,
+    updateTime: row.update_time,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
