@@ -9,17 +9,11 @@ import type { Journal } from './control/journal.js';
 import { parseParams } from './params.js';
 import { redactUrl } from '../api/redact.js';
 import type { RateLimiter } from './ratelimit.js';
-import { requestOrigin } from './store/actor.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export interface Principal {
-  /** The identity the bearer token belongs to. */
-  identityUid: string;
-  /** The token's email claim, when it has one. */
-  email?: string;
-}
+import type { Principal } from './auth/principal.js';
 
 export interface Request {
   method: string;
@@ -332,7 +326,7 @@ async function route(
       });
     }
     facts.matched = true;
-    return asCaller(principal, opts, () => action(makeRequest(call, uid ?? '', principal)));
+    return action(makeRequest(call, uid ?? '', principal));
   }
   const handlers: Record<string, Handler | undefined> =
     uid === undefined
@@ -348,12 +342,7 @@ async function route(
     });
   }
   facts.matched = true;
-  return asCaller(principal, opts, () => handler(makeRequest(call, uid ?? '', principal)));
-}
-
-/** Runs an API handler as its caller: the changes it commits name them in the change feed. */
-function asCaller(principal: Principal, opts: HttpOptions, run: () => Response | Promise<Response>): Response | Promise<Response> {
-  return requestOrigin.run({ actor: principal.identityUid, time: new Date((opts.clock ?? Date.now)()).toISOString(), operation: null }, run);
+  return handler(makeRequest(call, uid ?? '', principal));
 }
 
 function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes?: ResourceRoutes; uid?: string; verb?: string } {

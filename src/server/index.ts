@@ -3,21 +3,21 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './auth/authenticate.js';
-import { Authorizer } from './auth/authorize.js';
 import { importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
-import type { ServerContext } from './context.js';
-import { createDispatcher, createHttp1Server, restListener, toErrorResponse, type Principal, type ResourceRoutes } from './http.js';
+import { createDomain } from './domain/index.js';
+import { domainContext } from './domain/context.js';
+import { createDispatcher, createHttp1Server, restListener, toErrorResponse, type ResourceRoutes } from './http.js';
+import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
 import { rpcListener } from './rpc/index.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
-import { ListEngine } from './store/list.js';
 import { lockDataDir } from './lock.js';
-import { registry } from '../api/registry/index.js';
+import { resources, type ResourceName } from '../api/registry/index.js';
 import { iamRoutes } from './routes/iam.js';
 import { accountAssociationRoutes } from './routes/account-associations.js';
 import { advisoryDocumentRoutes } from './routes/advisory-documents.js';
@@ -25,7 +25,7 @@ import { libraryRoutes } from './routes/libraries.js';
 import { groupInviteRoutes } from './routes/group-invites.js';
 import { identityProviderRoutes } from './routes/identity-providers.js';
 import { registryRoutes } from './routes/registry.js';
-import { resourceRoutes } from './routes/resource.js';
+import { resourceRoutes, type RestContext } from './routes/resource.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { redactDatabaseUrl } from './store/shared.js';
@@ -87,7 +87,7 @@ export interface ServeOptions {
   journalSize?: number;
   /** Waits out an injected latency (default setTimeout; tests inject one). */
   sleep?: (ms: number) => Promise<void>;
-  /** When webhook deliveries are retried (`--event-retry`): default DEFAULT_RETRY; tests shorten it. */
+  /** When webhook deliveries are retried (`--event-retry`, `--event-attempts`): default DEFAULT_RETRY; tests shorten it. */
   eventRetry?: RetrySchedule;
   /** How long a sink has to answer one delivery (`--event-timeout`; default DEFAULT_DELIVERY_TIMEOUT_MS). */
   eventTimeoutMs?: number;
@@ -138,13 +138,19 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const key = store.shared ? await sharedSigningKey(store) : await loadSigningKey(opts.dataDir);
     const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
-    const ctx: ServerContext = { store, lists: new ListEngine(store, clock, random), clock, authz: new Authorizer(store), random };
-    // Every change a request commits becomes a CloudEvent in the outbox, in the same transaction.
-    recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '' });
+    const ctx = domainContext(store, clock, random);
     await ctx.lists.ensureTokenKey();
+    const domain = createDomain(ctx);
+    // Every change a caller commits becomes a CloudEvent in the outbox, in the same transaction.
+    recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '' });
+    const rest: RestContext = { domain, store };
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
-    const own = new Map([...iamRoutes(ctx), identityProviderRoutes(ctx), groupInviteRoutes(ctx), accountAssociationRoutes(ctx), libraryRoutes(ctx), subscriptionRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
-    const routes: ResourceRoutes[] = [...registry.map((d) => own.get(d.path) ?? resourceRoutes(ctx, d)), ...advisoryDocumentRoutes(ctx)];
+    const own = new Map([...iamRoutes(rest), identityProviderRoutes(rest), groupInviteRoutes(rest), accountAssociationRoutes(rest), libraryRoutes(rest), subscriptionRoutes(rest), ...registryRoutes(rest)].map((r) => [r.path, r]));
+    const routes: ResourceRoutes[] = [
+      ...(Object.entries(resources) as [ResourceName, (typeof resources)[ResourceName]][]).map(([name, d]) => own.get(d.path) ?? resourceRoutes(rest, d, domain[name])),
+      ...advisoryDocumentRoutes(rest),
+    ];
+    const touch = (uid: string, at: number) => domain.identities.touch(uid, at);
 
     // Authentication is settled once bootstrap has run; until then every request is refused.
     let authenticate: (h: string | undefined) => Promise<Principal> = async () => {
@@ -168,13 +174,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       dataDir: opts.dataDir, store, clock,
       ...(store.shared ? { unavailable: 'snapshots and live reset need the SQLite store (serve --data DIR); this serve keeps its data in PostgreSQL (--database)' } : {}),
       // Restored identities may name the issuer URL of the serve that saved them.
-      adjust: () => followIssuer(openedStore, ownIssuer),
+      adjust: () => followIssuer(ctx, ownIssuer),
       // What serve knows of callers starts over, as at a start (token lookups, sign-ins in
       // progress); a deterministic serve's clock and random stream go back to where they
       // stood once started, so the requests after a reset get what they got after the start.
       restored: (reset) => {
         if (reset) determinism?.rewindToStart();
-        authenticate = bearerAuthenticator(openedStore, verifier, clock);
+        authenticate = bearerAuthenticator(openedStore, verifier, clock, touch);
         oauth.forget();
       },
     });
@@ -210,16 +216,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     ownIssuer = issuer;
     const seeded = Boolean(seed) && store.isEmpty();
     if (store.isEmpty()) {
-      await store.write(() => bootstrap(openedStore, { issuer, clock, random, ...(seed ? { seed } : {}) }));
+      await bootstrap(ctx, { issuer, ...(seed ? { seed } : {}) });
       if (!store.shared) await snapshots.saveInitial();
     } else if (!store.shared || opts.publicUrl) {
       // Without --public-url, replicas keep the issuer URL of the one that bootstrapped, so
       // that a token any of them issues is valid at all; a serve of its own follows its URL.
-      await store.write(() => followIssuer(openedStore, issuer));
+      await store.write(() => followIssuer(ctx, issuer));
     }
     const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, store.getMeta('issuer') ?? url, tokenClock, opts.ownerTokenTtlSeconds);
     await store.shared?.started();
-    authenticate = bearerAuthenticator(store, verifier, clock);
+    authenticate = bearerAuthenticator(store, verifier, clock, touch);
     determinism?.markStarted();
     await deliverer.start();
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FaultInjector } from '../control/faults.js';
 import { mintToken, type SigningKey } from '../auth/tokens.js';
-import { timestamp } from '../models.js';
+import { timestamp } from '../domain/records.js';
 import type { Delivery, FeedEvent, Outbox, Settlement } from '../store/outbox.js';
 
 /** When attempts are made: attempt n+1 waits min(baseMs · 2^(n-1), maxDelayMs), jittered down by up to half. */

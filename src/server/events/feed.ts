@@ -5,7 +5,8 @@
 // tells users.
 import { byStoreKind, type Resource } from '../../api/registry/index.js';
 import { eventType, type EventData } from '../../api/events.js';
-import { TO_WIRE, timestamp } from '../models.js';
+import { timestamp } from '../domain/records.js';
+import { TO_WIRE } from '../models.js';
 import type { Random } from '../random.js';
 import type { ResourceChange } from '../store/changes.js';
 import type { OutboxEntry } from '../store/outbox.js';

@@ -28,3 +28,18 @@ export function rowToRecord(row: StoredRow): Record_ {
     data: JSON.parse(row.data) as Record<string, unknown>,
   };
 }
+
+/** RFC 3339 with milliseconds, fixed width: timestamps sort as text. */
+export function timestamp(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** An identity's alt_key: found by its claimMatch (a token maps to one identity). */
+export function claimKey(issuer: string, subject: string): string {
+  return `${issuer}\n${subject}`;
+}
+
+/** A role binding's alt_key: found by identity (the authorizer) and by role (in-use checks). */
+export function bindingKey(identityUid: string, roleUid: string): string {
+  return `${identityUid}\n${roleUid}`;
+}

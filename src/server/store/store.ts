@@ -2,7 +2,6 @@
 // in a transaction that has committed (and fsynced) by the time it returns.
 import type { Statement } from 'better-sqlite3';
 import { ChangeFeed, changeOf, type ResourceChange, type WriteOrigin } from './changes.js';
-import { requestOrigin } from './actor.js';
 import { openDatabase, openMirrorDatabase, type DB } from './db.js';
 import { OUTBOX_TABLES, SqliteOutbox, type Outbox, type OutboxEntry } from './outbox.js';
 import { rowToRecord, type Kind, type Record_ } from './record.js';
@@ -388,7 +387,7 @@ export class Store {
    */
   write<T>(fn: () => T, origin?: WriteOrigin): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ fn, origin: origin ?? requestOrigin.getStore(), resolve: resolve as (v: unknown) => void, reject });
+      this.pending.push({ fn, origin, resolve: resolve as (v: unknown) => void, reject });
       if (this.pending.length !== 1) return;
       if (this.shared) {
         if (!this.flushing) setImmediate(() => void this.flushShared());

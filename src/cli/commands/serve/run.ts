@@ -347,7 +347,7 @@ export async function runExport(ctx: Context, opts: { data?: string }): Promise<
   const dataDir = await resolveDataDir(ctx, opts.data);
   if (!existsSync(join(dataDir, 'pctl.db'))) throw new Error(`${dataDir} holds no pctl data (no pctl.db); nothing to export`);
   const { Store } = await import('../../../server/store/store.js');
-  const { exportSeed, seedToYaml } = await import('../../../server/seed.js');
+  const { exportSeed, seedToYaml } = await import('../../../server/seed-export.js');
   // Reading while a serve runs on the same dir is fine: SQLite WAL lets readers be.
   const store = new Store(dataDir);
   let doc;
@@ -380,6 +380,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   const { lockDataDir, DataDirLockedError } = await import('../../../server/lock.js');
   const { Store } = await import('../../../server/store/store.js');
   const { bootstrap } = await import('../../../server/bootstrap.js');
+  const { domainContext } = await import('../../../server/domain/context.js');
   const { Snapshots, snapshotsDir } = await import('../../../server/control/snapshots.js');
   const { systemRandom } = await import('../../../server/random.js');
   let unlock: () => void;
@@ -404,7 +405,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
     const store = new Store(dataDir);
     try {
       const clock = () => ctx.clock.now().getTime();
-      bootstrap(store, { issuer, clock, random: systemRandom });
+      await bootstrap(domainContext(store, clock, systemRandom), { issuer });
       await new Snapshots({ dataDir, store, clock }).saveInitial();
       organization = store.getMeta('organization')!;
     } finally {

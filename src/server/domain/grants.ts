@@ -4,19 +4,19 @@
 // itself, so that nobody grants more than they have.
 import { ApiError, Code, invalidField } from '../../api/errors.js';
 import { capability, roles } from '../../api/registry/index.js';
+import type { Principal } from '../auth/principal.js';
 import { within } from '../auth/authorize.js';
-import type { ServerContext } from '../context.js';
-import type { Principal } from '../http.js';
 import type { Record_ } from '../store/store.js';
+import type { DomainContext } from './context.js';
 
 /** Built-in roles are outside the hierarchy: anyone holding roles.list somewhere sees them. */
-export function roleVisible(ctx: ServerContext, principal: Principal, role: Record_): boolean {
+export function roleVisible(ctx: DomainContext, principal: Principal, role: Record_): boolean {
   const cap = capability(roles, 'list');
   return role.parent ? ctx.authz.can(principal, cap, role.uid) : ctx.authz.canAnywhere(principal, cap);
 }
 
 /** 403 naming what is missing unless the caller holds every one of `capabilities` on the group. */
-export function ensureHolds(ctx: ServerContext, principal: Principal, groupUid: string, capabilities: readonly string[], what: string): void {
+export function ensureHolds(ctx: DomainContext, principal: Principal, groupUid: string, capabilities: readonly string[], what: string): void {
   const held = ctx.authz.capabilitiesOn(principal, groupUid);
   const missing = capabilities.filter((c) => !held.has(c));
   if (missing.length) {
@@ -36,7 +36,7 @@ export function roleCapabilities(role: Record_): string[] {
  * the caller can see (saying nothing more), or one defined elsewhere; 403 when it holds more
  * than the caller does there.
  */
-export function grantableRole(ctx: ServerContext, principal: Principal, groupUid: string, roleUid: string, field: string): Record_ {
+export function grantableRole(ctx: DomainContext, principal: Principal, groupUid: string, roleUid: string, field: string): Record_ {
   const role = ctx.store.get(roleUid, roles.storeKind);
   if (!role || !roleVisible(ctx, principal, role)) throw invalidField(field, `names no role: ${roleUid}`);
   if (role.parent && !within(groupUid, role.parent)) {
