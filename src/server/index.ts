@@ -166,6 +166,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       // Other replicas commit events this one hears of only by looking.
       ...(store.shared ? { pollMs: 1000 } : {}),
       ...(opts.log ? { log: opts.log } : {}),
+      // A replica's mirror first catches up: a subscription another one just made is there.
+      subscriptionExists: async (uid) => (await openedStore.refresh(), openedStore.get(uid, 'subscription') !== undefined),
     });
     store.changes.subscribe(() => deliverer.wake());
     const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: (h) => authenticate(h) });

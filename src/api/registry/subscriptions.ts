@@ -1,7 +1,6 @@
 // Subscriptions (events domain): a webhook `sink` under a group. Every change of a resource
 // in that group or below it is POSTed to the sink as a signed CloudEvent (docs/events.md).
-// No update, as the vendor's v2 API. The sink is the name: what NAME shows, what order_by=name
-// sorts by, and what a reference may give instead of the uid.
+// No update, as the vendor's v2 API. The sink is stored as the name: what order_by=name sorts by.
 import { defineResource, timeCol, uidCol, col } from './define.js';
 import type { Subscription } from '../schemas.js';
 
@@ -18,7 +17,7 @@ export const subscriptions = defineResource({
   filters: {},
   updatable: [],
   outputOnly: ['uid', 'createTime', 'updateTime'],
-  references: true,
+  references: false,
   seedKey: 'subscriptions',
   commandGroup: 'events',
   view: {
@@ -37,7 +36,7 @@ export const subscriptions = defineResource({
       description:
         'A subscription sends every create, update and delete in its group (and the groups below) to its sink as a CloudEvent, ' +
         'signed with a token of serve\'s issuer. The sink must be https; serve also accepts http to a loopback host. ' +
-        'Wherever a subscription is expected, its uid, its sink URL or a unique uid suffix is accepted.',
+        'The parent group may be given by uid, name or unique uid suffix.',
       examples: [
         ['send the changes below acme to a local receiver', 'pctl events subscriptions create --parent acme --sink http://127.0.0.1:9000/events'],
         ['the subscriptions of a group', 'pctl events subscriptions list --group acme'],
@@ -50,16 +49,16 @@ export const subscriptions = defineResource({
       examples: [['every subscription below acme, as uids', 'pctl events subscriptions list --descendants-of acme -o id']],
     },
     get: {
-      argument: 'subscription uid or sink',
+      argument: 'subscription uid',
       summary: 'show a subscription',
-      description: 'Show one subscription: its sink and when it was created. It may be given by uid, sink URL or unique uid suffix.',
+      description: 'Show one subscription: its sink and when it was created.',
       examples: [['as YAML', 'pctl events subscriptions get "$SUBSCRIPTION_UID" -o yaml']],
     },
     delete: {
-      argument: 'subscription uid or sink',
+      argument: 'subscription uid',
       summary: 'delete a subscription (its pending deliveries stop)',
       description: 'Delete a subscription: no further events are sent to its sink. On a terminal pctl asks for confirmation unless --yes is given.',
-      examples: [['delete without asking', 'pctl events subscriptions delete http://127.0.0.1:9000/events --yes']],
+      examples: [['delete without asking', 'pctl events subscriptions delete "$SUBSCRIPTION_UID" --yes']],
     },
   },
 });

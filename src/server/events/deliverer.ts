@@ -45,6 +45,8 @@ export interface DelivererOptions {
    */
   pollMs?: number;
   log?: (line: string) => void;
+  /** Whether a subscription still exists: the deliveries of a deleted one are not sent. */
+  subscriptionExists: (uid: string) => Promise<boolean>;
 }
 
 /** The delay before attempt `attempts + 1`, after `attempts` failed ones. */
@@ -128,6 +130,13 @@ export class Deliverer {
     let outcome: { status: number; error: string | null };
     let duplicate = false;
     let dropped: string | undefined;
+    if (!(await this.opts.subscriptionExists(d.subscription).catch(() => true))) {
+      const now = Date.now();
+      await this.opts.outbox
+        .settle(d.id, { state: 'failed', attempts: d.attempts, nextAttempt: 0, lastStatus: null, lastError: 'the subscription was deleted', updateTime: timestamp(now) })
+        .catch(() => {});
+      return;
+    }
     for (const decision of this.opts.faults?.decideDelivery(d.sink) ?? []) {
       if (decision.effect === 'latency') await sleep(decision.delayMs, signal);
       else if (decision.effect === 'drop') dropped = decision.rule.id;
@@ -195,8 +204,8 @@ export class Deliverer {
       await res.body?.cancel().catch(() => {});
       return { status: res.status, error: ok(res.status) ? null : `HTTP ${res.status}` };
     } catch (err) {
-      const e2 = err as Error & { cause?: { code?: string } };
-      const what = e2.name === 'TimeoutError' ? `no answer within ${this.opts.timeoutMs} ms` : (e2.cause?.code ?? e2.message);
+      const e2 = err as Error & { cause?: { code?: string; message?: string } };
+      const what = e2.name === 'TimeoutError' ? `no answer within ${this.opts.timeoutMs} ms` : (e2.cause?.code ?? e2.cause?.message ?? e2.message);
       return { status: 0, error: what };
     }
   }
