@@ -43,7 +43,7 @@ async function eventFlags(opts: ServeCommandOptions): Promise<{ eventRetry?: imp
     } catch (e) {
       if (!(e instanceof FaultSpecError)) throw e;
     }
-    throw UsageError.invalidField(flag, `must be a duration from 1ms to 10m, such as 20ms or 2s, got "${raw}"`);
+    throw UsageError.invalidField(flag, `must be a duration from 1ms to 600s, such as 20ms or 2s, got "${raw}"`);
   };
   const out: { eventRetry?: import('../../../server/events/deliverer.js').RetrySchedule; eventTimeoutMs?: number } = {};
   if (opts.eventRetry !== undefined || opts.eventAttempts !== undefined) {
