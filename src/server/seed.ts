@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { BUILTIN_ROLES, CAPABILITIES } from '../api/capabilities.js';
 import {
   AccountAssociationFields as AccountAssociationFieldsSchema, AdvisoryDocument, CORRELATION_RULES, DIGEST_RE, emailProblem, DIGEST_RULE, descriptionProblem, ECOSYSTEMS, FILTER_VALUE_RE, FILTER_VALUE_RULE, VulnerabilityMetadata, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
-  subjectProblem, TAG_NAME_RE, TAG_NAME_RULE, Timestamp,
+  subjectProblem, TAG_NAME_RE, TAG_NAME_RULE, Timestamp, sinkProblem,
 } from '../api/schemas.js';
 import type { FieldViolation } from '../api/errors.js';
 import type { AccountAssociationFields } from '../api/schemas.js';
@@ -102,6 +102,8 @@ export interface SeedGroup {
   invites?: z.infer<typeof SeedInvite>[] | undefined;
   accountAssociation?: AccountAssociationFields | undefined;
   repos?: z.infer<typeof SeedRepo>[] | undefined;
+  /** Webhook subscriptions of the group (docs/events.md). */
+  subscriptions?: { sink: string }[] | undefined;
   groups?: SeedGroup[] | undefined;
 }
 
@@ -115,6 +117,7 @@ const SeedGroupSchema: z.ZodType<SeedGroup> = z.strictObject({
   invites: z.array(SeedInvite).optional(),
   accountAssociation: AccountAssociationFieldsSchema.optional(),
   repos: z.array(SeedRepo).optional(),
+  subscriptions: z.array(z.strictObject({ sink: ruled(sinkProblem) })).optional(),
   get groups() {
     return z.array(SeedGroupSchema).optional();
   },

@@ -13,14 +13,18 @@ export interface NewSubscription {
   sink: string;
 }
 
+/** In a write: a new subscription in an existing group (the create operation's and seeds'). */
+export function insertSubscription(ctx: DomainContext, input: NewSubscription): Record_ {
+  return insertChild(ctx, records.subscription({ parent: input.parent, sink: input.sink, createTime: now(ctx) }));
+}
+
 export function subscriptionOperations(ctx: DomainContext) {
   return {
     ...readOperations(ctx, SB),
 
     async create(principal: Principal, input: NewSubscription): Promise<Record_> {
       authorize(ctx, principal, capability(SB, 'create'), G, input.parent, 'parent');
-      const rec = records.subscription({ parent: input.parent, sink: input.sink, createTime: now(ctx) });
-      return commit(ctx, principal, 'subscriptions.create', () => insertChild(ctx, rec));
+      return commit(ctx, principal, 'subscriptions.create', () => insertSubscription(ctx, input));
     },
 
     async delete(principal: Principal, uid: string): Promise<void> {
