@@ -15,7 +15,7 @@ export const serveFlags = {
   rateLimit: flag.string('--rate-limit <rate>', 'requests per caller (identity, else client address): RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200; or off (default: 100/s)'),
   trustIssuer: flag.list('--trust-issuer <url=jwks-file>', 'also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)'),
   ownerTokenTtl: flag.string('--owner-token-ttl <duration>', 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)'),
-  fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]' (repeatable; see pctl serve faults add)"),
+  fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]', or into webhook deliveries: 'delivery=SINK_GLOB (drop | duplicate | latency=DURATION)' (repeatable; see pctl serve faults add)"),
   latency: flag.string('--latency <duration>', 'delay every request: 200ms, or a range such as 50ms-300ms'),
   journal: flag.string('--journal <n>', 'how many requests the journal keeps for pctl serve requests (default 1000; 0 keeps none)'),
   eventRetry: flag.string('--event-retry <duration>', 'webhook deliveries: the wait before the first retry, doubling after each failed attempt up to 300 times it (default 1s; e.g. 20ms in tests)'),
