@@ -91,8 +91,6 @@ export interface Outbox {
   prune(keep: number): Promise<void>;
 }
 
-export const OUTBOX_TABLES = ['events', 'deliveries'];
-
 /** The SQLite tables (migration 3 of db.ts). */
 export const SQLITE_OUTBOX_SCHEMA = `
   CREATE TABLE events (

@@ -3,7 +3,7 @@
 import type { Statement } from 'better-sqlite3';
 import { ChangeFeed, changeOf, type ResourceChange, type WriteOrigin } from './changes.js';
 import { openDatabase, openMirrorDatabase, type DB } from './db.js';
-import { OUTBOX_TABLES, SqliteOutbox, type Outbox, type OutboxEntry } from './outbox.js';
+import { SqliteOutbox, type Outbox, type OutboxEntry } from './outbox.js';
 import { rowToRecord, type Kind, type Record_ } from './record.js';
 import { databaseUnavailable, type Change, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
 import Database from './sqlite.js';
@@ -497,9 +497,7 @@ export class Store {
     try {
       this.checkSameSchema(schema);
       const tables = (this.db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'").all() as { name: string }[])
-        .map((t) => t.name)
-        // The outbox is this server's record of what it sent, not data a snapshot brings back.
-        .filter((name) => !OUTBOX_TABLES.includes(name));
+        .map((t) => t.name);
       // The change seq only grows: a restore keeps this store's.
       keepMeta = [...keepMeta, CHANGE_SEQ];
       const kept = keepMeta.map(() => '?').join(', ');
