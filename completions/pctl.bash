@@ -18,10 +18,14 @@ _pctl_sub() {
     ':libraries') REPLY='libraries' ;;
     ':advisory') REPLY='advisory' ;;
     ':api') REPLY='api' ;;
+    ':export') REPLY='export' ;;
+    ':diff') REPLY='diff' ;;
+    ':apply') REPLY='apply' ;;
     ':auth') REPLY='auth' ;;
     ':config') REPLY='config' ;;
     ':events') REPLY='events' ;;
     ':serve') REPLY='serve' ;;
+    ':mcp') REPLY='mcp' ;;
     ':completion') REPLY='completion' ;;
     'groups:list'|'groups:ls') REPLY='groups list' ;;
     'groups:get'|'groups:describe') REPLY='groups get' ;;
@@ -107,7 +111,7 @@ _pctl_sub() {
 _pctl_subs() {
   REPLY=
   case "$1" in
-    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries advisory api auth config events serve completion' ;;
+    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries advisory api export diff apply auth config events serve mcp completion' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;
@@ -164,26 +168,29 @@ _pctl_flags() {
     'advisory documents') REPLY='--package --cve' ;;
     'advisory metadata') REPLY='--limit --page-size --order-by --skip --page-token --id' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
+    'diff') REPLY='-f --file --prune' ;;
+    'apply') REPLY='-f --file --prune --dry-run' ;;
     'auth login') REPLY='--no-browser --with-token --device' ;;
     'config get') REPLY='--show-token' ;;
     'events subscriptions list') REPLY='--limit --page-size --order-by --skip --page-token --group --children-of --descendants-of' ;;
     'events subscriptions create') REPLY='--parent --sink' ;;
     'events deliveries') REPLY='--subscription --failed --limit' ;;
     'events watch') REPLY='--descendants-of --type --after --count' ;;
-    'serve') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve export') REPLY='--data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve token') REPLY='--identity --ttl --data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve faults') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve faults list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve faults add') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve faults clear') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve requests') REPLY='-f --follow --limit --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve snapshot') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve snapshot save') REPLY='--force --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve snapshot list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve snapshot restore') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve snapshot delete') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
-    'serve reset') REPLY='--data --live --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --deterministic' ;;
+    'serve') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve export') REPLY='--data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve token') REPLY='--identity --ttl --data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve faults') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve faults list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve faults add') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve faults clear') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve requests') REPLY='-f --follow --limit --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve snapshot') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve snapshot save') REPLY='--force --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve snapshot list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve snapshot restore') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve snapshot delete') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'serve reset') REPLY='--data --live --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --deterministic' ;;
+    'mcp') REPLY='--allow-writes' ;;
   esac
   REPLY+=' -V --version -o --output --profile --api-url --timeout --retries --json --jq --debug --no-color -y --yes -h --help'
 }
@@ -239,6 +246,8 @@ _pctl_flag() {
     'advisory metadata --limit'|'advisory metadata --page-size'|'advisory metadata --order-by'|'advisory metadata --skip'|'advisory metadata --page-token'|'advisory metadata --id') REPLY='value' ;;
     'api -X'|'api --method'|'api -f'|'api --raw-field'|'api -F'|'api --field'|'api -q'|'api --query'|'api -H'|'api --header') REPLY='value' ;;
     'api --input') REPLY='file' ;;
+    'diff -f'|'diff --file') REPLY='file' ;;
+    'apply -f'|'apply --file') REPLY='file' ;;
     'events subscriptions list --limit'|'events subscriptions list --page-size'|'events subscriptions list --order-by'|'events subscriptions list --skip'|'events subscriptions list --page-token') REPLY='value' ;;
     'events subscriptions list --group'|'events subscriptions list --children-of'|'events subscriptions list --descendants-of') REPLY='live' ;;
     'events subscriptions create --parent') REPLY='live' ;;
@@ -327,6 +336,7 @@ _pctl_arg() {
     'repos update 0') REPLY='live' ;;
     'advisories get 0') REPLY='live' ;;
     'libraries versions 0') REPLY='live' ;;
+    'export 0') REPLY='live' ;;
     'config get 0') REPLY='live' ;;
     'config set 0') REPLY='live' ;;
     'config use 0') REPLY='live' ;;

@@ -10,6 +10,8 @@ import { parseParams } from './params.js';
 import { maskValues, redactUrl } from '../api/redact.js';
 import type { RateLimiter } from './ratelimit.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
+import type { Principal } from './auth/principal.js';
+import type { Handler, Request, ResourceRoutes, PublicRoutes, Response } from './handler.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /**
@@ -18,64 +20,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * JSON.stringify (the journal, the RPC answer) cannot walk is ever kept.
  */
 export const MAX_JSON_DEPTH = 64;
-
-import type { Principal } from './auth/principal.js';
-
-export interface Request {
-  method: string;
-  /** The path of the URL, still percent-encoded. */
-  path: string;
-  query: URLSearchParams;
-  /** The uid of an item route (`/iam/v2/groups/{uid}`), decoded; slashes raw or as %2F. */
-  uid: string;
-  principal: Principal;
-  headers: http.IncomingHttpHeaders;
-  /** The parsed JSON body; a code-3 error when it is missing, too large or not JSON. */
-  json(): Promise<unknown>;
-  /** The body as `application/x-www-form-urlencoded` fields (HTML forms, OAuth token requests); bounded like json(). */
-  form(): Promise<URLSearchParams>;
-}
-
-export interface Response {
-  status?: number;
-  /** An injected fault that answers with no HTTP response: the connection is cut, or never answered. */
-  fault?: 'reset' | 'stall';
-  /** JSON-serialized; undefined sends an empty body (DELETE). */
-  body?: unknown;
-  /** The body already encoded as JSON, instead of `body` (a list page spliced from cached items), with its length in UTF-8 bytes. */
-  bodyJson?: { text: string; bytes: number };
-  /**
-   * What the journal keeps in place of a long body that is made anew for each request (a
-   * list page): kept, such a text would live as long as its journal entry, and copying it
-   * between the collector's generations cost lists ~20% of their rate.
-   */
-  journalText?: () => string;
-  /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
-  raw?: string;
-  /**
-   * The secrets `raw` holds (a sign-in page's CSRF handle, an authorization code), each in
-   * every encoding the page uses: a page has no fields to mask by name, so the journal masks these.
-   */
-  secrets?: string[];
-  headers?: Record<string, string>;
-}
-
-export type Handler = (req: Request) => Response | Promise<Response>;
-
-/** The handlers of one resource: its collection (`list`, `create`) and its items (`get`, `update`, `remove`). */
-export interface ResourceRoutes {
-  path: string;
-  list?: Handler;
-  create?: Handler;
-  get?: Handler;
-  update?: Handler;
-  remove?: Handler;
-  /** Custom methods (AIP-136), POST only: `<collection>:verb` (uid '') and `<collection>/<uid>:verb`. */
-  actions?: Record<string, Handler>;
-}
-
-/** Unauthenticated routes (OIDC discovery and the like), matched exactly by method + path. */
-export type PublicRoutes = Record<string, Handler>;
 
 export interface HttpOptions {
   routes: ResourceRoutes[];
@@ -380,6 +324,15 @@ function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes
   return { routes, uid };
 }
 
+/**
+ * A call made inside serve (an MCP tool's), its body given as JSON text: parsed and bounded as
+ * a REST body is, so such a call meets every rule a request over the network meets.
+ */
+export function textCall(call: Omit<Call, 'json' | 'form'>, text: string): Call {
+  const body = () => (Buffer.byteLength(text) > MAX_BODY_BYTES ? Promise.reject(tooLarge()) : Promise.resolve(text));
+  return { ...call, json: () => body().then(parseJson), form: () => body().then(parseParams) };
+}
+
 function makeRequest(call: Call, uid: string, principal: Principal): Request {
   return { method: call.method, path: call.path, query: call.query, uid, principal, headers: call.headers, json: call.json, form: call.form };
 }
@@ -417,7 +370,7 @@ function ensureBoundedDepth(value: unknown): void {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The request body as text, at most MAX_BODY_BYTES; bytes that are not UTF-8 are a code-3 error, not U+FFFD. */
-function readText(req: http.IncomingMessage): Promise<string> {
+export function readText(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) {

@@ -16,7 +16,7 @@ import { insertRepo, insertTag } from './domain/registry.js';
 import { bindRole } from './domain/role-bindings.js';
 import { insertRole } from './domain/roles.js';
 import { insertSubscription } from './domain/subscriptions.js';
-import { groupKeys, resolveRef, ROLE_NAMES, SeedValidationError, type SeedDocument, type SeedGroup } from './seed.js';
+import { groupKeys, resolveRef, ROLE_NAMES, SeedValidationError, type SeedDocument, type SeedGroup } from '../api/seed.js';
 
 export interface LoadedSeed {
   /** Uids of the seeded organizations, in document order. */

@@ -27,11 +27,6 @@ export function byStoreKind(kind: string): AnyResource | undefined {
   return registry.find((r) => r.storeKind === kind);
 }
 
-/** The declaration whose CLI noun is `noun` ("role-bindings"). */
-export function byCliNoun(noun: string): AnyResource | undefined {
-  return registry.find((r) => r.nouns.cli === noun);
-}
-
 /** The capability an operation needs: a get needs `.list` (the vendor's naming: `identity.list`). */
 export function capability(d: AnyResource, op: Operation): string {
   const verb = op === 'get' ? 'list' : op;

@@ -16,6 +16,8 @@ import { identityCommands } from './identities/index.js';
 import { identityProviderCommands } from './identity-providers/index.js';
 import { inviteCommands } from './invites/index.js';
 import { libraryCommands } from './libraries/index.js';
+import { manifestCommands } from './manifest/index.js';
+import { mcpCommand } from './mcp/index.js';
 import { repoCommands } from './repos/index.js';
 import { roleBindingCommands } from './role-bindings/index.js';
 import { roleCommands } from './roles/index.js';
@@ -43,10 +45,12 @@ export function commandTree(resources: readonly AnyResource[] = registry): AnyCo
     ...resources.filter((d) => !d.commandGroup).map((d) => resourceCommand(d, OWN_VERBS[d.plural])),
     advisoryCommand,
     apiCommand,
+    ...manifestCommands,
     authCommand,
     configCommand,
     ...(subscriptions ? [eventsCommand(subscriptions)] : []),
     serveCommand,
+    mcpCommand,
     completionCommand,
   ];
 }

@@ -98,14 +98,6 @@ export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock
   };
 }
 
-/** The owner token for a data dir that no server is running on (serve reset). */
-export async function writeOwnerToken(store: Store, dataDir: string, clock: () => number): Promise<string> {
-  const { loadSigningKey, TokenVerifier } = await import('./tokens.js');
-  const key = await loadSigningKey(dataDir);
-  const issuer = store.getMeta('issuer') ?? '';
-  return ensureOwnerToken(store, dataDir, key, new TokenVerifier(key, () => issuer, clock), issuer, clock);
-}
-
 /**
  * A token for an identity that names serve's own issuer (`pctl serve token`). The caller
  * proves nothing beyond access to the data dir, which is the administrator's credential.

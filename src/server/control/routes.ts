@@ -25,7 +25,7 @@
 // keeps working whenever the restored data holds the same owner identity.
 import { ApiError, Code, invalidField } from '../../api/errors.js';
 import { FaultSpecError, type FaultRule } from '../../api/faults.js';
-import type { Request, Response } from '../http.js';
+import type { Request, Response } from '../handler.js';
 import type { Store } from '../store/store.js';
 import type { FaultInjector } from './faults.js';
 import type { Journal } from './journal.js';

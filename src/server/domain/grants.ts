@@ -6,8 +6,8 @@
 // is held to the same rule for each of them (ensureCouldGrantBindingsOf).
 import { ApiError, Code, invalidField } from '../../api/errors.js';
 import { capability, roleBindings, roles } from '../../api/registry/index.js';
-import type { Principal } from '../auth/principal.js';
 import { within } from '../auth/authorize.js';
+import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import type { DomainContext } from './context.js';
 

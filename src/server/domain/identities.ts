@@ -35,6 +35,7 @@ export function identityOperations(ctx: DomainContext) {
         const claim = rec.data.claimMatch as { issuer: string; subject: string };
         const next = { issuer: issuer ?? claim.issuer, subject: subject ?? claim.subject };
         if (next.issuer !== claim.issuer || next.subject !== claim.subject) {
+          // No escalation through identities: the new tokens get every binding it holds.
           ensureCouldGrantBindingsOf(ctx, principal, rec, `change the claimMatch of identity ${rec.uid}`);
           claim.issuer = next.issuer;
           claim.subject = next.subject;

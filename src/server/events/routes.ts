@@ -12,7 +12,7 @@
 import { ApiError, Code, invalidField } from '../../api/errors.js';
 import { DELIVERY_STATES, type DeliveryInfo, type EventData, type FeedEvent } from '../../api/events.js';
 import type { ControlHandler } from '../control/routes.js';
-import type { Request } from '../http.js';
+import type { Request } from '../handler.js';
 import { timestamp } from '../domain/records.js';
 import type { Delivery, FeedEvent as StoredEvent } from '../store/outbox.js';
 import type { Store } from '../store/store.js';

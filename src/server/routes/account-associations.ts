@@ -2,7 +2,7 @@
 // method `:check` judges a provider block's presence and format.
 import { accountAssociations as AA } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
-import type { ResourceRoutes } from '../http.js';
+import type { ResourceRoutes } from '../handler.js';
 import { accountAssociationToWire } from '../models.js';
 import { changesOf, parseBody } from './parse.js';
 import { resourceRoutes, type RestContext } from './resource.js';

@@ -1,6 +1,6 @@
 // /advisory/v2/ (Integrations): security advisory documents by package, and vulnerability
 // metadata. Read-only, public data: any valid token reads them (no capability).
-import type { ResourceRoutes } from '../http.js';
+import type { ResourceRoutes } from '../handler.js';
 import { vulnerabilityMetadataToWire, WireJson } from '../models.js';
 import { listResponse, type RestContext } from './resource.js';
 

@@ -4,7 +4,7 @@
 // its bearer token) is bound to the invite's group with the invite's role.
 import { groupInvites as GI } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
-import type { ResourceRoutes } from '../http.js';
+import type { ResourceRoutes } from '../handler.js';
 import { groupInviteToWire, roleBindingToWire } from '../models.js';
 import { parseBody } from './parse.js';
 import { resourceRoutes, type RestContext } from './resource.js';

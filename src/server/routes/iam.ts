@@ -1,7 +1,7 @@
 // /iam/v2/: groups, identities, roles and role bindings.
 import { groups as G, identities as I, roleBindings as RB, roles as RL } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
-import type { ResourceRoutes } from '../http.js';
+import type { ResourceRoutes } from '../handler.js';
 import { groupToWire, identityToWire, roleBindingToWire, roleToWire } from '../models.js';
 import { changesOf, groupNameViolation, parseBody } from './parse.js';
 import { resourceRoutes, type RestContext } from './resource.js';

@@ -2,7 +2,7 @@
 // oidc.clientSecret is write-only: never in a response (see identityProviderToWire).
 import { identityProviders as IDP } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
-import type { ResourceRoutes } from '../http.js';
+import type { ResourceRoutes } from '../handler.js';
 import { identityProviderToWire } from '../models.js';
 import { changesOf, parseBody } from './parse.js';
 import { resourceRoutes, type RestContext } from './resource.js';

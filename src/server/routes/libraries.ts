@@ -2,7 +2,7 @@
 // `…/artifacts/{uid}/versions` (the spec has no Get of one artifact).
 import { ApiError, Code } from '../../api/errors.js';
 import { artifacts } from '../../api/registry/index.js';
-import type { ResourceRoutes } from '../http.js';
+import type { ResourceRoutes } from '../handler.js';
 import { artifactToWire, artifactVersionToWire, WireJson } from '../models.js';
 import { listResponse, type RestContext } from './resource.js';
 

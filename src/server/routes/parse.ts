@@ -5,7 +5,7 @@ import { invalidArgument, type FieldViolation } from '../../api/errors.js';
 import * as S from '../../api/schemas.js';
 import type { Resource } from '../../api/registry/index.js';
 import type { Changes } from '../domain/patch.js';
-import type { Request } from '../http.js';
+import type { Request } from '../handler.js';
 import { resolveChanges, updateMaskParam } from '../update.js';
 
 /** Validates a request body against a wire schema; every problem becomes a field violation. */

@@ -1,6 +1,6 @@
 // /registry/v2/: repos (list, get, update) and tags (list, and get as an extension).
 import { repos as RP, tags as TG } from '../../api/registry/index.js';
-import type { ResourceRoutes } from '../http.js';
+import type { ResourceRoutes } from '../handler.js';
 import { repoToWire } from '../models.js';
 import { changesOf } from './parse.js';
 import { resourceRoutes, type RestContext } from './resource.js';

@@ -4,7 +4,7 @@
 import type { Resource } from '../../api/registry/index.js';
 import type { Domain } from '../domain/index.js';
 import type { ReadOperations } from '../domain/reads.js';
-import type { ResourceRoutes, Response } from '../http.js';
+import type { ResourceRoutes, Response } from '../handler.js';
 import { TO_WIRE, WIRE_READS, WireJson } from '../models.js';
 import type { ListPage } from '../store/list.js';
 import type { Record_, Store } from '../store/store.js';

@@ -2,7 +2,7 @@
 // delete; list and get are the generic ones; no update (405), as the vendor's v2 API.
 import { subscriptions as SB } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
-import type { ResourceRoutes } from '../http.js';
+import type { ResourceRoutes } from '../handler.js';
 import { subscriptionToWire } from '../models.js';
 import { parseBody } from './parse.js';
 import { resourceRoutes, type RestContext } from './resource.js';

@@ -15,7 +15,8 @@ import { IamService } from '../../gen/platform/iam/v2/iam_pb.js';
 import { LibrariesService } from '../../gen/platform/libraries/v2/libraries_pb.js';
 import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
 import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
-import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch, type Response } from '../http.js';
+import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
+import type { Response } from '../handler.js';
 import { registerReflection } from './reflection.js';
 import { transcoderOf, type RestCall } from './transcode.js';
 

@@ -210,7 +210,8 @@ const WRITE_CHANGES = `WITH put AS (
   ), pruned AS (
     DELETE FROM changes WHERE seq <= $6
   )
-  INSERT INTO changes SELECT * FROM json_populate_recordset(NULL::changes, $5::json)`;
+  INSERT INTO changes (seq, target, key, value, actor, time, operation)
+  SELECT seq, target, key, value, actor, time, operation FROM json_populate_recordset(NULL::changes, $5::json)`;
 
 function writeChangesValues(changes: readonly Change[]): unknown[] {
   const rows: { uid: string; row: string }[] = [];

@@ -21,6 +21,7 @@ export const serveFlags = {
   eventRetry: flag.string('--event-retry <duration>', 'webhook deliveries: the wait before the first retry, doubling after each failed attempt up to 300 times it (default 1s; e.g. 20ms in tests)'),
   eventAttempts: flag.string('--event-attempts <n>', 'webhook deliveries: attempts before a delivery is marked failed (default 10)'),
   eventTimeout: flag.string('--event-timeout <duration>', 'webhook deliveries: how long a sink has to answer an attempt (default 10s)'),
+  mcpWrites: flag.bool('--mcp-writes', "offer the write tools (create, update, delete, invite redemption) on serve's MCP endpoint, /mcp; without it /mcp only reads. Either way a caller may do only what its role bindings allow"),
   deterministic: flag.string('--deterministic <seed>', 'reproducible runs: the clock starts at 2026-01-01T00:00:00Z and moves 1s per request, and uids and codes come from SEED (a whole number), so the same requests to a fresh data dir get the same response bodies; tokens still differ (ES256 signatures are randomized). Never for a server others can reach: its codes are predictable'),
 };
 

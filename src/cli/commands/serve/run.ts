@@ -31,6 +31,8 @@ export interface ServeCommandOptions {
   eventRetry?: string;
   eventAttempts?: string;
   eventTimeout?: string;
+  /** `--mcp-writes`: the write tools on /mcp too. */
+  mcpWrites?: boolean;
 }
 
 /** The delivery schedule and timeout flags as ServeOptions take them (absent: the server's defaults). */
@@ -250,6 +252,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       ...(journal !== undefined ? { journalSize: journal } : {}),
       ...events,
       ...(deterministic !== undefined ? { deterministic } : {}),
+      ...(opts.mcpWrites ? { mcpWrites: true } : {}),
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
   } catch (e) {
@@ -301,6 +304,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
   err(await describeRateLimit(rateLimit));
+  err(`MCP: ${server.url}/mcp (Streamable HTTP, bearer token required; ${opts.mcpWrites ? 'write tools on' : 'read-only: --mcp-writes adds the write tools'})`);
   if (deterministic !== undefined) {
     const { DETERMINISTIC_START_MS, DETERMINISTIC_STEP_MS } = await import('../../../server/deterministic.js');
     err(`Deterministic (seed ${deterministic}): the clock started at ${new Date(DETERMINISTIC_START_MS).toISOString()} and moves ${DETERMINISTIC_STEP_MS / 1000}s per request; uids and codes follow from the seed (predictable: keep this server to yourself).`);
