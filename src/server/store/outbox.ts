@@ -3,7 +3,7 @@
 // the events in commit order; the deliverer (src/server/events/deliverer.ts) claims due
 // deliveries, one at a time per subscription, and settles them. SQLite keeps both tables in
 // the data dir's database (this file); PostgreSQL in the shared database (postgres.ts).
-import type { DB } from './db.js';
+import type { Database as DB } from 'better-sqlite3';
 
 /** An event as the outbox keeps it: the CloudEvent attributes and the exact body sent. */
 export interface OutboxEvent {
