@@ -4,13 +4,10 @@
 // with that token, so it shows nothing its user could not list with pctl.
 import { readFileSync } from 'node:fs';
 import type { PublicRoutes, Response } from './handler.js';
+import { PACKAGE_ROOT } from './package-files.js';
 
-/**
- * The files live in the package's top-level console/ directory. This module sits two levels
- * below the package root in src/, in dist/ and in the esbuild bundle (dist/bundle/) alike,
- * so one relative URL finds them from all three.
- */
-const FILES_DIR = new URL('../../console/', import.meta.url);
+/** The files live in the package's top-level console/ directory. */
+const FILES_DIR = new URL('console/', PACKAGE_ROOT);
 
 /** URL path → file name and content type. The only paths serve answers without a token, besides OIDC and OAuth's. */
 const FILES: Record<string, [file: string, type: string]> = {

@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './auth/authenticate.js';
 import { importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
 import { oidcRoutes } from './routes/oidc.js';
-import { oauthRoutes } from './routes/oauth.js';
+import { oauthRoutes } from './oauth/index.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
