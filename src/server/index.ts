@@ -25,10 +25,7 @@ import { accountAssociationRoutes } from './routes/account-associations.js';
 import { advisoryDocumentRoutes } from './routes/advisory-documents.js';
 import { libraryRoutes } from './routes/libraries.js';
 import { groupInviteRoutes } from './routes/group-invites.js';
-import { identityProviderRoutes } from './routes/identity-providers.js';
-import { registryRoutes } from './routes/registry.js';
-import { resourceRoutes, type RestContext } from './routes/resource.js';
-import { subscriptionRoutes } from './routes/subscriptions.js';
+import { resourceRoutes, type GenericOperations, type RestContext } from './routes/resource.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { redactDatabaseUrl } from './store/shared.js';
 import { Store } from './store/store.js';
@@ -153,10 +150,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // Every change a caller commits becomes a CloudEvent in the outbox, in the same transaction.
     recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '' });
     const rest: RestContext = { domain, store };
-    // Every registry resource is served: by its route module's handlers, else by the generic list and get.
-    const own = new Map([...iamRoutes(rest), identityProviderRoutes(rest), groupInviteRoutes(rest), accountAssociationRoutes(rest), libraryRoutes(rest), subscriptionRoutes(rest), ...registryRoutes(rest)].map((r) => [r.path, r]));
+    // Every registry resource is served: by its route module's handlers, else generically from its declaration and
+    // domain module (a module whose operations do not have the generic shapes, as group invites' create, has a route module).
+    const own = new Map([...iamRoutes(rest), groupInviteRoutes(rest), accountAssociationRoutes(rest), libraryRoutes(rest)].map((r) => [r.path, r]));
     const routes: ResourceRoutes[] = [
-      ...(Object.entries(resources) as [ResourceName, (typeof resources)[ResourceName]][]).map(([name, d]) => own.get(d.path) ?? resourceRoutes(rest, d, domain[name])),
+      ...(Object.entries(resources) as [ResourceName, (typeof resources)[ResourceName]][]).map(([name, d]) => own.get(d.path) ?? resourceRoutes(rest, d, domain[name] as GenericOperations)),
       ...advisoryDocumentRoutes(rest),
     ];
     const touch = (uid: string, at: number) => domain.identities.touch(uid, at);

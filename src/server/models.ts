@@ -156,19 +156,13 @@ export function artifactVersionToWire(r: Record_): z.input<typeof Wire.ArtifactV
 /** Advisory documents and vulnerability metadata are sent as stored. */
 export { advisoryDocumentOf as advisoryDocumentToWire, vulnerabilityMetadataOf as vulnerabilityMetadataToWire } from './domain/records.js';
 
-export function repoToWire(r: Record_): WireOut<'Repo'> {
-  return { uid: r.uid, name: r.name, description: str(r.data.description), createTime: r.createTime, updateTime: r.updateTime };
-}
-
-export function tagToWire(r: Record_): WireOut<'Tag'> {
-  return {
-    uid: r.uid,
-    name: r.name,
-    digest: str(r.data.digest),
-    deprecated: r.data.deprecated === true,
-    createTime: r.createTime,
-    updateTime: r.updateTime,
-  };
+/**
+ * The wire form of a resource stored as its wire fields: uid, the name column as `name`, the
+ * record's data as it is, and the times (repos, tags). A resource stored otherwise says how
+ * in TO_WIRE.
+ */
+export function storedAsWire(r: Record_): Record<string, unknown> {
+  return { uid: r.uid, name: r.name, ...r.data, createTime: r.createTime, updateTime: r.updateTime };
 }
 
 export function advisoryToWire(r: Record_): WireOut<'Advisory'> {
@@ -180,23 +174,12 @@ export function subscriptionToWire(r: Record_): WireOut<'Subscription'> {
 }
 
 /**
- * The store kinds each wire form reads besides its own record (a role binding names its
+ * The store kinds a wire form reads besides its own record (a role binding names its
  * identity, group and role): its cached JSON is encoded again after a write of one of them.
- * A wire form added without saying what it reads does not compile.
  */
-export const WIRE_READS: { [W in WireName]: readonly Kind[] } = {
-  Group: [],
-  Identity: [],
-  Role: [],
+const WIRE_READS: { [W in WireName]?: readonly Kind[] } = {
   RoleBinding: ['identity', 'group', 'role'],
-  IdentityProvider: [],
   GroupInvite: ['role'],
-  AccountAssociation: [],
-  Artifact: [],
-  Repo: [],
-  Tag: [],
-  Advisory: [],
-  Subscription: [],
 };
 
 /**
@@ -235,8 +218,8 @@ export class WireJson {
   }
 }
 
-/** Every resource's wire form, by its registry kind: a resource without one does not compile. */
-export const TO_WIRE: { [W in WireName]: (r: Record_, store: Store) => WireOut<W> } = {
+/** The wire forms of the resources not stored as their wire fields (storedAsWire), by registry kind. */
+const TO_WIRE: { [W in WireName]?: (r: Record_, store: Store) => WireOut<W> } = {
   Group: groupToWire,
   Identity: identityToWire,
   Role: roleToWire,
@@ -245,8 +228,11 @@ export const TO_WIRE: { [W in WireName]: (r: Record_, store: Store) => WireOut<W
   GroupInvite: (r, store) => groupInviteToWire(r, store),
   AccountAssociation: accountAssociationToWire,
   Artifact: artifactToWire,
-  Repo: repoToWire,
-  Tag: tagToWire,
   Advisory: advisoryToWire,
   Subscription: subscriptionToWire,
 };
+
+/** A resource's wire form (its own, else storedAsWire) and the kinds it reads besides its record. */
+export function wireFormOf(kind: WireName): { toWire: (r: Record_, store: Store) => unknown; reads: readonly Kind[] } {
+  return { toWire: TO_WIRE[kind] ?? storedAsWire, reads: WIRE_READS[kind] ?? [] };
+}

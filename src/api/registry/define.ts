@@ -13,15 +13,11 @@ export type WireName = Wire.WireName;
 export type WireType<W extends WireName> = z.output<(typeof Wire)[W]>;
 
 /**
- * Every kind of stored record, by the store's `kind` column: the registry's resources, and
- * the records that hang off them (artifact versions) or are served outside the registry
- * (advisory documents, vulnerability metadata). A declaration's storeKind is one of these.
+ * Every kind of stored record, by the store's `kind` column: each resource's (its wire name,
+ * uncapitalized: `RoleBinding` → `roleBinding`), and the records that hang off them (artifact
+ * versions) or are served outside the registry (advisory documents, vulnerability metadata).
  */
-export const STORE_KINDS = [
-  'group', 'identity', 'role', 'roleBinding', 'identityProvider', 'groupInvite', 'accountAssociation',
-  'repo', 'tag', 'advisory', 'artifact', 'artifactVersion', 'advisoryDocument', 'vulnerabilityMetadata', 'subscription',
-] as const;
-export type StoreKind = (typeof STORE_KINDS)[number];
+export type StoreKind = Uncapitalize<WireName> | 'artifactVersion' | 'advisoryDocument' | 'vulnerabilityMetadata';
 
 /** The operations of the spec's domain table. */
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete';
@@ -121,8 +117,8 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
     /** The CLI command: "role-bindings". */
     cli: string;
   };
-  /** The store's kind column: "roleBinding". */
-  storeKind: StoreKind;
+  /** The store's kind column: the wire name, uncapitalized ("roleBinding"). */
+  storeKind: Uncapitalize<W>;
   /** Capability prefix: `${capability}.list`, `.create` … ("role_bindings"). */
   capability: string;
   /** The operations the API offers; each but `get` has a capability (a get needs `.list`). */

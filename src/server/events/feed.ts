@@ -6,7 +6,7 @@
 import { byStoreKind, type Resource } from '../../api/registry/index.js';
 import { eventType, type EventData } from '../../api/events.js';
 import { timestamp } from '../domain/records.js';
-import { TO_WIRE } from '../models.js';
+import { wireFormOf } from '../models.js';
 import type { Random } from '../random.js';
 import type { ResourceChange } from '../store/changes.js';
 import type { OutboxEntry } from '../store/outbox.js';
@@ -87,7 +87,7 @@ function actorOf(store: Store, identityUid: string): EventData['actor'] {
 /** The resource after a create or update, as the API renders it, redacted; the delete request for a delete. */
 function bodyOf(store: Store, d: Resource, change: ResourceChange, uid: string): Record<string, unknown> | undefined {
   if (change.verb === 'deleted') return d.kind === 'AccountAssociation' ? undefined : { uid };
-  const wire = TO_WIRE[d.kind](change.record, store) as Record<string, unknown>;
+  const wire = wireFormOf(d.kind).toWire(change.record, store) as Record<string, unknown>;
   // An invite's event keeps its uid and expiry only (never the code, nor the key id that names it).
   if (d.kind === 'GroupInvite') return { uid: wire.uid, expirationTime: wire.expirationTime };
   return wire;

@@ -1,4 +1,4 @@
-// /iam/v2/groupInvites: create and delete (list and get are the generic ones; there is no
+// /iam/v2/groupInvites: create (delete, list and get are the generic ones; there is no
 // update, so PATCH is 405 with code 12 UNIMPLEMENTED like any method a route lacks), and
 // serve's extension POST /iam/v2/groupInvites:redeem {code}: the caller's own identity (from
 // its bearer token) is bound to the invite's group with the invite's role.
@@ -11,7 +11,8 @@ import { resourceRoutes, type RestContext } from './resource.js';
 
 export function groupInviteRoutes(rest: RestContext): ResourceRoutes {
   const { domain, store } = rest;
-  return resourceRoutes(rest, GI, domain.groupInvites, {
+  const { list, get, delete: remove } = domain.groupInvites;
+  return resourceRoutes(rest, GI, { list, get, delete: remove }, {
     create: async (req) => {
       const body = parseBody(S.CreateGroupInviteBody, await req.json());
       const { roleUid, email, ttl, singleUse } = body.groupInvite;
@@ -20,7 +21,6 @@ export function groupInviteRoutes(rest: RestContext): ResourceRoutes {
       });
       return { body: groupInviteToWire(invite, store, code) };
     },
-    remove: async (req) => (await domain.groupInvites.delete(req.principal, req.uid), {}),
     actions: {
       redeem: async (req) => {
         const { code } = parseBody(S.RedeemInviteBody, await req.json());

@@ -1,13 +1,21 @@
 // REST for a resource: parse the request, call one domain operation, render its wire form.
-// Every resource gets list and get from its declaration (the domain's generic reads); a
-// route module adds create, update, delete and custom methods.
+// Every resource gets its declared operations from its declaration and its domain module:
+// list and get (the generic reads), create (the create body's resource object and parent),
+// update (body and updateMask as changes) and delete. A route module replaces any of them
+// (a create whose input is not its body's resource object) and adds custom methods.
+import type { z } from 'zod';
 import type { Resource } from '../../api/registry/index.js';
+import { CREATE_BODIES } from '../../api/schemas.js';
+import type { Deferred } from '../domain/context.js';
 import type { Domain } from '../domain/index.js';
+import type { Changes } from '../domain/patch.js';
 import type { ReadOperations } from '../domain/reads.js';
+import type { Principal } from '../auth/principal.js';
 import type { ResourceRoutes, Response } from '../handler.js';
-import { TO_WIRE, WIRE_READS, WireJson } from '../models.js';
+import { wireFormOf, WireJson } from '../models.js';
 import type { ListPage } from '../store/list.js';
 import type { Record_, Store } from '../store/store.js';
+import { changesOf, parseBody } from './parse.js';
 
 /** What a REST route needs: the domain, and the store its wire forms read related records from. */
 export interface RestContext {
@@ -17,16 +25,46 @@ export interface RestContext {
 
 /** A declaration's wire JSON, encoded once per record (see WireJson). */
 export function wireOf(rest: RestContext, d: Resource): WireJson {
-  return new WireJson(rest.store, (r: Record_) => TO_WIRE[d.kind](r, rest.store), WIRE_READS[d.kind]);
+  const form = wireFormOf(d.kind);
+  return new WireJson(rest.store, (r: Record_) => form.toWire(r, rest.store), form.reads);
 }
 
-export function resourceRoutes(rest: RestContext, d: Resource, reads: Partial<ReadOperations>, own: Omit<ResourceRoutes, 'path'> = {}): ResourceRoutes {
+/** The writes a domain module offers in the generic shapes (method syntax: a module's own input types fit). */
+interface WriteOperations {
+  create(principal: Principal, input: { parent: string }): Promise<Record_>;
+  update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_>;
+  delete(principal: Principal, uid: string): Promise<void>;
+}
+
+/** What the generic routes call: a domain module's operations in the generic shapes. */
+export type GenericOperations = Partial<ReadOperations> & Partial<WriteOperations>;
+
+export function resourceRoutes(rest: RestContext, d: Resource, ops: GenericOperations, own: Omit<ResourceRoutes, 'path'> = {}): ResourceRoutes {
   const routes: ResourceRoutes = { path: d.path };
   const wire = wireOf(rest, d);
-  const { list, get } = reads;
-  if (list && d.operations.includes('list')) routes.list = async (req) => listResponse(d.plural, await list(req.principal, req.query), wire);
-  if (get && d.operations.includes('get')) routes.get = async (req) => ({ bodyJson: wire.encode([await get(req.principal, req.uid)]) });
+  const toWire = wireFormOf(d.kind).toWire;
+  const has = (op: Resource['operations'][number]) => d.operations.includes(op);
+  const { list, get, create, update, delete: remove } = ops;
+  if (list && has('list')) routes.list = async (req) => listResponse(d.plural, await list(req.principal, req.query), wire);
+  if (get && has('get')) routes.get = async (req) => ({ bodyJson: wire.encode([await get(req.principal, req.uid)]) });
+  const body = createBodyOf(d);
+  if (create && has('create') && body) {
+    routes.create = async (req) => {
+      const parsed = parseBody(body.schema, await req.json()) as Record<string, unknown>;
+      const input = { ...(parsed[body.key] as Record<string, unknown>), parent: parsed.parent as string };
+      return { body: toWire(await create(req.principal, input), rest.store) };
+    };
+  }
+  if (update && has('update')) routes.update = async (req) => ({ body: toWire(await update(req.principal, req.uid, changesOf(req, d)), rest.store) });
+  if (remove && has('delete')) routes.remove = async (req) => (await remove(req.principal, req.uid), {});
   return { ...routes, ...own };
+}
+
+/** The declaration's create body (`{parent, <key>: {...}}`) and the key of its resource object. */
+function createBodyOf(d: Resource): { schema: z.ZodObject; key: string } | undefined {
+  const schema = (CREATE_BODIES as Partial<Record<string, z.ZodObject>>)[d.kind];
+  const key = schema && Object.keys(schema.shape).find((k) => k !== 'parent');
+  return schema && key ? { schema, key } : undefined;
 }
 
 /**
