@@ -75,13 +75,10 @@ export class FaultInjector {
   decideDelivery(sink: string): DeliveryFaultDecision[] {
     const out: DeliveryFaultDecision[] = [];
     for (const r of this.#rules) {
-      if (!r.matchSink?.(sink) || (r.rule.times !== undefined && r.hits >= r.rule.times)) continue;
-      if (r.random() >= (r.rule.probability ?? 1)) continue;
-      r.hits++;
+      if (!r.matchSink?.(sink) || !fires(r)) continue;
       const rule = r.rule;
       if (rule.effect === 'latency') {
-        const [min, max] = rule.latencyMs!;
-        out.push({ rule, effect: 'latency', delayMs: min === max ? min : Math.round(min + r.random() * (max - min)) });
+        out.push({ rule, effect: 'latency', delayMs: latencyOf(r) });
         continue;
       }
       out.push({ rule, effect: rule.effect as 'drop' | 'duplicate' });
@@ -97,14 +94,10 @@ export class FaultInjector {
   decide(method: string, path: string, rpc?: string): FaultDecision[] {
     const out: FaultDecision[] = [];
     for (const r of this.#rules) {
-      if (r.matchSink || (r.rule.times !== undefined && r.hits >= r.rule.times)) continue;
-      if (!r.match(method, path, rpc)) continue;
-      if (r.random() >= (r.rule.probability ?? 1)) continue;
-      r.hits++;
+      if (r.matchSink || !r.match(method, path, rpc) || !fires(r)) continue;
       const rule = r.rule;
       if (rule.effect === 'latency') {
-        const [min, max] = rule.latencyMs!;
-        out.push({ rule, effect: 'latency', delayMs: min === max ? min : Math.round(min + r.random() * (max - min)) });
+        out.push({ rule, effect: 'latency', delayMs: latencyOf(r) });
         continue;
       }
       out.push(rule.effect === 'error' ? { rule, effect: 'error', error: injectedError(rule) } : { rule, effect: rule.effect as 'reset' | 'stall' });
@@ -112,6 +105,20 @@ export class FaultInjector {
     }
     return out;
   }
+}
+
+/** Whether a matching rule fires now: not used up, and its probability drawn; a firing is a hit. */
+function fires(r: ActiveRule): boolean {
+  if (r.rule.times !== undefined && r.hits >= r.rule.times) return false;
+  if (r.random() >= (r.rule.probability ?? 1)) return false;
+  r.hits++;
+  return true;
+}
+
+/** A latency rule's delay: its fixed value, or drawn from its range. */
+function latencyOf(r: ActiveRule): number {
+  const [min, max] = r.rule.latencyMs!;
+  return min === max ? min : Math.round(min + r.random() * (max - min));
 }
 
 function injectedError(rule: FaultRule): ApiError {
