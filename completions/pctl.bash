@@ -79,6 +79,7 @@ _pctl_sub() {
     'config:delete'|'config:rm') REPLY='config delete' ;;
     'serve:export') REPLY='serve export' ;;
     'serve:token') REPLY='serve token' ;;
+    'serve:openapi') REPLY='serve openapi' ;;
     'serve:faults') REPLY='serve faults' ;;
     'serve:requests') REPLY='serve requests' ;;
     'serve:snapshot'|'serve:snapshots') REPLY='serve snapshot' ;;
@@ -113,7 +114,7 @@ _pctl_subs() {
     'advisory') REPLY='documents metadata' ;;
     'auth') REPLY='login status token logout' ;;
     'config') REPLY='list get set use delete' ;;
-    'serve') REPLY='export token faults requests snapshot reset' ;;
+    'serve') REPLY='export token openapi faults requests snapshot reset' ;;
     'serve faults') REPLY='list add clear' ;;
     'serve snapshot') REPLY='save list restore delete' ;;
   esac
@@ -158,6 +159,7 @@ _pctl_flags() {
     'serve') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
     'serve export') REPLY='--data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
     'serve token') REPLY='--identity --ttl --data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve openapi') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
     'serve faults') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
     'serve faults list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
     'serve faults add') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
@@ -234,6 +236,9 @@ _pctl_flag() {
     'serve token --ttl'|'serve token --host'|'serve token --port'|'serve token --public-url'|'serve token --database'|'serve token --rate-limit'|'serve token --trust-issuer'|'serve token --owner-token-ttl'|'serve token --fault'|'serve token --latency'|'serve token --journal'|'serve token --deterministic') REPLY='value' ;;
     'serve token --data'|'serve token --data') REPLY='dir' ;;
     'serve token --seed') REPLY='file' ;;
+    'serve openapi --host'|'serve openapi --port'|'serve openapi --public-url'|'serve openapi --database'|'serve openapi --rate-limit'|'serve openapi --trust-issuer'|'serve openapi --owner-token-ttl'|'serve openapi --fault'|'serve openapi --latency'|'serve openapi --journal'|'serve openapi --deterministic') REPLY='value' ;;
+    'serve openapi --data') REPLY='dir' ;;
+    'serve openapi --seed') REPLY='file' ;;
     'serve faults --host'|'serve faults --port'|'serve faults --public-url'|'serve faults --database'|'serve faults --rate-limit'|'serve faults --trust-issuer'|'serve faults --owner-token-ttl'|'serve faults --fault'|'serve faults --latency'|'serve faults --journal'|'serve faults --deterministic') REPLY='value' ;;
     'serve faults --data') REPLY='dir' ;;
     'serve faults --seed') REPLY='file' ;;

@@ -6,6 +6,7 @@ import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './aut
 import { importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
@@ -173,6 +174,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...oauth.routes,
         ...consoleRoutes(),
+        ...openApiRoutes(),
       },
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),
