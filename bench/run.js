@@ -1,4 +1,4 @@
-// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --domain]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --domain] [-- --protocols]
 // One report of ratios measured in the same run, each with the command behind it, and at
 // the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
@@ -21,6 +21,8 @@ const scopedOnly = process.argv.includes('--scoped');
 const storesOnly = process.argv.includes('--stores');
 // --domain runs only the cost of the domain's async boundary.
 const domainOnly = process.argv.includes('--domain');
+// --protocols runs only REST over HTTP/1.1 and HTTP/2, gRPC, gRPC-Web and Connect (h2load).
+const protocolsOnly = process.argv.includes('--protocols');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
@@ -417,16 +419,22 @@ function varint(n) {
   return Buffer.from(out);
 }
 
-/** One gRPC call over node:http2: its grpc-status, so that the load run counts answers, not errors. */
-async function grpcStatus(url, path, body, token) {
+/** One call over node:http2 (gRPC) or HTTP/1.1 (gRPC-Web, Connect): its grpc-status, or the HTTP status of a Connect call, so that load runs count answers, not errors. */
+async function rpcStatus(url, path, body, headers, { h1 = false } = {}) {
+  if (h1) {
+    const r = await request(`${url}${path}`, { method: 'POST', headers, body });
+    const bytes = Buffer.from(await r.body.arrayBuffer());
+    if (headers['content-type'].startsWith('application/grpc-web')) return /grpc-status:\s*(\d+)/.exec(bytes.toString('latin1'))?.[1] ?? r.headers['grpc-status'];
+    return r.statusCode === 200 ? '0' : `HTTP ${r.statusCode}: ${bytes}`;
+  }
   const http2 = await import('node:http2');
   const session = http2.connect(url);
   try {
     return await new Promise((resolve, reject) => {
-      const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', authorization: `Bearer ${token}` });
+      const req = session.request({ ':method': 'POST', ':path': path, te: 'trailers', ...headers });
       let status;
-      req.on('response', (headers) => { status = headers['grpc-status']; });
-      req.on('trailers', (trailers) => { status = trailers['grpc-status']; });
+      req.on('response', (h) => { status = h['grpc-status']; });
+      req.on('trailers', (h) => { status = h['grpc-status']; });
       req.on('end', () => resolve(status));
       req.on('error', reject);
       req.resume();
@@ -437,19 +445,25 @@ async function grpcStatus(url, path, body, token) {
   }
 }
 
-/** req/s from h2load (nghttp2-client): `--h1` for REST over HTTP/1.1, h2c for gRPC. */
+/** req/s from h2load (nghttp2-client): `--h1` for HTTP/1.1, else h2c with prior knowledge. Fails on any 4xx/5xx. */
 function h2load(args) {
   const r = spawnSync('h2load', args, { encoding: 'utf8' });
   const rate = /finished in [\d.]+m?s, ([\d.]+) req\/s/.exec(r.stdout);
   const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(r.stdout);
-  if (!rate || !codes || Number(codes[3]) + Number(codes[4]) > 0) throw new Error(`h2load ${args.join(' ')}: ${r.stdout.slice(-300)}${r.stderr}`);
+  const failed = /requests: \d+ total, \d+ started, \d+ done, \d+ succeeded, (\d+) failed, (\d+) errored/.exec(r.stdout);
+  if (!rate || !codes || Number(codes[3]) + Number(codes[4]) > 0 || Number(failed?.[1] ?? 0) > 0) throw new Error(`h2load ${args.join(' ')}: ${r.stdout.slice(-400)}${r.stderr}`);
   return Number(rate[1]);
 }
 
-/** GetGroup and a page of 50 over gRPC (h2c) against the same calls over REST, 10 at a time each. */
-async function grpcVsRest() {
+/**
+ * Every protocol serve speaks against REST over HTTP/1.1, with one load tool (h2load, 10
+ * connections, one request at a time on each), the same serve and data, interleaved rounds
+ * (A B C … A B C …), medians: REST over h2c, gRPC (h2c), gRPC-Web and Connect JSON (HTTP/1.1),
+ * for GetGroup and for a sorted page of 50.
+ */
+async function protocols() {
   if (spawnSync('sh', ['-c', 'command -v h2load']).status !== 0) {
-    report('gRPC vs REST (skipped: no h2load; apt-get install nghttp2-client)', 0, 'req/s');
+    report('protocols (skipped: no h2load; apt-get install nghttp2-client)', 0, 'req/s');
     return;
   }
   const dataDir = tempDir();
@@ -459,37 +473,61 @@ async function grpcVsRest() {
   try {
     const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const auth = `authorization: Bearer ${token}`;
-    const bodies = tempDir('pctl-bench-grpc-');
+    const bodies = tempDir('pctl-bench-rpc-');
     cleanup.push(bodies);
+    const file = (name, bytes) => {
+      const path = join(bodies, name);
+      writeFileSync(path, bytes);
+      return path;
+    };
     const cases = [
       // GetGroupRequest{uid = 1}; ListGroupsRequest{page_size = 1, order_by = 3, uidp = 5 {descendants_of = 1}}.
-      ['GetGroup', `/iam/v2/groups/${org}`, '/platform.iam.v2.IamService/GetGroup', grpcFrame([[1, org]])],
-      ['ListGroups, page of 50 by name', `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name&page_size=50`, '/platform.iam.v2.IamService/ListGroups',
-        grpcFrame([[1, 50], [3, 'name'], [5, grpcFrame([[1, org]]).subarray(5)]])],
+      { name: 'GetGroup', rest: `/iam/v2/groups/${org}`, rpc: '/platform.iam.v2.IamService/GetGroup', proto: grpcFrame([[1, org]]), json: { uid: org } },
+      {
+        name: 'ListGroups, page of 50 by name', rest: `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name&page_size=50`, rpc: '/platform.iam.v2.IamService/ListGroups',
+        proto: grpcFrame([[1, 50], [3, 'name'], [5, grpcFrame([[1, org]]).subarray(5)]]), json: { pageSize: 50, orderBy: 'name', uidp: { descendantsOf: org } },
+      },
     ];
-    for (const [name, restPath, rpcPath, body] of cases) {
-      const file = join(bodies, `${name.split(',')[0]}.bin`);
-      writeFileSync(file, body);
-      const status = await grpcStatus(serve.url, rpcPath, body, token);
-      if (status !== '0') throw new Error(`${rpcPath}: grpc-status ${status}`);
-      const restArgs = (secs) => ['--h1', '-c', '10', '-D', String(secs), '-H', auth, `${serve.url}${restPath}`];
-      const grpcArgs = (secs, base = serve.url, headers = ['-H', auth]) =>
-        ['-c', '10', '-m', '1', '-D', String(secs), '-d', file, ...headers, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${base}${rpcPath}`];
-      h2load(restArgs(1)); // warm-up (JIT) before anything is counted
-      h2load(grpcArgs(1));
-      const rest = h2load(restArgs(duration));
-      const grpc = h2load(grpcArgs(duration));
-      report(`REST ${name} (HTTP/1.1, 10 connections)`, rest, 'req/s', { command: `h2load --h1 -c 10 -D ${duration} -H 'authorization: Bearer …' '${restPath}'` });
-      report(`gRPC ${name} (h2c, 10 connections)`, grpc, 'req/s', { ratio: grpc / rest, target: '>= 1', command: `h2load -c 10 -m 1 -D ${duration} -d BODY -H 'content-type: application/grpc' -H 'te: trailers' … ${rpcPath}` });
-      if (rpcPath.endsWith('/GetGroup')) {
-        const floor = await startChild([fileURLToPath(new URL('./connect-floor-server.js', import.meta.url))]);
-        try {
-          // The same load, without a token (the floor server checks none).
-          h2load(grpcArgs(1, floor.url, []));
-          report('gRPC GetGroup, a Connect handler that does nothing (h2c)', h2load(grpcArgs(duration, floor.url, [])), 'req/s', { command: 'node bench/connect-floor-server.js; the same h2load' });
-        } finally {
-          await floor.stop();
-        }
+    for (const c of cases) {
+      const key = c.name.split(',')[0];
+      const grpcBody = file(`${key}.grpc`, c.proto);
+      const jsonBody = file(`${key}.json`, JSON.stringify(c.json));
+      const runs = {
+        rest1: { what: `REST ${c.name}, HTTP/1.1`, args: ['--h1', '-H', auth, `${serve.url}${c.rest}`], command: `h2load --h1 -c 10 -D ${duration} -H 'authorization: Bearer …' '${c.rest}'` },
+        rest2: { what: `REST ${c.name}, HTTP/2 (h2c)`, args: ['-m', '1', '-H', auth, `${serve.url}${c.rest}`], command: `h2load -c 10 -m 1 -D ${duration} -H 'authorization: Bearer …' '${c.rest}'` },
+        grpc: {
+          what: `gRPC ${c.name} (h2c, protobuf)`, args: ['-m', '1', '-d', grpcBody, '-H', auth, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${serve.url}${c.rpc}`],
+          command: `h2load -c 10 -m 1 -D ${duration} -d BODY -H 'content-type: application/grpc' -H 'te: trailers' … ${c.rpc}`,
+          check: () => rpcStatus(serve.url, c.rpc, c.proto, { authorization: `Bearer ${token}`, 'content-type': 'application/grpc' }),
+        },
+        grpcWeb: {
+          what: `gRPC-Web ${c.name} (HTTP/1.1, protobuf)`, args: ['--h1', '-d', grpcBody, '-H', auth, '-H', 'content-type: application/grpc-web+proto', '-H', 'x-grpc-web: 1', `${serve.url}${c.rpc}`],
+          command: `h2load --h1 -c 10 -D ${duration} -d BODY -H 'content-type: application/grpc-web+proto' … ${c.rpc}`,
+          check: () => rpcStatus(serve.url, c.rpc, c.proto, { authorization: `Bearer ${token}`, 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' }, { h1: true }),
+        },
+        connect: {
+          what: `Connect ${c.name} (HTTP/1.1, JSON)`, args: ['--h1', '-d', jsonBody, '-H', auth, '-H', 'content-type: application/json', `${serve.url}${c.rpc}`],
+          command: `h2load --h1 -c 10 -D ${duration} -d BODY.json -H 'content-type: application/json' … ${c.rpc}`,
+          check: () => rpcStatus(serve.url, c.rpc, JSON.stringify(c.json), { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, { h1: true }),
+        },
+      };
+      for (const r of Object.values(runs)) {
+        const status = await r.check?.();
+        if (r.check && status !== '0') throw new Error(`${r.what}: grpc-status ${status}`);
+      }
+      const order = Object.keys(runs);
+      const rates = Object.fromEntries(order.map((k) => [k, []]));
+      for (const k of order) h2load(['-c', '10', '-D', '1', ...runs[k].args]); // warm-up (JIT) before anything is counted
+      for (let round = 0; round < (quick ? 1 : 3); round++) {
+        for (const k of order) rates[k].push(h2load(['-c', '10', '-D', String(duration), ...runs[k].args]));
+      }
+      const fig = Object.fromEntries(order.map((k) => [k, { what: runs[k].what, value: median(rates[k]), unit: 'req/s', command: runs[k].command }]));
+      for (const k of order) report(fig[k].what, fig[k].value, 'req/s', { command: fig[k].command });
+      target(`gRPC ${key} vs REST over HTTP/1.1`, fig.grpc, fig.rest1, { min: 1 });
+      if (key === 'GetGroup') {
+        target('REST GetGroup: HTTP/2 vs HTTP/1.1', fig.rest2, fig.rest1, { min: 0.9 });
+        target('Connect JSON GetGroup vs REST over HTTP/1.1', fig.connect, fig.rest1, { min: 0.8 });
+        target('gRPC-Web GetGroup vs gRPC', fig.grpcWeb, fig.grpc, { min: 0.8 });
       }
     }
   } finally {
@@ -507,12 +545,14 @@ try {
     await stores();
   } else if (domainOnly) {
     await asyncBoundary();
+  } else if (protocolsOnly) {
+    await protocols();
   } else {
     await asyncBoundary();
     await cliStart();
     await getByUid();
     await writes();
-    await grpcVsRest();
+    await protocols();
     await stores();
     for (const n of SCALES) await atScale(n);
   }

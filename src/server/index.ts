@@ -15,7 +15,7 @@ import type { ResourceRoutes } from './handler.js';
 import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
-import { rpcListener } from './rpc/index.js';
+import { API_SERVICES, rpcListener } from './rpc/index.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
 import { lockDataDir } from './lock.js';
@@ -190,8 +190,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const dispatch: typeof dispatchCall = store.shared
       ? (call) => openedStore.refresh()!.then(() => ticked(call), (err: unknown) => toErrorResponse(err, opts.log))
       : ticked;
-    // One listener for both HTTP versions: RPCs by Connect, the rest as REST.
-    const listener = rpcListener(dispatch, restListener(dispatch, opts.log), opts.log);
+    // One listener for both HTTP versions: RPCs (rpc/), the rest as REST.
+    const listener = rpcListener(dispatch, restListener(dispatch, opts.log), opts.log, API_SERVICES, rest);
     const server = createFront(createHttp1Server(listener, rateLimiter), listener);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
