@@ -1,4 +1,4 @@
-// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --domain] [-- --protocols]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --domain] [-- --protocols] [-- --writes] [-- --page]
 // One report of ratios measured in the same run, each with the command behind it, and at
 // the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
@@ -23,6 +23,10 @@ const storesOnly = process.argv.includes('--stores');
 const domainOnly = process.argv.includes('--domain');
 // --protocols runs only REST over HTTP/1.1 and HTTP/2, gRPC, gRPC-Web and Connect (h2load).
 const protocolsOnly = process.argv.includes('--protocols');
+// --writes runs only the sequential and concurrent creates against GETs and raw commits.
+const writesOnly = process.argv.includes('--writes');
+// --page runs only the sorted page of 50 at 100k groups against a bare node:http server.
+const pageOnly = process.argv.includes('--page');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
@@ -97,6 +101,20 @@ async function orgUid(baseUrl, headers) {
   return res.groups[0].uid;
 }
 
+/** `--page`: only the sorted page of 50 at the target's scale against a bare server sending it. */
+async function pageTarget() {
+  const dataDir = tempDir();
+  cleanup.push(dataDir);
+  const { org } = await populate(dataDir, PAGE_TARGET_SCALE);
+  const serve = await startServe(dataDir);
+  try {
+    const headers = { authorization: `Bearer ${readFileSync(`${dataDir}/owner.token`, 'utf8').trim()}` };
+    await sortedPageVsBare(PAGE_TARGET_SCALE, `${serve.url}/iam/v2/groups?order_by=name&page_size=50&uidp.descendants_of=${org}`, headers);
+  } finally {
+    await serve.stop();
+  }
+}
+
 /** `--scoped`: only the viewer-versus-owner lists, at 10k and 100k groups. */
 async function scopedAtScale(n) {
   const dataDir = tempDir();
@@ -168,7 +186,7 @@ async function sortedPageVsBare(n, url, headers) {
     const serveFig = { what: `[${fmt(n)} groups] descendants_of the organization, by name, page of 50`, value: s, unit: 'req/s', command: `autocannon -c 10 -d ${duration} '${url}'` };
     report(bareFig.what, b, 'req/s', { command: bareFig.command });
     report(serveFig.what, s, 'req/s', { command: serveFig.command });
-    target(`sorted page of 50 at ${fmt(n)} groups vs bare node:http`, serveFig, bareFig, { min: 0.25 });
+    target(`sorted page of 50 at ${fmt(n)} groups vs bare node:http`, serveFig, bareFig, { min: 0.3 });
   } finally {
     await bare.stop();
   }
@@ -265,21 +283,31 @@ async function writes() {
       if (r.statusCode !== 200) throw new Error(`get: ${r.statusCode}`);
     };
     const n = quick ? 500 : 2000;
+    const commitDir = tempDir();
+    cleanup.push(commitDir);
+    const commit = await rawCommits(commitDir);
     await sequentialRate(get, 200); // warm-up (JIT, the connection)
     await sequentialRate(create(one), 200);
+    await sequentialRate(commit.one, 200);
     const gets = [];
     const creates = [];
+    const commits = [];
     for (let i = 0; i < 3; i++) {
       gets.push(await sequentialRate(get, n));
       creates.push(await sequentialRate(create(one), n));
+      commits.push(await sequentialRate(commit.one, n));
     }
+    commit.close();
     const g = median(gets);
     const c = median(creates);
+    const commitFig = { what: 'raw durable commits (one-row transactions), same disk', value: median(commits), unit: 'commits/s', command: `node bench/run.js: BEGIN IMMEDIATE; INSERT one row; COMMIT x ${n}, the project's SQLite binding and pragmas (WAL, synchronous=FULL)` };
+    report(commitFig.what, commitFig.value, 'commits/s', { command: commitFig.command });
     const getFig = { what: 'sequential GETs by uid, 1 client, keep-alive', value: g, unit: 'req/s', command: `GET /iam/v2/groups/{uid} x ${n}, one after another` };
     const createFig = { what: 'sequential durable creates, 1 client, keep-alive', value: c, unit: 'creates/s', command: `POST /iam/v2/groups x ${n}, one after another` };
     report(getFig.what, g, 'req/s', { command: getFig.command });
     report(createFig.what, c, 'creates/s', { command: createFig.command });
     target('durable creates vs GETs, 1 client each', createFig, getFig, { min: 0.5 });
+    target('sequential durable creates vs raw durable commits', createFig, commitFig, { min: 0.5 });
     const t0 = performance.now();
     const send = create(ten);
     let sent = 0;
@@ -293,6 +321,26 @@ async function writes() {
     await ten.close();
     await serve.stop();
   }
+}
+
+/**
+ * The disk's pace for serve's writes: one-row transactions committed one after another with
+ * the project's SQLite binding, opened as the store opens its database (WAL, synchronous=FULL).
+ */
+async function rawCommits(dir) {
+  const { openDatabase } = await import('../dist/server/store/db.js');
+  const db = openDatabase(dir);
+  db.exec('CREATE TABLE bench_commit (k INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO bench_commit (v) VALUES (?)');
+  const row = JSON.stringify({ name: 'g', description: '', verified: false });
+  return {
+    one: async () => {
+      db.exec('BEGIN IMMEDIATE');
+      insert.run(row);
+      db.exec('COMMIT');
+    },
+    close: () => db.close(),
+  };
 }
 
 /**
@@ -547,6 +595,10 @@ try {
     await asyncBoundary();
   } else if (protocolsOnly) {
     await protocols();
+  } else if (writesOnly) {
+    await writes();
+  } else if (pageOnly) {
+    await pageTarget();
   } else {
     await asyncBoundary();
     await cliStart();
