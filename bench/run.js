@@ -1,4 +1,4 @@
-// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --domain] [-- --protocols] [-- --writes] [-- --page]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --org-as-code] [-- --domain] [-- --protocols] [-- --writes] [-- --page]
 // One report of ratios measured in the same run, each with the command behind it, and at
 // the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
@@ -9,6 +9,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { domainBoundary } from './domain.js';
+import { orgAsCode } from './org-as-code.js';
 import { populate } from './populate.js';
 import { fmt, interleavedWallMs, median, pctl, reqPerSec, sequentialRate, startChild, startServe, tempDir } from './lib.js';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,8 @@ const quick = process.argv.includes('--quick');
 const scopedOnly = process.argv.includes('--scoped');
 // --stores runs only SQLite against PostgreSQL with 1 and 3 replicas.
 const storesOnly = process.argv.includes('--stores');
+// --org-as-code runs only the export/diff/apply figures (a 2,000-resource manifest).
+const orgAsCodeOnly = process.argv.includes('--org-as-code');
 // --domain runs only the cost of the domain's async boundary.
 const domainOnly = process.argv.includes('--domain');
 // --protocols runs only REST over HTTP/1.1 and HTTP/2, gRPC, gRPC-Web and Connect (h2load).
@@ -591,6 +594,8 @@ try {
     for (const n of [10_000, 100_000]) await scopedAtScale(n);
   } else if (storesOnly) {
     await stores();
+  } else if (orgAsCodeOnly) {
+    await orgAsCode(report);
   } else if (domainOnly) {
     await asyncBoundary();
   } else if (protocolsOnly) {
@@ -606,6 +611,7 @@ try {
     await writes();
     await protocols();
     await stores();
+    await orgAsCode(report);
     for (const n of SCALES) await atScale(n);
   }
   if (asJson) console.log(JSON.stringify({ node: process.version, ...machine, quick, targets, results }, null, 2));

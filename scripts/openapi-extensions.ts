@@ -1,7 +1,7 @@
 // serve's routes that no .proto describes, for openapi.json (scripts/protoc-gen-openapi.ts):
 // the control API (/_pctl/, src/server/control/routes.ts), OIDC discovery and OAuth sign-in
-// (src/server/routes/oidc.ts, oauth.ts), the console's files (src/server/console.ts) and the
-// document itself. Each is `x-pctl-extension: true`: the platform API has none of them.
+// (src/server/routes/oidc.ts, oauth.ts), the console's files (src/server/console.ts), the
+// MCP endpoint (src/server/mcp/endpoint.ts) and the document itself. Each is `x-pctl-extension: true`: the platform API has none of them.
 // The shapes are those of src/api/faults.ts, journal.ts and snapshots.ts.
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -19,6 +19,13 @@ const FORM = (properties: Record<string, Json>, required: string[]): Json => ({
   required: true,
   content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties, required } } },
 });
+
+const MCP_SESSION: Json = { name: 'mcp-session-id', in: 'header', description: 'The session, from the answer to initialize.', schema: { type: 'string' } };
+const MCP_ANSWER: Json = {
+  description: 'The JSON-RPC answer, as JSON or as server-sent events (the Accept header says which the client takes).',
+  content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } },
+};
+const MCP_ERROR: Json = json({ type: 'object', required: ['jsonrpc', 'error'], properties: { jsonrpc: { type: 'string' }, error: { type: 'object', required: ['code', 'message'] } } }, 'A JSON-RPC error (no session, a session of another identity, a malformed message).');
 
 function file(type: string, description: string): Json {
   return { get: { ...TAGS, ...PUBLIC, operationId: `console_${description.replace(/\W+/g, '_')}`, summary: `The console's ${description}.`, responses: { '200': { description, content: { [type]: { schema: { type: 'string' } } } } } } };
@@ -66,6 +73,16 @@ export const EXTENSION_PATHS: Record<string, Json> = {
   '/oauth/device': {
     get: { ...TAGS, ...PUBLIC, operationId: 'oauth_DeviceVerify', summary: 'The page where a device sign-in is approved.', responses: { '200': HTML, '400': HTML } },
     post: { ...TAGS, ...PUBLIC, operationId: 'oauth_DeviceVerifySubmit', summary: 'The page\'s form.', requestBody: FORM({ csrf: { type: 'string' } }, []), responses: { '200': HTML, '400': HTML, '401': HTML } },
+  },
+  '/mcp': {
+    post: {
+      ...TAGS, operationId: 'mcp_Post', summary: "serve's MCP endpoint (Streamable HTTP): initialize opens a session, then JSON-RPC messages in it (src/server/mcp/endpoint.ts, docs/mcp.md).",
+      parameters: [MCP_SESSION],
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { type: 'string', enum: ['2.0'] } } } } } },
+      responses: { '200': MCP_ANSWER, '202': { description: 'A notification or response, accepted.' }, '4XX': MCP_ERROR, ...ERROR },
+    },
+    get: { ...TAGS, operationId: 'mcp_Stream', summary: "The session's stream of server messages.", parameters: [MCP_SESSION], responses: { '200': { description: 'Server-sent events.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, '4XX': MCP_ERROR, ...ERROR } },
+    delete: { ...TAGS, operationId: 'mcp_End', summary: 'Ends the session.', parameters: [MCP_SESSION], responses: { '200': { description: 'Ended.' }, '4XX': MCP_ERROR, ...ERROR } },
   },
   '/_pctl/faults': {
     get: { ...TAGS, operationId: 'control_ListFaults', summary: 'The fault and latency rules in force, with their hits.', description: OWNER, responses: { '200': json({ type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: schema('pctl.FaultRule') } }, additionalProperties: false }, 'The rules.'), ...ERROR } },

@@ -36,6 +36,11 @@ export interface Response {
   proto?: Uint8Array;
   /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
   raw?: string;
+  /**
+   * The secrets `raw` holds (a sign-in page's CSRF handle, an authorization code), each in
+   * every encoding the page uses: a page has no fields to mask by name, so the journal masks these.
+   */
+  secrets?: string[];
   headers?: Record<string, string>;
 }
 

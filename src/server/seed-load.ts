@@ -15,7 +15,7 @@ import { builtinRoleUid, timestamp } from './domain/records.js';
 import { insertRepo, insertTag } from './domain/registry.js';
 import { bindRole } from './domain/role-bindings.js';
 import { insertRole } from './domain/roles.js';
-import { groupKeys, resolveRef, ROLE_NAMES, SeedValidationError, type SeedDocument, type SeedGroup } from './seed.js';
+import { groupKeys, resolveRef, ROLE_NAMES, SeedValidationError, type SeedDocument, type SeedGroup } from '../api/seed.js';
 
 export interface LoadedSeed {
   /** Uids of the seeded organizations, in document order. */

@@ -6,6 +6,7 @@ import { UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, patchRecord, resolve, type Deferred, type DomainContext } from './context.js';
+import { ensureCouldGrantBindingsOf } from './grants.js';
 import { ruledChanges, type Changes } from './patch.js';
 import { readOperations } from './reads.js';
 import { claimKey, records, timestamp } from './records.js';
@@ -32,9 +33,12 @@ export function identityOperations(ctx: DomainContext) {
       const { name, description, 'claimMatch.issuer': issuer, 'claimMatch.subject': subject } = ruledChanges(patch, UPDATE_RULES.identity);
       return commit(ctx, principal, 'identities.update', () => patchRecord(ctx, I, uid, patch, (rec) => {
         const claim = rec.data.claimMatch as { issuer: string; subject: string };
-        if (issuer !== undefined || subject !== undefined) {
-          claim.issuer = issuer ?? claim.issuer;
-          claim.subject = subject ?? claim.subject;
+        const next = { issuer: issuer ?? claim.issuer, subject: subject ?? claim.subject };
+        if (next.issuer !== claim.issuer || next.subject !== claim.subject) {
+          // No escalation through identities: the new tokens get every binding it holds.
+          ensureCouldGrantBindingsOf(ctx, principal, rec, `change the claimMatch of identity ${rec.uid}`);
+          claim.issuer = next.issuer;
+          claim.subject = next.subject;
           ensureClaimUnique(ctx, principal, claim.issuer, claim.subject, rec.uid);
           rec.altKey = claimKey(claim.issuer, claim.subject);
         }
@@ -47,6 +51,7 @@ export function identityOperations(ctx: DomainContext) {
       authorize(ctx, principal, capability(I, 'delete'), I, uid);
       await commit(ctx, principal, 'identities.delete', () => {
         const rec = mustGet(ctx, I, uid);
+        ensureCouldGrantBindingsOf(ctx, principal, rec, `delete identity ${rec.uid}`);
         // A binding of a deleted identity grants nothing; it goes with the identity.
         for (const binding of ctx.store.findByAltKeyFirstPart(RB.storeKind, rec.uid)) ctx.store.remove(binding.uid);
         ctx.store.remove(rec.uid);

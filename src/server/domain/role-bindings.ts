@@ -7,7 +7,7 @@ import { within } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, mustGet, now, type DomainContext } from './context.js';
-import { ensureHolds, roleCapabilities, roleVisible } from './grants.js';
+import { ensureCouldGrant, roleVisible } from './grants.js';
 import { readOperations } from './reads.js';
 import { bindingKey, newChildUid, records } from './records.js';
 
@@ -63,7 +63,7 @@ export function bindRole(ctx: DomainContext, principal: Principal, input: NewRol
     throw invalidField('roleUid', `role ${role.name} is defined on group ${role.parent} and can only be bound there or below`);
   }
   // No escalation: nobody grants what they do not hold themselves.
-  if (byCaller) ensureHolds(ctx, principal, parent, roleCapabilities(role), 'bind this role');
+  if (byCaller) ensureCouldGrant(ctx, principal, parent, role, `role ${role.name} on ${parent}`, 'bind this role');
   const duplicate = ctx.store.findByAltKey(RB.storeKind, bindingKey(identityUid, roleUid)).find((b) => b.parent === parent);
   if (duplicate && !byCaller) return duplicate;
   if (duplicate) {

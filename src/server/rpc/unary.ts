@@ -81,6 +81,7 @@ export function serveUnary(req: http.IncomingMessage, res: http.ServerResponse, 
       query: call.query,
       headers: req.headers,
       address: addressKey(req.socket),
+      // No depth check as for REST: protobuf's decoder refuses more than 100 levels (50 of a Struct).
       json: () => Promise.resolve(call.body()),
       form: () => Promise.resolve(new URLSearchParams()),
       rpc: m.name,
