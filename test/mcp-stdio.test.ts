@@ -137,3 +137,23 @@ test('pctl mcp --allow-writes: create, grant a role by names, update with a mask
   t.deepEqual(unbound.structuredContent, { uid: binding.uid, deleted: true });
   t.is((await srv.call('GET', `/iam/v2/roleBindings/${binding.uid}`)).status, 404);
 });
+
+test('pctl mcp: a group argument may be a name path from the organization; a missing level is a NOT_FOUND tool error naming it', async (t) => {
+  const orgName = (await srv.ok('GET', `/iam/v2/groups/${srv.organizationUid}`)).name as string;
+  const team = await srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: 'mcp-paths' } });
+  t.teardown(() => srv.call('DELETE', `/iam/v2/groups/${team.uid}`));
+  const client = await connect(t, ['--allow-writes']);
+
+  const made = await client.callTool({ name: 'groups_create', arguments: { parent: `${orgName}/mcp-paths`, name: 'tools' } });
+  t.falsy(made.isError, JSON.stringify(made.content));
+  const tools = made.structuredContent as { uid: string };
+  t.teardown(() => srv.call('DELETE', `/iam/v2/groups/${tools.uid}`));
+  t.true(tools.uid.startsWith(`${team.uid}/`), 'created below the group the path names');
+
+  const listed = await client.callTool({ name: 'groups_list', arguments: { children_of: `${orgName}/mcp-paths`, fields: ['uid'] } });
+  t.deepEqual(listed.structuredContent, { groups: [{ uid: tools.uid }], totalCount: '1' });
+
+  const missing = toolError(await client.callTool({ name: 'groups_get', arguments: { uid: `${orgName}/mcp-paths/nope` } }));
+  t.is(missing.code, 'NOT_FOUND');
+  t.is(missing.message, `uid: Group not found: "${orgName}/mcp-paths/nope": no group in ${orgName}/mcp-paths is named "nope" (see the groups_list tool)`);
+});

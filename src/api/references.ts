@@ -2,10 +2,18 @@
 //   - a full uid (`<40 hex>` or `<40 hex>/<16 hex>/…`): used as is, no request;
 //   - a name (`platform`): looked up with the list endpoint's `name=` filter (or the
 //     declaration's referenceFilter);
+//   - for groups, a name path from an organization down (`acme/platform/tools`): walked a
+//     step at a time, the organization by `name=`, each group below by `children_of` + `name=`;
 //   - a uid suffix at a `/` boundary (`0123456789abcdef`, `89abcdef01234567/0123456789abcdef`):
 //     found by scanning the list (at most SCAN_LIMIT items; beyond that, give the full uid).
 // One match resolves; several are ambiguous, none is not found. Roles are resolved apart: by
 // uid or exact name, from one listing (there are few of them).
+//
+// Group names match `^[a-z0-9 ._-]{1,}$` (spec: "Validation"), so a name may be all hex: a
+// name path can look like a uid. The shapes decide, in this order: a full uid (40 hex, then
+// `/`+16 hex per level) is a uid, never looked up; hex segments joined by `/` are tried both
+// as a uid suffix and as a name path (two different matches are ambiguous); anything else
+// with a `/` is a name path.
 //
 // The rule lives here, below every surface, over an injected Lister: the CLI lists with its
 // client, the MCP tools with their API caller (stdio or in-process in serve). Each surface
@@ -27,6 +35,17 @@ const SUFFIX_RE = /^[0-9a-f]+(\/[0-9a-f]+)*$/;
 export const SCAN_LIMIT = 10_000;
 /** Candidates shown for an ambiguous reference. */
 const MAX_CANDIDATES = 20;
+
+/** Names from an organization down (`acme/platform`): two or more, none empty. */
+const isNamePath = (ref: string): boolean => ref.includes('/') && !ref.split('/').includes('');
+/** A uid's parent (`<org>/<group>` → `<org>`); null for an organization. */
+const parentOf = (uid: string): string | null => (uid.includes('/') ? uid.slice(0, uid.lastIndexOf('/')) : null);
+
+/**
+ * A group by its name path: found, or where the walk stopped (`parentUid` null: no
+ * organization of that name; else no group `missing` below `parentUid`, whose path is `at`).
+ */
+export type GroupPathLookup = { uid: string; item: unknown } | { parentUid: string | null; at: string; missing: string };
 
 /** How references reach the API: a listing (at most `limit` items, in the server's order) and a get. */
 export interface Lister {
@@ -71,6 +90,8 @@ export class References {
   readonly #hint: (d: AnyResource) => string;
   readonly #memo = new Map<string, Promise<Resolved>>();
   readonly #scans = new Map<AnyResource, Promise<{ items: Named[]; complete: boolean }>>();
+  /** Path prefix (`acme/platform`) → the groups there (one, unless names repeat). */
+  readonly #steps = new Map<string, Promise<Named[]>>();
   #roles: Promise<Named[]> | undefined;
 
   constructor(lister: Lister, opts: ReferenceOptions) {
@@ -102,9 +123,49 @@ export class References {
     });
   }
 
+  /**
+   * The group at a name path (`acme/platform/tools`), a step at a time: one filtered listing
+   * per step, each step memoized (a sibling path costs one more listing). Several groups with
+   * the same name at a step (siblings may share names) are ambiguous.
+   */
+  async groupPath(path: string, field?: string): Promise<GroupPathLookup> {
+    const names = path.split('/');
+    let parent: Named | null = null;
+    for (let i = 0; i < names.length; i++) {
+      const prefix = names.slice(0, i + 1).join('/');
+      const matches = await this.#step(prefix, parent);
+      if (matches.length > 1) {
+        const where = field ? `${field}: ` : '';
+        const what = parent ? `${matches.length} groups in ${names.slice(0, i).join('/')} are named "${names[i]}"` : `${matches.length} organizations are named "${names[i]}"`;
+        throw new UnresolvedReference(
+          'ambiguous',
+          `${where}"${path}" is ambiguous: ${what}; give one of these uids instead`,
+          matches.slice(0, MAX_CANDIDATES).map((g) => ({ field: g.uid, description: prefix })),
+        );
+      }
+      if (!matches.length) return { parentUid: parent?.uid ?? null, at: names.slice(0, i).join('/'), missing: names[i]! };
+      parent = matches[0]!;
+    }
+    return { uid: parent!.uid, item: parent };
+  }
+
+  /** The groups at `prefix` below `parent` (an organization when null). */
+  #step(prefix: string, parent: Named | null): Promise<Named[]> {
+    let p = this.#steps.get(prefix);
+    if (!p) {
+      const name = prefix.slice(prefix.lastIndexOf('/') + 1);
+      const query: ListQuery = parent ? { childrenOf: parent.uid, name } : { name };
+      // Without a parent the filter matches the name at any depth: only organizations count.
+      p = collect(this.#lister.list(groups, query, Infinity)).then((all) => all.filter((g) => parentOf(g.uid) === (parent?.uid ?? null)));
+      this.#steps.set(prefix, p);
+    }
+    return p;
+  }
+
   async #lookup(d: AnyResource, ref: string, field: string | undefined): Promise<Resolved> {
     const noun = d.nouns.one;
     const found = new Map<string, Named>();
+    const where = field ? `${field}: ` : '';
 
     // A flat uid (an advisory's 32 hex digits) is no suffix of anything: fetched as it is.
     if (d.parent === null && FLAT_UID_RE.test(ref)) {
@@ -115,9 +176,13 @@ export class References {
       }
     }
 
-    // A name (or what the declaration finds references by, e.g. advisoryIds): one filtered
-    // listing. Group names cannot contain `/`, so a path-like ref skips it.
-    if (!(d === groups && ref.includes('/'))) {
+    // A group's name path: walked from its organization down.
+    let walked: GroupPathLookup | undefined;
+    if (d === groups && isNamePath(ref)) {
+      walked = await this.groupPath(ref, field);
+      if ('uid' in walked) found.set(walked.uid, walked.item as Named);
+    } else {
+      // A name (or what the declaration finds references by, e.g. advisoryIds): one filtered listing.
       const query: ListQuery = d.referenceFilter ? { filters: { [d.referenceFilter]: [ref] } } : { name: ref };
       for await (const item of this.#lister.list(d, query, MAX_CANDIDATES + 1)) found.set((item as Named).uid, item as Named);
     }
@@ -131,7 +196,6 @@ export class References {
       for (const item of scan.items) if (item.uid.endsWith(`/${suffix}`)) found.set(item.uid, item);
     }
 
-    const where = field ? `${field}: ` : '';
     if (found.size === 1) {
       const [item] = found.values();
       return { uid: item!.uid, item };
@@ -148,8 +212,13 @@ export class References {
     const hint = complete
       ? this.#hint(d)
       : `only the first ${SCAN_LIMIT.toLocaleString('en-US')} ${d.nouns.many} were searched for a uid suffix; give the full uid`;
+    let what = `no ${noun} has the name or uid suffix "${ref}"`;
+    if (walked && !('uid' in walked)) {
+      const step = walked.parentUid === null ? `no organization is named "${walked.missing}"` : `no group in ${walked.at} is named "${walked.missing}"`;
+      what = SUFFIX_RE.test(suffix) ? `no ${noun} has the uid suffix "${ref}", and ${step}` : `"${ref}": ${step}`;
+    }
     // The server's wording: "<Kind> not found: …".
-    throw new UnresolvedReference('unknown', `${where}${noun[0]!.toUpperCase()}${noun.slice(1)} not found: no ${noun} has the name or uid suffix "${ref}" (${hint})`);
+    throw new UnresolvedReference('unknown', `${where}${noun[0]!.toUpperCase()}${noun.slice(1)} not found: ${what} (${hint})`);
   }
 
   #scan(d: AnyResource): Promise<{ items: Named[]; complete: boolean }> {

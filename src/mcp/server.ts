@@ -25,7 +25,8 @@ const INSTRUCTIONS =
   'Tools for the Platform Management API v2: groups (an organization is the root group), identities, roles, role bindings ' +
   '(who holds which role in which group), identity providers, invites, account associations, the registry (repos, tags), ' +
   'advisories and libraries. Lists return one page: pass nextPageToken back as page_token for the next. Wherever a group, ' +
-  'identity, repo or role is expected, its name works as well as its uid. Pass fields to get only the fields you need. ' +
+  'identity, repo or role is expected, its name works as well as its uid; a group also by its name path ("acme/platform"). ' +
+  'Pass fields to get only the fields you need. ' +
   'What you may see and change is decided by the role bindings of the identity whose token this server uses.';
 
 let version: string | undefined;

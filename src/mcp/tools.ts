@@ -135,12 +135,16 @@ const fieldsArg = z
   .describe('Only these fields (of each item), as dotted paths ("identity.name"); default: all. Empty fields are always left out.');
 
 function uidArg(d: AnyResource): z.ZodString {
-  const by = d === roles ? 'its uid or its exact name (e.g. "viewer")' : d.references ? 'its uid, its name, or a unique suffix of its uid' : 'its uid';
+  const by = d === roles
+    ? 'its uid or its exact name (e.g. "viewer")'
+    : d === groups
+      ? 'its uid, its name, its name path from the organization (e.g. "acme/platform"), or a unique suffix of its uid'
+      : d.references ? 'its uid, its name, or a unique suffix of its uid' : 'its uid';
   const extra = d === accountAssociations ? " (an association's uid is its group's uid)" : '';
   return z.string().min(1).describe(`The ${d.nouns.one}: ${by}${extra}.`);
 }
 
-/** A reference field's target: where a name or uid suffix given for it is looked up. */
+/** A reference field's target: where a name, name path or uid suffix given for it is looked up. */
 type Target = AnyResource | 'role';
 
 /** The fields of create bodies that hold a reference, and what they refer to. */
@@ -148,8 +152,8 @@ const REFERENCE_FIELDS: Readonly<Record<string, Target>> = { parent: groups, ide
 
 function refDescription(target: Target, what: string): string {
   if (target === 'role') return `${what}: a role's uid or its exact name (e.g. "viewer", "editor", "owner").`;
-  const example = target === groups ? ' (e.g. "platform")' : '';
-  return `${what}: the ${target.nouns.one}'s uid, its name${example}, or a unique suffix of its uid.`;
+  const name = target === groups ? 'its name (e.g. "platform"), its name path from the organization (e.g. "acme/platform")' : 'its name';
+  return `${what}: the ${target.nouns.one}'s uid, ${name}, or a unique suffix of its uid.`;
 }
 
 async function resolveRef(api: ToolApi, target: Target, ref: string, field: string): Promise<string> {

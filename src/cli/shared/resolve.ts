@@ -1,10 +1,10 @@
-// References on the command line: the rule (full uid, name, unique uid suffix) lives in
+// References on the command line: the rule (full uid, name, group name path, unique uid suffix) lives in
 // src/api/references.ts; here it gets the CLI's client, its hint ("see: pctl groups list")
 // and its errors (ambiguous: a usage error, exit 2; none: not found, exit 3). One References
 // per invocation (per Context), so lookups are memoized per command.
 import type { ResourceDescriptor } from '../../api/resources.js';
 import { groups, repos } from '../../api/resources.js';
-import { References, UnresolvedReference, type Lister, type Resolved } from '../../api/references.js';
+import { References, UnresolvedReference, type GroupPathLookup, type Lister, type Resolved } from '../../api/references.js';
 import type { ApiClient } from '../../client/index.js';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
@@ -36,13 +36,23 @@ export class Resolver {
     return (await this.resolve(d, ref, flag)).uid;
   }
 
-  async resolve(d: ResourceDescriptor, ref: string, flag?: string): Promise<Resolved> {
-    try {
-      return await this.#refs.resolve(d, ref, flag);
-    } catch (err) {
-      if (!(err instanceof UnresolvedReference)) throw err;
-      throw err.problem === 'ambiguous' ? new UsageError(err.message, err.fieldViolations) : new NotFoundError(err.message);
-    }
+  resolve(d: ResourceDescriptor, ref: string, flag?: string): Promise<Resolved> {
+    return cliErrors(this.#refs.resolve(d, ref, flag));
+  }
+
+  /** A group by its name path, or where the walk stopped (the manifest creates what is missing). */
+  groupPath(path: string, flag?: string): Promise<GroupPathLookup> {
+    return cliErrors(this.#refs.groupPath(path, flag));
+  }
+}
+
+/** An unresolved reference as the CLI's error: ambiguous is a usage error (exit 2), none is not found (exit 3). */
+async function cliErrors<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (!(err instanceof UnresolvedReference)) throw err;
+    throw err.problem === 'ambiguous' ? new UsageError(err.message, err.fieldViolations) : new NotFoundError(err.message);
   }
 }
 
@@ -55,7 +65,7 @@ export function resolver(ctx: Context): Resolver {
   return r;
 }
 
-/** A group reference (uid, name or uid suffix) → its uid; undefined stays undefined. */
+/** A group reference (uid, name, name path or uid suffix) → its uid; undefined stays undefined. */
 export async function groupUid(ctx: Context, ref: string | undefined, flag?: string): Promise<string | undefined> {
   return ref === undefined ? undefined : resolver(ctx).uid(groups, ref, flag);
 }
