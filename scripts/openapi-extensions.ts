@@ -117,6 +117,9 @@ export const EXTENSION_PATHS: Record<string, Json> = {
   '/_pctl/snapshots/{name}': {
     delete: { ...TAGS, operationId: 'control_DeleteSnapshot', summary: 'Removes a snapshot.', description: OWNER, parameters: [nameParameter('The snapshot.')], responses: { '200': json(EMPTY_OBJECT, 'Removed.'), ...ERROR } },
   },
+  '/_pctl/v1-callers': {
+    get: { ...TAGS, operationId: 'control_V1Callers', summary: 'Who still calls v1, from the journal: each v1 call with its callers and successor (docs/v1.md).', description: OWNER, responses: { '200': json({ type: 'object' }, 'The v1 callers.'), ...ERROR } },
+  },
   '/_pctl/reset': {
     post: { ...TAGS, operationId: 'control_Reset', summary: 'Back to the data the data dir was bootstrapped with (its seed, or the plain bootstrap).', description: OWNER, responses: { '200': json(EMPTY_OBJECT, 'Reset.'), ...ERROR } },
   },

@@ -247,6 +247,12 @@ test('every answer of serve, for every operation of the document, is what the do
   await c.ok('POST', '/_pctl/snapshots/contract:restore');
   await c.ok('DELETE', '/_pctl/snapshots/contract');
   await c.ok('POST', '/_pctl/reset');
+  await c.ok('GET', '/_pctl/v1-callers');
+
+  // The deprecated v1 calls (docs/v1.md) answer as the document says too.
+  await c.ok('GET', '/iam/v1/groups');
+  await c.ok('GET', '/iam/v1/roles');
+  await c.call('GET', `/iam/v1/groups/${org}/0000000000000000`);
 
   // OAuth: what a browser or the CLI sends, short of a whole sign-in (test/auth-*.test.ts).
   await c.ok('GET', '/oauth/userinfo');

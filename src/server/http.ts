@@ -5,7 +5,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import { ApiError, Code, invalidField } from '../api/errors.js';
 import type { FaultInjector } from './control/faults.js';
-import type { Journal } from './control/journal.js';
+import type { Journal, JournalInput } from './control/journal.js';
 import { parseParams } from './params.js';
 import { maskValues, redactUrl } from '../api/redact.js';
 import type { RateLimiter } from './ratelimit.js';
@@ -21,8 +21,22 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 export const MAX_JSON_DEPTH = 64;
 
+/**
+ * Another API surface on the same port (v1): it owns its paths, routes its own calls, and
+ * marks every answer to them, whoever gave it (a 401, a 429, an injected fault), with its
+ * headers and what the journal notes of the call.
+ */
+export interface Surface {
+  owns(path: string): boolean;
+  /** The handler of a call it owns; throws the 404 or 405 when it has none. */
+  route(method: string, path: string): Handler;
+  mark(method: string, path: string, out: Response): { out: Response; journal: JournalInput['deprecated'] };
+}
+
 export interface HttpOptions {
   routes: ResourceRoutes[];
+  /** Surfaces beside v2 (v1), asked first for the paths they own. */
+  surfaces?: Surface[];
   publicRoutes?: PublicRoutes;
   authenticate: (authorization: string | undefined) => Principal | Promise<Principal>;
   /** Counts each request against its caller's bucket; absent, nothing is limited. */
@@ -114,6 +128,9 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     } catch (err) {
       out = toErrorResponse(err, opts.log);
     }
+    const surface = opts.surfaces?.find((s) => s.owns(call.path));
+    const marked = surface?.mark(call.method, call.path, out);
+    if (marked) out = marked.out;
     // serve's own control calls are not the API under test: left out (a `requests --follow`
     // would otherwise see its own polls).
     if (opts.journal && !call.path.startsWith(CONTROL_PREFIX)) {
@@ -126,6 +143,7 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
         ...(facts.identity ? { identity: facts.identity } : {}),
         matched: facts.matched,
         ...(fault ? { fault } : {}),
+        ...(marked?.journal ? { deprecated: marked.journal } : {}),
         requestBody: bodies.request,
         responseBody: responseText(answered),
       });
@@ -282,6 +300,13 @@ async function route(
     const answer = await opts.control(makeRequest(call, '', principal));
     facts.matched = answer.status !== 404;
     return answer;
+  }
+
+  const surface = opts.surfaces?.find((s) => s.owns(path));
+  if (surface) {
+    const handler = surface.route(method, path);
+    facts.matched = true;
+    return handler(makeRequest(call, '', principal));
   }
 
   const { routes, uid, verb } = matchRoute(path, byPath);

@@ -40,6 +40,9 @@ import { controlHandler } from './control/routes.js';
 import { Snapshots } from './control/snapshots.js';
 import { Determinism } from './deterministic.js';
 import { systemRandom, type Random } from './random.js';
+import { routeOperations } from './v1/operations.js';
+import { V1_SERVICES, v1Surface, type V1Options } from './v1/index.js';
+import { v1Callers } from './v1/report.js';
 
 export interface ServeOptions {
   /** owner.token, and (without `database`) the SQLite database, the signing key and the lock. */
@@ -88,6 +91,8 @@ export interface ServeOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Offer the write tools on /mcp (`--mcp-writes`); without it /mcp only reads. */
   mcpWrites?: boolean;
+  /** The v1 calls beside v2 (`--v1`, `--v1-sunset`); default: answered, no sunset date. */
+  v1?: V1Options;
 }
 
 export interface RunningServer {
@@ -173,6 +178,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     });
     const dispatchCall = createDispatcher({
       routes,
+      surfaces: [v1Surface(routeOperations(routes), opts.v1 ?? { enabled: true })],
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...oauth.routes,
@@ -182,7 +188,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),
       ...(opts.log ? { log: opts.log } : {}),
-      control: controlHandler({ store, faults, journal, snapshots }),
+      control: controlHandler({ store, faults, journal, snapshots, more: { 'GET /_pctl/v1-callers': () => ({ body: v1Callers(journal, openedStore) }) } }),
       faults,
       journal,
       clock,
@@ -195,7 +201,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       : ticked;
     // One listener for both HTTP versions: RPCs (rpc/), /mcp by MCP, the rest as REST.
     const mcp = mcpEndpoint({ dispatch, authenticate: (h) => authenticate(h), writes: opts.mcpWrites === true, log: opts.log });
-    const listener = rpcListener(dispatch, mcp.listener(restListener(dispatch, opts.log)), opts.log, API_SERVICES, rest);
+    const listener = rpcListener(dispatch, mcp.listener(restListener(dispatch, opts.log)), opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
     const server = createFront(createHttp1Server(listener, rateLimiter), listener);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;

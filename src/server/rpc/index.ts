@@ -43,8 +43,9 @@ type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /**
- * The request listener of serve's port: RPCs (a POST to `/package.Service/Method`) by
- * unary.ts or Connect, everything else by `rest`; `reads` lets the domain answer List and Get.
+ * The request listener of serve's port: RPCs (a POST to `/package.Service/Method`) of
+ * `services` by unary.ts or Connect, everything else by `rest`; `reads` lets the domain
+ * answer List and Get.
  */
 export function rpcListener(dispatch: Dispatch, rest: NodeListener, log: ((line: string) => void) | undefined, services: readonly DescService[], reads: ReadContext): NodeListener {
   const unary = new Map<string, UnaryMethod>();

@@ -73,18 +73,11 @@ export function transcoderOf(method: DescMethod): Transcoder {
       appendQuery(query, request, queryFields, '');
       const body = (): JsonValue | undefined => {
         if (rule.body === '') return undefined;
-        if (!bodyField) {
-          // The whole request, less the path variables (a gateway takes those from the path).
-          const json = toJson(input, request) as JsonObject;
-          for (const v of variables) removePath(json, v.fields.map((f) => f.jsonName));
-          return json;
-        }
-        const value = (request as unknown as Record<string, unknown>)[bodyField.localName];
-        if (bodyField.fieldKind !== 'message' || value === undefined) return {};
-        const json = toJson(bodyField.message, value as Message) as JsonObject;
-        // The path's copy of a field is the one that counts (`group.uid`).
-        for (const v of variables) if (v.fields[0] === bodyField) removePath(json, v.fields.slice(1).map((f) => f.jsonName));
-        return json;
+        // The request less the path variables (a gateway takes those from the path: the
+        // path's copy of `group.uid` is the one that counts); the body field's value, or all of it.
+        const json = toJson(input, request) as JsonObject;
+        for (const v of variables) removePath(json, v.fields.map((f) => f.jsonName));
+        return bodyField ? (json[bodyField.jsonName] ?? {}) : json;
       };
       return { method: verb.toUpperCase(), path, query, body };
     },
