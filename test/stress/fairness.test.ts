@@ -1,0 +1,146 @@
+// Fairness under a flood (issue 27): with serve's defaults, one viewer lists groups over 50
+// connections as fast as serve answers (a page of 200, the order and skip varied so pages are
+// rarely served twice), while the owner reads one group at a time. The owner's p99 must stay
+// at most 20 ms. The flood runs in a worker thread (flood-worker.mjs) so that the owner's
+// latencies are measured by an event loop that does nothing else.
+//
+// Bounded in time: each measurement stops as soon as more than 1% of its requests are over
+// the bound (p99 can then no longer be under it). Robust on a shared machine: up to ATTEMPTS
+// measurements under the same flood, and the best counts, since another process taking the
+// CPU can spoil one measurement but cannot make serve fair.
+import test from 'ava';
+import { execFileSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
+import { bootstrap } from '../../src/server/bootstrap.js';
+import { builtinRoleUid, newChildUid, timestamp } from '../../src/server/models.js';
+import { systemRandom } from '../../src/server/random.js';
+import { Store } from '../../src/server/store/store.js';
+import { Client, G, PCTL, cleanup, startServe, tempDir } from './helpers.js';
+
+/** Above the store's record cache (50,000), so that the flood's pages are read from SQLite. */
+const GROUPS = Number(process.env.STRESS_FAIR_GROUPS ?? 60_000);
+const CONNECTIONS = 50;
+const OWNER_REQUESTS = Number(process.env.STRESS_FAIR_REQUESTS ?? 1000);
+const OWNER_WARMUP = 100;
+const ATTEMPTS = Number(process.env.STRESS_FAIR_ATTEMPTS ?? 3);
+const P99_LIMIT_MS = 20;
+/** `off` to see what the flood does without fair queuing; unset, serve's default. */
+const RATE_LIMIT = process.env.STRESS_FAIR_RATE_LIMIT;
+
+test.after.always(cleanup);
+
+/** org → 60 teams → the groups; a viewer bound on the org (it sees every group). */
+function populate(dataDir: string) {
+  const store = new Store(dataDir);
+  try {
+    // serve moves identities of this issuer to its own URL when it starts.
+    bootstrap(store, { issuer: 'http://127.0.0.1', clock: Date.now, random: systemRandom });
+    const org = store.getMeta('organization')!;
+    const start = Date.parse('2026-01-01T00:00:00.000Z');
+    let made = 0;
+    const add = (parent: string, name: string) => {
+      const t = timestamp(start + made++ * 7);
+      const uid = newChildUid(systemRandom, parent);
+      store.insert({ uid, kind: 'group', parent, name, altKey: null, createTime: t, updateTime: t, data: { description: '', verified: false } });
+      return uid;
+    };
+    return store.transaction(() => {
+      const teams = Array.from({ length: 60 }, (_, i) => add(org, `team-${i}`));
+      for (let i = 0; made < GROUPS; i++) add(teams[i % teams.length]!, `group-${(i * 7919) % 100_003}`);
+      const t = timestamp(start);
+      const viewer = {
+        uid: newChildUid(systemRandom, org), kind: 'identity' as const, parent: org, name: 'vic', altKey: 'http://127.0.0.1\nvic', createTime: t, updateTime: t,
+        data: { description: '', claimMatch: { issuer: 'http://127.0.0.1', subject: 'vic' }, lastSeenTime: t },
+      };
+      store.insert(viewer);
+      store.insert({
+        uid: newChildUid(systemRandom, org), kind: 'roleBinding', parent: org, name: 'viewer', altKey: `${viewer.uid}\n${builtinRoleUid('viewer')}`,
+        createTime: t, updateTime: t, data: { identityUid: viewer.uid, roleUid: builtinRoleUid('viewer') },
+      });
+      return { team: teams[7]!, viewer: viewer.uid };
+    });
+  } finally {
+    store.close();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+interface FloodReport { listed: number; statuses: Record<string, number>; done?: boolean }
+
+test.serial(`one viewer flooding lists over ${CONNECTIONS} connections leaves the owner's GET p99 at most ${P99_LIMIT_MS} ms`, async (t) => {
+  const dataDir = tempDir('pctl-stress-fair-');
+  const { team, viewer } = populate(dataDir);
+  const srv = await startServe(dataDir, { rateLimit: RATE_LIMIT ?? null });
+  const viewerToken = execFileSync(process.execPath, [PCTL, 'serve', 'token', '--identity', viewer, '--data', dataDir], {
+    env: { ...process.env, PCTL_CONFIG_DIR: tempDir('pctl-stress-config-') }, encoding: 'utf8',
+  }).trim();
+  const owner = new Client(srv.url, srv.token, 1);
+  t.teardown(() => owner.close().catch(() => {}));
+  const ownerPath = `${G}/${team}`;
+  const measure = async (n: number) => {
+    const ms: number[] = [];
+    const statuses = new Set<number>();
+    // Once more than this many are over the bound, p99 of n is over it too: stop there.
+    const slowAllowed = n - Math.ceil(0.99 * n);
+    let slow = 0;
+    for (let i = 0; i < n && slow <= slowAllowed; i++) {
+      const start = performance.now();
+      const res = await owner.req('GET', ownerPath);
+      const took = performance.now() - start;
+      ms.push(took);
+      statuses.add(res.status);
+      if (took > P99_LIMIT_MS) slow++;
+    }
+    ms.sort((a, b) => a - b);
+    const complete = ms.length === n;
+    return { ms, statuses: [...statuses], complete, p50: percentile(ms, 50), p99: complete ? percentile(ms, 99) : Infinity, max: ms.at(-1)! };
+  };
+  const show = (m: Awaited<ReturnType<typeof measure>>) =>
+    `${m.ms.length} GETs, p50 ${m.p50.toFixed(1)} ms, p99 ${m.complete ? `${m.p99.toFixed(1)} ms` : `over ${P99_LIMIT_MS} ms (stopped early)`}, max ${m.max.toFixed(1)} ms, statuses ${m.statuses.join(',')}`;
+
+  await measure(OWNER_WARMUP);
+  t.log(`quiet: ${show(await measure(OWNER_REQUESTS))}`);
+
+  const flood = new Worker(new URL('./flood-worker.mjs', import.meta.url), {
+    workerData: { url: srv.url, token: viewerToken, connections: CONNECTIONS, groups: GROUPS, seed: 27 },
+  });
+  let latest: FloodReport = { listed: 0, statuses: {} };
+  const finished = new Promise<FloodReport>((resolve, reject) => {
+    flood.on('message', (m: FloodReport) => {
+      latest = m;
+      if (m.done) resolve(m);
+    });
+    flood.on('error', reject);
+    flood.on('exit', (code) => reject(new Error(`the flood worker exited with ${code} before reporting`)));
+  });
+  t.teardown(() => flood.terminate().then(() => {}));
+  // Measured only once every connection has had a few answers, after a warm-up under the flood.
+  const nextReport = () => Promise.race([new Promise((resolve) => flood.once('message', resolve)), finished]);
+  while (latest.listed < CONNECTIONS * 3) await nextReport();
+  await measure(OWNER_WARMUP);
+
+  const attempts: Awaited<ReturnType<typeof measure>>[] = [];
+  for (let i = 0; i < ATTEMPTS; i++) {
+    const listedBefore = latest.listed;
+    const t0 = performance.now();
+    const m = await measure(OWNER_REQUESTS);
+    attempts.push(m);
+    await nextReport();
+    const rate = (latest.listed - listedBefore) / ((performance.now() - t0) / 1000);
+    t.log(`flood, attempt ${i + 1}: ${show(m)}; the viewer meanwhile ${rate.toFixed(0)} lists/s`);
+    if (m.p99 <= P99_LIMIT_MS) break;
+  }
+  flood.postMessage('stop');
+  const total = await finished;
+  t.log(`the viewer: ${total.listed} lists, statuses ${JSON.stringify(total.statuses)}`);
+  t.is(srv.stderr().match(/^internal error: .*/m)?.[0], undefined, 'serve logged no internal error');
+
+  t.deepEqual(attempts.flatMap((m) => m.statuses), attempts.map(() => 200), 'every owner GET answered 200');
+  t.true(total.listed >= CONNECTIONS * 3, 'the flood ran');
+  t.true(Object.keys(total.statuses).every((s) => s === '200' || s === '429'), `the viewer got only 200s (and 429s past its queue): ${JSON.stringify(total.statuses)}`);
+  const best = Math.min(...attempts.map((m) => m.p99));
+  t.true(best <= P99_LIMIT_MS, `owner p99 ${Number.isFinite(best) ? `${best.toFixed(1)} ms` : `over ${P99_LIMIT_MS} ms`} in the best of ${attempts.length} (limit ${P99_LIMIT_MS} ms)`);
+});
