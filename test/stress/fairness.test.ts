@@ -4,10 +4,12 @@
 // at most 20 ms. The flood runs in a worker thread (flood-worker.mjs) so that the owner's
 // latencies are measured by an event loop that does nothing else.
 //
-// Bounded in time: each measurement stops as soon as more than 1% of its requests are over
-// the bound (p99 can then no longer be under it). Robust on a shared machine: up to ATTEMPTS
-// measurements under the same flood, and the best counts, since another process taking the
-// CPU can spoil one measurement but cannot make serve fair.
+// Robust on a shared machine: each attempt measures the owner twice, first with the flood
+// paused (quiet), then under it. Another process taking the CPU slows both; what the quiet
+// p99 has over QUIET_P99_MS (the p99 of an idle machine) is that noise, and is allowed on top
+// of the 20 ms. Up to ATTEMPTS attempts, and the best counts: noise can spoil an attempt,
+// it cannot make serve fair. Bounded in time: a measurement stops as soon as more than 1% of
+// its requests are over the bound (p99 can then no longer be under it).
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
@@ -24,6 +26,8 @@ const OWNER_REQUESTS = Number(process.env.STRESS_FAIR_REQUESTS ?? 1000);
 const OWNER_WARMUP = 100;
 const ATTEMPTS = Number(process.env.STRESS_FAIR_ATTEMPTS ?? 3);
 const P99_LIMIT_MS = 20;
+/** The owner's p99 on an idle machine (about 1 ms here): noise is what a quiet p99 has over it. */
+const QUIET_P99_MS = 2;
 /** `off` to see what the flood does without fair queuing; unset, serve's default. */
 const RATE_LIMIT = process.env.STRESS_FAIR_RATE_LIMIT;
 
@@ -68,7 +72,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-interface FloodReport { listed: number; statuses: Record<string, number>; done?: boolean }
+interface FloodReport { listed: number; statuses: Record<string, number>; paused?: boolean; done?: boolean }
 
 test.serial(`one viewer flooding lists over ${CONNECTIONS} connections leaves the owner's GET p99 at most ${P99_LIMIT_MS} ms`, async (t) => {
   const dataDir = tempDir('pctl-stress-fair-');
@@ -80,7 +84,7 @@ test.serial(`one viewer flooding lists over ${CONNECTIONS} connections leaves th
   const owner = new Client(srv.url, srv.token, 1);
   t.teardown(() => owner.close().catch(() => {}));
   const ownerPath = `${G}/${team}`;
-  const measure = async (n: number) => {
+  const measure = async (n: number, boundMs: number) => {
     const ms: number[] = [];
     const statuses = new Set<number>();
     // Once more than this many are over the bound, p99 of n is over it too: stop there.
@@ -92,17 +96,16 @@ test.serial(`one viewer flooding lists over ${CONNECTIONS} connections leaves th
       const took = performance.now() - start;
       ms.push(took);
       statuses.add(res.status);
-      if (took > P99_LIMIT_MS) slow++;
+      if (took > boundMs) slow++;
     }
     ms.sort((a, b) => a - b);
     const complete = ms.length === n;
-    return { ms, statuses: [...statuses], complete, p50: percentile(ms, 50), p99: complete ? percentile(ms, 99) : Infinity, max: ms.at(-1)! };
+    return { ms, statuses: [...statuses], complete, boundMs, p50: percentile(ms, 50), p99: complete ? percentile(ms, 99) : Infinity, max: ms.at(-1)! };
   };
-  const show = (m: Awaited<ReturnType<typeof measure>>) =>
-    `${m.ms.length} GETs, p50 ${m.p50.toFixed(1)} ms, p99 ${m.complete ? `${m.p99.toFixed(1)} ms` : `over ${P99_LIMIT_MS} ms (stopped early)`}, max ${m.max.toFixed(1)} ms, statuses ${m.statuses.join(',')}`;
-
-  await measure(OWNER_WARMUP);
-  t.log(`quiet: ${show(await measure(OWNER_REQUESTS))}`);
+  type Measured = Awaited<ReturnType<typeof measure>>;
+  const show = (m: Measured) =>
+    `${m.ms.length} GETs, p50 ${m.p50.toFixed(1)} ms, p99 ${m.complete ? `${m.p99.toFixed(1)} ms` : `over ${m.boundMs.toFixed(1)} ms (stopped early)`}, max ${m.max.toFixed(1)} ms`;
+  await measure(OWNER_WARMUP, Infinity);
 
   const flood = new Worker(new URL('./flood-worker.mjs', import.meta.url), {
     workerData: { url: srv.url, token: viewerToken, connections: CONNECTIONS, groups: GROUPS, seed: 27 },
@@ -117,30 +120,38 @@ test.serial(`one viewer flooding lists over ${CONNECTIONS} connections leaves th
     flood.on('exit', (code) => reject(new Error(`the flood worker exited with ${code} before reporting`)));
   });
   t.teardown(() => flood.terminate().then(() => {}));
+  const until = async (done: (m: FloodReport) => boolean) => {
+    while (!done(latest)) await Promise.race([new Promise((resolve) => flood.once('message', resolve)), finished]);
+  };
   // Measured only once every connection has had a few answers, after a warm-up under the flood.
-  const nextReport = () => Promise.race([new Promise((resolve) => flood.once('message', resolve)), finished]);
-  while (latest.listed < CONNECTIONS * 3) await nextReport();
-  await measure(OWNER_WARMUP);
+  await until((m) => m.listed >= CONNECTIONS * 3);
+  await measure(OWNER_WARMUP, Infinity);
 
-  const attempts: Awaited<ReturnType<typeof measure>>[] = [];
+  const attempts: { quiet: Measured; flood: Measured; limitMs: number }[] = [];
   for (let i = 0; i < ATTEMPTS; i++) {
+    flood.postMessage('pause');
+    await until((m) => m.paused === true);
+    const quiet = await measure(OWNER_REQUESTS, Infinity);
+    flood.postMessage('resume');
+    const resumedAt = latest.listed;
+    await until((m) => m.listed >= resumedAt + CONNECTIONS);
+    const limitMs = P99_LIMIT_MS + Math.max(0, quiet.p99 - QUIET_P99_MS);
     const listedBefore = latest.listed;
     const t0 = performance.now();
-    const m = await measure(OWNER_REQUESTS);
-    attempts.push(m);
-    await nextReport();
+    const flooded = await measure(OWNER_REQUESTS, limitMs);
+    await until((m) => m.listed > listedBefore);
     const rate = (latest.listed - listedBefore) / ((performance.now() - t0) / 1000);
-    t.log(`flood, attempt ${i + 1}: ${show(m)}; the viewer meanwhile ${rate.toFixed(0)} lists/s`);
-    if (m.p99 <= P99_LIMIT_MS) break;
+    attempts.push({ quiet, flood: flooded, limitMs });
+    t.log(`attempt ${i + 1}: quiet ${show(quiet)}; under the flood ${show(flooded)} (limit ${limitMs.toFixed(1)} ms); the viewer meanwhile ${rate.toFixed(0)} lists/s`);
+    if (flooded.p99 <= limitMs) break;
   }
   flood.postMessage('stop');
   const total = await finished;
   t.log(`the viewer: ${total.listed} lists, statuses ${JSON.stringify(total.statuses)}`);
   t.is(srv.stderr().match(/^internal error: .*/m)?.[0], undefined, 'serve logged no internal error');
 
-  t.deepEqual(attempts.flatMap((m) => m.statuses), attempts.map(() => 200), 'every owner GET answered 200');
+  t.deepEqual(attempts.flatMap((a) => [...a.quiet.statuses, ...a.flood.statuses]), attempts.flatMap(() => [200, 200]), 'every owner GET answered 200');
   t.true(total.listed >= CONNECTIONS * 3, 'the flood ran');
   t.true(Object.keys(total.statuses).every((s) => s === '200' || s === '429'), `the viewer got only 200s (and 429s past its queue): ${JSON.stringify(total.statuses)}`);
-  const best = Math.min(...attempts.map((m) => m.p99));
-  t.true(best <= P99_LIMIT_MS, `owner p99 ${Number.isFinite(best) ? `${best.toFixed(1)} ms` : `over ${P99_LIMIT_MS} ms`} in the best of ${attempts.length} (limit ${P99_LIMIT_MS} ms)`);
+  t.true(attempts.some((a) => a.flood.p99 <= a.limitMs), `owner p99 under the flood within ${P99_LIMIT_MS} ms (+ the machine's noise) in none of ${attempts.length} attempts`);
 });

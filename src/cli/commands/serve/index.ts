@@ -12,7 +12,7 @@ export const serveFlags = {
   seed: flag.string('--seed <file>', 'load groups, identities, repos, tags and advisories from a YAML or JSON file into an empty data dir', { complete: 'file' }),
   demo: flag.bool('--demo', 'load the built-in demo data set into an empty data dir'),
   log: flag.bool('--log', 'log each request to stderr (tokens masked)'),
-  rateLimit: flag.string('--rate-limit <rate>', 'requests per caller (identity, else client address): RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200; or off (default: 100/s)'),
+  rateLimit: flag.string('--rate-limit <rate>', "limits per caller (identity, else client address): fair, fair queuing: 8 requests served at once, 100 more wait their turn, only more than that is refused (429); RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200: a token bucket that emulates the API's rate limits (429 with Retry-After); or off (default: fair)"),
   trustIssuer: flag.list('--trust-issuer <url=jwks-file>', 'also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)'),
   ownerTokenTtl: flag.string('--owner-token-ttl <duration>', 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)'),
   fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]' (repeatable; see pctl serve faults add)"),
