@@ -40,6 +40,8 @@ export interface Admitted {
 /** The seconds a refused caller is asked to wait: the queue moves in well under that. */
 const RETRY_AFTER_S = 1;
 
+const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
+
 interface Waiter {
   flow: Flow;
   let: (admitted: Admitted) => void;
@@ -73,7 +75,7 @@ export class FairQueue {
     let flow = this.flows.get(caller);
     if (!flow) this.flows.set(caller, (flow = { caller, inFlight: 0, waiting: [], listed: false }));
     if (flow.waiting.length >= this.policy.queue) {
-      return Promise.reject(this.refusal(`Too many requests at once: each caller may have ${this.policy.perCaller} requests served at once and ${this.policy.queue} more waiting; retry in ${RETRY_AFTER_S} s`));
+      return Promise.reject(this.refusal(`Too many requests at once: each caller may have ${requests(this.policy.perCaller)} served at once and ${this.policy.queue} more waiting; retry in ${RETRY_AFTER_S} s`));
     }
     const queued = flow;
     return new Promise<Admitted>((resolve, reject) => {
@@ -155,7 +157,7 @@ export class FairQueue {
     }
     this.forgetIfIdle(flow);
     const seconds = Math.round(this.policy.maxWaitMs / 100) / 10;
-    waiter.refuse(this.refusal(`Too many requests at once: this one waited ${seconds} s for one of the ${this.policy.perCaller} requests each caller may have served at once; retry in ${RETRY_AFTER_S} s`));
+    waiter.refuse(this.refusal(`Too many requests at once: this one waited ${seconds} s for its turn (each caller may have ${requests(this.policy.perCaller)} served at once); retry in ${RETRY_AFTER_S} s`));
   }
 
   private forgetIfIdle(flow: Flow): void {
