@@ -6,11 +6,16 @@
 // that had nothing waiting goes first (the new flows of FQ-CoDel), so a sequential client
 // waits behind at most the one request being served, however busy the others keep serve.
 //
-// One request is dispatched per turn of the event loop (setImmediate): requests that arrive
-// meanwhile are read and queued before the next one runs. Without that, every request a
-// socket read brought in ran at once, and one caller's fifty lists ran back to back while
-// another caller's request sat unread behind them. `total` bounds the requests served at
-// once by all callers together (those waiting on I/O: a group commit, PostgreSQL).
+// Node serves requests on one thread, so what matters is which request runs next. A socket
+// read can bring in many requests; run as they are parsed, one caller's fifty lists ran back
+// to back while another caller's request sat unread behind them. So once a slice of the
+// event loop has run SLICE_MS of requests, or once any request waits, requests are queued,
+// and let in by turns of the event loop (setImmediate), each after the requests that arrived
+// meanwhile have been read and queued. A turn lets in one request, or more while turns come
+// round in less than SLICE_MS (cheap requests: many to a turn, as they would run unqueued;
+// costly ones: one). Below that, a request is let in at once (the common case: nothing waits),
+// which costs next to nothing. `total` bounds the requests served at once by all callers
+// together (those waiting on I/O: a group commit, PostgreSQL).
 //
 // The answers carry the IETF RateLimit fields with the quota unit concurrent-requests:
 //   RateLimit-Policy: "fair";q=8;qu="concurrent-requests";pctl-queue=100
@@ -39,6 +44,8 @@ export interface Admitted {
 
 /** The seconds a refused caller is asked to wait: the queue moves in well under that. */
 const RETRY_AFTER_S = 1;
+/** How long requests may run at once, as they arrive or in one turn, before the rest wait for the next. */
+const SLICE_MS = 1;
 
 const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
 
@@ -60,22 +67,30 @@ interface Flow {
 export class FairQueue {
   private readonly flows = new Map<string, Flow>();
   /** Flows that had nothing waiting when their request came: served before the old ones. */
-  private newFlows: Flow[] = [];
-  private oldFlows: Flow[] = [];
+  private readonly newFlows: Flow[] = [];
+  private readonly oldFlows: Flow[] = [];
   private inFlight = 0;
+  private waiting = 0;
   private turnPending = false;
+  /** How many requests a turn lets in; when the last turn began, while turns follow one another. */
+  private perTurn = 1;
+  private lastTurnAt: number | undefined;
+  /** When the requests let in at once in this slice of the event loop began; undefined between slices. */
+  private sliceStart: number | undefined;
   private readonly policyHeader: string;
 
   constructor(readonly policy: FairQueuing) {
     this.policyHeader = `"fair";q=${policy.perCaller};qu="concurrent-requests";pctl-queue=${policy.queue}`;
   }
 
-  /** Resolves when the caller's turn comes; rejects with a 429 when its queue is full or the wait too long. */
-  admit(caller: string): Promise<Admitted> {
+  /** Lets the request in, at once or when the caller's turn comes; refuses it (a 429) when its queue is full or the wait too long. */
+  admit(caller: string): Admitted | Promise<Admitted> {
     let flow = this.flows.get(caller);
     if (!flow) this.flows.set(caller, (flow = { caller, inFlight: 0, waiting: [], listed: false }));
+    if (!this.waiting && flow.inFlight < this.policy.perCaller && this.inFlight < this.policy.total && this.inSlice()) return this.seat(flow);
     if (flow.waiting.length >= this.policy.queue) {
-      return Promise.reject(this.refusal(`Too many requests at once: each caller may have ${requests(this.policy.perCaller)} served at once and ${this.policy.queue} more waiting; retry in ${RETRY_AFTER_S} s`));
+      this.forgetIfIdle(flow);
+      throw this.refusal(`Too many requests at once: each caller may have ${requests(this.policy.perCaller)} served at once and ${this.policy.queue} more waiting; retry in ${RETRY_AFTER_S} s`);
     }
     const queued = flow;
     return new Promise<Admitted>((resolve, reject) => {
@@ -84,6 +99,7 @@ export class FairQueue {
         timer: setTimeout(() => this.expire(waiter), this.policy.maxWaitMs).unref(),
       };
       queued.waiting.push(waiter);
+      this.waiting++;
       if (!queued.listed) {
         queued.listed = true;
         this.newFlows.push(queued);
@@ -97,26 +113,26 @@ export class FairQueue {
     return this.headers(this.policy.perCaller - (this.flows.get(caller)?.inFlight ?? 0));
   }
 
-  private scheduleTurn(): void {
-    if (this.turnPending) return;
-    this.turnPending = true;
-    setImmediate(this.turn);
+  /** Whether this slice of the event loop has room for another request let in at once. */
+  private inSlice(): boolean {
+    const now = performance.now();
+    if (this.sliceStart === undefined) {
+      this.sliceStart = now;
+      setImmediate(this.endSlice);
+      return true;
+    }
+    return now - this.sliceStart < SLICE_MS;
   }
 
-  /** Lets one request in: the first flow with a free seat, new flows before old ones. */
-  private readonly turn = (): void => {
-    this.turnPending = false;
-    if (this.inFlight >= this.policy.total) return; // done() schedules the next turn
-    const flow = this.takeFlow(this.newFlows) ?? this.takeFlow(this.oldFlows);
-    if (!flow) return;
-    const waiter = flow.waiting.shift()!;
-    clearTimeout(waiter.timer);
+  private readonly endSlice = (): void => {
+    this.sliceStart = undefined;
+  };
+
+  private seat(flow: Flow): Admitted {
     flow.inFlight++;
     this.inFlight++;
-    if (flow.waiting.length) this.oldFlows.push(flow);
-    else flow.listed = false;
     let done = false;
-    waiter.let({
+    return {
       headers: this.headers(this.policy.perCaller - flow.inFlight),
       done: () => {
         if (done) return;
@@ -124,44 +140,68 @@ export class FairQueue {
         flow.inFlight--;
         this.inFlight--;
         this.forgetIfIdle(flow);
-        if (this.newFlows.length || this.oldFlows.length) this.scheduleTurn();
+        if (this.waiting) this.scheduleTurn();
       },
-    });
-    if (this.newFlows.length || this.oldFlows.length) this.scheduleTurn();
+    };
+  }
+
+  private scheduleTurn(): void {
+    if (this.turnPending) return;
+    this.turnPending = true;
+    setImmediate(this.turn);
+  }
+
+  /**
+   * Lets waiting requests in, each that of the first flow with a free seat, new flows before
+   * old ones: perTurn of them, doubled when the last turn's requests (and the reads since) took
+   * less than SLICE_MS, halved when they took more.
+   */
+  private readonly turn = (): void => {
+    this.turnPending = false;
+    const now = performance.now();
+    if (this.lastTurnAt !== undefined) {
+      this.perTurn = now - this.lastTurnAt < SLICE_MS ? Math.min(this.perTurn * 2, this.policy.total) : Math.max(1, this.perTurn >> 1);
+    }
+    this.lastTurnAt = now;
+    for (let i = 0; i < this.perTurn; i++) {
+      const flow = this.inFlight < this.policy.total ? this.takeFlow(this.newFlows) ?? this.takeFlow(this.oldFlows) : undefined;
+      if (!flow) {
+        // No seat for any request waiting: done() schedules the next turn.
+        this.lastTurnAt = undefined;
+        return;
+      }
+      const waiter = flow.waiting.shift()!;
+      this.waiting--;
+      clearTimeout(waiter.timer);
+      if (flow.waiting.length) this.oldFlows.push(flow);
+      else flow.listed = false;
+      waiter.let(this.seat(flow));
+    }
+    if (this.waiting) this.scheduleTurn();
+    else this.lastTurnAt = undefined;
   };
 
-  /** Removes and returns the first flow of `list` that may have another request served; flows left with nothing waiting leave the list. */
+  /** Removes and returns the first flow of `list` that may have another request served. */
   private takeFlow(list: Flow[]): Flow | undefined {
-    for (let i = 0; i < list.length; i++) {
-      const flow = list[i]!;
-      if (!flow.waiting.length) {
-        list.splice(i--, 1);
-        flow.listed = false;
-        this.forgetIfIdle(flow);
-      } else if (flow.inFlight < this.policy.perCaller) {
-        list.splice(i, 1);
-        return flow;
-      }
-    }
-    return undefined;
+    const at = list.findIndex((flow) => flow.inFlight < this.policy.perCaller);
+    return at === -1 ? undefined : list.splice(at, 1)[0];
   }
 
   private expire(waiter: Waiter): void {
     const { flow } = waiter;
-    const at = flow.waiting.indexOf(waiter);
-    if (at === -1) return;
-    flow.waiting.splice(at, 1);
-    if (!flow.waiting.length && flow.listed) {
+    flow.waiting.splice(flow.waiting.indexOf(waiter), 1);
+    this.waiting--;
+    if (!flow.waiting.length) {
       for (const list of [this.newFlows, this.oldFlows]) if (list.includes(flow)) list.splice(list.indexOf(flow), 1);
       flow.listed = false;
+      this.forgetIfIdle(flow);
     }
-    this.forgetIfIdle(flow);
     const seconds = Math.round(this.policy.maxWaitMs / 100) / 10;
     waiter.refuse(this.refusal(`Too many requests at once: this one waited ${seconds} s for its turn (each caller may have ${requests(this.policy.perCaller)} served at once); retry in ${RETRY_AFTER_S} s`));
   }
 
   private forgetIfIdle(flow: Flow): void {
-    if (!flow.inFlight && !flow.waiting.length && !flow.listed) this.flows.delete(flow.caller);
+    if (!flow.inFlight && !flow.listed) this.flows.delete(flow.caller);
   }
 
   private refusal(message: string): ApiError {
