@@ -11,11 +11,11 @@
 // to back while another caller's request sat unread behind them. So once a slice of the
 // event loop has run SLICE_MS of requests, or once any request waits, requests are queued,
 // and let in by turns of the event loop (setImmediate), each after the requests that arrived
-// meanwhile have been read and queued. A turn lets in one request, or more while turns come
-// round in less than SLICE_MS (cheap requests: many to a turn, as they would run unqueued;
-// costly ones: one). Below that, a request is let in at once (the common case: nothing waits),
-// which costs next to nothing. `total` bounds the requests served at once by all callers
-// together (those waiting on I/O: a group commit, PostgreSQL).
+// meanwhile have been read and queued. A turn lets requests in one after another, each once
+// the one before has run as far as it can, for SLICE_MS: cheap requests many to a turn, as
+// they would run unqueued, a costly one alone. Below that, a request is let in at once (the
+// common case: nothing waits), which costs next to nothing. `total` bounds the requests served
+// at once by all callers together (those waiting on I/O: a group commit, PostgreSQL).
 //
 // The answers carry the IETF RateLimit fields with the quota unit concurrent-requests:
 //   RateLimit-Policy: "fair";q=8;qu="concurrent-requests";pctl-queue=100
@@ -44,7 +44,7 @@ export interface Admitted {
 
 /** The seconds a refused caller is asked to wait: the queue moves in well under that. */
 const RETRY_AFTER_S = 1;
-/** How long requests may run at once, as they arrive or in one turn, before the rest wait for the next. */
+/** How long requests may run one after another, as they arrive or in one turn, before the rest wait for the next turn. */
 const SLICE_MS = 1;
 
 const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
@@ -72,9 +72,7 @@ export class FairQueue {
   private inFlight = 0;
   private waiting = 0;
   private turnPending = false;
-  /** How many requests a turn lets in; when the last turn began, while turns follow one another. */
-  private perTurn = 1;
-  private lastTurnAt: number | undefined;
+  private turnStart = 0;
   /** When the requests let in at once in this slice of the event loop began; undefined between slices. */
   private sliceStart: number | undefined;
   private readonly policyHeader: string;
@@ -151,34 +149,35 @@ export class FairQueue {
     setImmediate(this.turn);
   }
 
-  /**
-   * Lets waiting requests in, each that of the first flow with a free seat, new flows before
-   * old ones: perTurn of them, doubled when the last turn's requests (and the reads since) took
-   * less than SLICE_MS, halved when they took more.
-   */
+  /** A turn: lets waiting requests in, one after another, until SLICE_MS have passed. */
   private readonly turn = (): void => {
     this.turnPending = false;
-    const now = performance.now();
-    if (this.lastTurnAt !== undefined) {
-      this.perTurn = now - this.lastTurnAt < SLICE_MS ? Math.min(this.perTurn * 2, this.policy.total) : Math.max(1, this.perTurn >> 1);
-    }
-    this.lastTurnAt = now;
-    for (let i = 0; i < this.perTurn; i++) {
-      const flow = this.inFlight < this.policy.total ? this.takeFlow(this.newFlows) ?? this.takeFlow(this.oldFlows) : undefined;
-      if (!flow) {
-        // No seat for any request waiting: done() schedules the next turn.
-        this.lastTurnAt = undefined;
-        return;
-      }
-      const waiter = flow.waiting.shift()!;
-      this.waiting--;
-      clearTimeout(waiter.timer);
-      if (flow.waiting.length) this.oldFlows.push(flow);
-      else flow.listed = false;
-      waiter.let(this.seat(flow));
-    }
-    if (this.waiting) this.scheduleTurn();
-    else this.lastTurnAt = undefined;
+    this.turnStart = performance.now();
+    queueMicrotask(this.letNext);
+  };
+
+  /**
+   * Lets in the request of the first flow with a free seat, new flows before old ones. Runs as
+   * a microtask, so the tick it queues runs once every microtask has run (Node runs the
+   * process.nextTick queue after the microtask queue it was queued from): once the request's
+   * handler has done all it can before waiting on I/O. The time is measured then, and the next
+   * request let in while the turn has time left.
+   */
+  private readonly letNext = (): void => {
+    const flow = this.inFlight < this.policy.total ? this.takeFlow(this.newFlows) ?? this.takeFlow(this.oldFlows) : undefined;
+    if (!flow) return; // no seat for any request waiting: done() schedules the next turn
+    const waiter = flow.waiting.shift()!;
+    this.waiting--;
+    clearTimeout(waiter.timer);
+    if (flow.waiting.length) this.oldFlows.push(flow);
+    else flow.listed = false;
+    waiter.let(this.seat(flow));
+    if (this.waiting) process.nextTick(this.afterLet);
+  };
+
+  private readonly afterLet = (): void => {
+    if (performance.now() - this.turnStart < SLICE_MS) queueMicrotask(this.letNext);
+    else this.scheduleTurn();
   };
 
   /** Removes and returns the first flow of `list` that may have another request served. */
