@@ -18,6 +18,9 @@ _pctl_sub() {
     ':libraries') REPLY='libraries' ;;
     ':advisory') REPLY='advisory' ;;
     ':api') REPLY='api' ;;
+    ':export') REPLY='export' ;;
+    ':diff') REPLY='diff' ;;
+    ':apply') REPLY='apply' ;;
     ':auth') REPLY='auth' ;;
     ':config') REPLY='config' ;;
     ':serve') REPLY='serve' ;;
@@ -98,7 +101,7 @@ _pctl_sub() {
 _pctl_subs() {
   REPLY=
   case "$1" in
-    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries advisory api auth config serve completion' ;;
+    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries advisory api export diff apply auth config serve completion' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;
@@ -153,6 +156,8 @@ _pctl_flags() {
     'advisory documents') REPLY='--package --cve' ;;
     'advisory metadata') REPLY='--limit --page-size --order-by --skip --page-token --id' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
+    'diff') REPLY='-f --file --prune' ;;
+    'apply') REPLY='-f --file --prune --dry-run' ;;
     'auth login') REPLY='--no-browser --with-token --device' ;;
     'config get') REPLY='--show-token' ;;
     'serve') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
@@ -224,6 +229,8 @@ _pctl_flag() {
     'advisory metadata --limit'|'advisory metadata --page-size'|'advisory metadata --order-by'|'advisory metadata --skip'|'advisory metadata --page-token'|'advisory metadata --id') REPLY='value' ;;
     'api -X'|'api --method'|'api -f'|'api --raw-field'|'api -F'|'api --field'|'api -q'|'api --query'|'api -H'|'api --header') REPLY='value' ;;
     'api --input') REPLY='file' ;;
+    'diff -f'|'diff --file') REPLY='file' ;;
+    'apply -f'|'apply --file') REPLY='file' ;;
     'serve --host'|'serve --port'|'serve --public-url'|'serve --database'|'serve --rate-limit'|'serve --trust-issuer'|'serve --owner-token-ttl'|'serve --fault'|'serve --latency'|'serve --journal'|'serve --deterministic') REPLY='value' ;;
     'serve --data') REPLY='dir' ;;
     'serve --seed') REPLY='file' ;;
@@ -304,6 +311,7 @@ _pctl_arg() {
     'repos update 0') REPLY='live' ;;
     'advisories get 0') REPLY='live' ;;
     'libraries versions 0') REPLY='live' ;;
+    'export 0') REPLY='live' ;;
     'config get 0') REPLY='live' ;;
     'config set 0') REPLY='live' ;;
     'config use 0') REPLY='live' ;;

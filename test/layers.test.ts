@@ -67,3 +67,14 @@ test('the check catches an import against the direction (so the test above can f
   ];
   t.deepEqual(violations(bad), ['client/http.ts → cli/errors.js', 'output/print.ts → cli/context.js']);
 });
+
+test('export, diff and apply are client-side: nothing they import, however indirectly, is in src/server', (t) => {
+  const all = files(src).flatMap(edges);
+  const importsOf = new Map<string, string[]>();
+  for (const { from, to } of all) importsOf.set(from, [...(importsOf.get(from) ?? []), to.replace(/\.js$/, '.ts')]);
+  const start = files(src).map((f) => relative(src, f)).filter((f) => f.startsWith('cli/manifest/') || f.startsWith('cli/commands/manifest/'));
+  t.true(start.length >= 8, `only ${start.length} files found`);
+  const reached = new Set(start);
+  for (const file of reached) for (const next of importsOf.get(file) ?? []) reached.add(next);
+  t.deepEqual([...reached].filter((f) => f.startsWith('server/')), []);
+});

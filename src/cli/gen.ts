@@ -1,4 +1,5 @@
-// The generated files (completion scripts and the man page), from the command tree.
+// The generated files (completion scripts and the man page, from the command tree; the
+// manifest's JSON Schema, from its zod schema).
 // `npm run gen` writes them; test/cli-completion.test.ts and test/man.test.ts fail when the
 // checked-in copies differ from what this produces.
 import { readFileSync } from 'node:fs';
@@ -7,6 +8,7 @@ import { buildProgram } from './main.js';
 import { completionScript } from './completion/scripts.js';
 import { commandSpec } from './completion/spec.js';
 import { manPage } from './man.js';
+import { seedJsonSchema } from '../api/seed.js';
 
 export function generatedFiles(): Record<string, string> {
   const ctx = createContext({
@@ -20,5 +22,6 @@ export function generatedFiles(): Record<string, string> {
     'completions/_pctl': completionScript('zsh', root),
     'completions/pctl.fish': completionScript('fish', root),
     'man/pctl.1': manPage(root, version),
+    'docs/manifest.schema.json': seedJsonSchema(),
   };
 }

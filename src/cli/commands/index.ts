@@ -15,6 +15,7 @@ import { identityCommands } from './identities/index.js';
 import { identityProviderCommands } from './identity-providers/index.js';
 import { inviteCommands } from './invites/index.js';
 import { libraryCommands } from './libraries/index.js';
+import { manifestCommands } from './manifest/index.js';
 import { repoCommands } from './repos/index.js';
 import { roleBindingCommands } from './role-bindings/index.js';
 import { roleCommands } from './roles/index.js';
@@ -40,6 +41,7 @@ export function commandTree(resources: readonly AnyResource[] = registry): AnyCo
     ...resources.map((d) => resourceCommand(d, OWN_VERBS[d.plural])),
     advisoryCommand,
     apiCommand,
+    ...manifestCommands,
     authCommand,
     configCommand,
     serveCommand,
