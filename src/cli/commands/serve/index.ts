@@ -39,14 +39,13 @@ export const serveCommand = defineCommand({
       'With --database the data lives in PostgreSQL instead, and several serves on one database are replicas of one state. ' +
       'Limits (--rate-limit): by default each caller (identity, else client address) has 8 requests served at once and up ' +
       'to 100 more wait their turn, callers served in turns, so a sequential script is never refused and no caller can ' +
-      "starve another; only a caller with more waiting gets a 429 with Retry-After. RATE/UNIT emulates the API's rate limits " +
-      "instead (a token bucket per caller: 429 with Retry-After past it); off removes both. serve's control API and the " +
+      "starve another; only a caller with more waiting gets a 429 with Retry-After. --rate-limit 100/s emulates the API's rate " +
+      "limits instead (a token bucket per caller: 429 with Retry-After past it); off removes both. serve's control API and the " +
       "console's files are never limited. Every answer carries the RateLimit-Policy and RateLimit fields (docs/limits.md).",
     examples: [
       ['a local API with demo data on the default port', 'pctl serve --demo'],
       ['a throwaway server on a free port, the same uids and times each run', 'pctl serve --port 0 --data "$(mktemp -d)" --deterministic 42'],
       ['one of several replicas of a state kept in PostgreSQL', 'pctl serve --database postgres://pctl@127.0.0.1/pctl --port 8701'],
-      ['test that a script survives the API\'s rate limits: 100 requests a second per caller, 429 past them', 'pctl serve --rate-limit 100/s'],
     ],
   },
   load: async () => {
