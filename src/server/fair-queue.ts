@@ -36,7 +36,7 @@ export interface FairQueuing {
 /** Ten concurrent requests of one caller are slowed, not refused; a 50-connection flood is queued, not refused. */
 export const DEFAULT_FAIR_QUEUING: FairQueuing = { perCaller: 8, total: 32, queue: 100, maxWaitMs: 10_000 };
 
-/** A request let in: the fields for its answer, and done() once it is answered (frees its seat). */
+/** A request let in: the fields for its answer, and done() once it is answered (frees its seat; call it once). */
 export interface Admitted {
   headers: Record<string, string>;
   done(): void;
@@ -129,12 +129,9 @@ export class FairQueue {
   private seat(flow: Flow): Admitted {
     flow.inFlight++;
     this.inFlight++;
-    let done = false;
     return {
       headers: this.headers(this.policy.perCaller - flow.inFlight),
       done: () => {
-        if (done) return;
-        done = true;
         flow.inFlight--;
         this.inFlight--;
         this.forgetIfIdle(flow);
@@ -195,8 +192,7 @@ export class FairQueue {
       flow.listed = false;
       this.forgetIfIdle(flow);
     }
-    const seconds = Math.round(this.policy.maxWaitMs / 100) / 10;
-    waiter.refuse(this.refusal(`Too many requests at once: this one waited ${seconds} s for its turn (each caller may have ${requests(this.policy.perCaller)} served at once); retry in ${RETRY_AFTER_S} s`));
+    waiter.refuse(this.refusal(`Too many requests at once: this one waited ${this.policy.maxWaitMs / 1000} s for its turn (each caller may have ${requests(this.policy.perCaller)} served at once); retry in ${RETRY_AFTER_S} s`));
   }
 
   private forgetIfIdle(flow: Flow): void {

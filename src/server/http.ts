@@ -127,6 +127,12 @@ export interface Call {
   /** The parsed body (a code-3 error when missing or malformed). */
   json(): Promise<unknown>;
   form(): Promise<URLSearchParams>;
+  /**
+   * Resolves once the body has arrived, or failed to: the limiter lets a request in only then,
+   * so that a slow upload holds none of the seats it counts. Absent, the body is there already
+   * (an RPC's message).
+   */
+  arrived?(): Promise<void>;
   /** The RPC a gRPC or Connect call came as: `platform.iam.v2.IamService/GetGroup`. */
   rpc?: string;
 }
@@ -162,6 +168,7 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     // A refusal is an ApiError that carries the fields itself.
     const admit = async (caller: string) => {
       if (!opts.limiter) return;
+      await call.arrived?.();
       admitted = await opts.limiter.admit(caller);
       rateHeaders = admitted.headers;
     };
@@ -226,6 +233,10 @@ function responseText(r: Response): string | (() => string) {
   return r.journalText ?? r.raw ?? r.bodyJson?.text ?? (r.body === undefined ? '' : later(r.body, JSON.stringify));
 }
 
+/** Methods whose requests serve reads no body of. */
+const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const noop = () => {};
+
 /** Headers HTTP/2 forbids (RFC 9113 §8.2.2); node throws on them. */
 const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
 
@@ -247,6 +258,7 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
         address: addressKey(req.socket),
         json: () => body().then(parseJson),
         form: () => body().then(parseParams),
+        ...(BODILESS.has(req.method ?? 'GET') ? {} : { arrived: () => body().then(noop, noop) }),
       });
     } catch (err) {
       out = Promise.resolve(toErrorResponse(err, log));
