@@ -47,6 +47,9 @@ const RETRY_AFTER_S = 1;
 /** How long requests may run one after another, as they arrive or in one turn, before the rest wait for the next turn. */
 const SLICE_MS = 1;
 
+/** Callers remembered before the idle ones are forgotten. */
+const SWEEP_ABOVE = 10_000;
+
 const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
 
 interface Waiter {
@@ -73,21 +76,28 @@ export class FairQueue {
   private waiting = 0;
   private turnPending = false;
   private turnStart = 0;
+  /** The fields of an answer, by how many seats its caller has left (made once). */
+  private readonly fields: Record<string, string>[];
+  /** Past this many callers, the idle ones are forgotten. */
+  private sweepAt = SWEEP_ABOVE;
   /** When the requests let in at once in this slice of the event loop began; undefined between slices. */
   private sliceStart: number | undefined;
   private readonly policyHeader: string;
 
   constructor(readonly policy: FairQueuing) {
     this.policyHeader = `"fair";q=${policy.perCaller};qu="concurrent-requests";pctl-queue=${policy.queue}`;
+    this.fields = Array.from({ length: policy.perCaller + 1 }, (_, r) => this.headers(r));
   }
 
   /** Lets the request in, at once or when the caller's turn comes; refuses it (a 429) when its queue is full or the wait too long. */
   admit(caller: string): Admitted | Promise<Admitted> {
     let flow = this.flows.get(caller);
-    if (!flow) this.flows.set(caller, (flow = { caller, inFlight: 0, waiting: [], listed: false }));
+    if (!flow) {
+      if (this.flows.size >= this.sweepAt) this.sweep();
+      this.flows.set(caller, (flow = { caller, inFlight: 0, waiting: [], listed: false }));
+    }
     if (!this.waiting && flow.inFlight < this.policy.perCaller && this.inFlight < this.policy.total && this.inSlice()) return this.seat(flow);
     if (flow.waiting.length >= this.policy.queue) {
-      this.forgetIfIdle(flow);
       throw this.refusal(`Too many requests at once: each caller may have ${requests(this.policy.perCaller)} served at once and ${this.policy.queue} more waiting; retry in ${RETRY_AFTER_S} s`);
     }
     const queued = flow;
@@ -108,7 +118,7 @@ export class FairQueue {
 
   /** The fields for an answer that takes no seat (a request too malformed to be served). */
   peek(caller: string): Record<string, string> {
-    return this.headers(this.policy.perCaller - (this.flows.get(caller)?.inFlight ?? 0));
+    return this.fields[this.policy.perCaller - (this.flows.get(caller)?.inFlight ?? 0)]!;
   }
 
   /** Whether this slice of the event loop has room for another request let in at once. */
@@ -130,11 +140,10 @@ export class FairQueue {
     flow.inFlight++;
     this.inFlight++;
     return {
-      headers: this.headers(this.policy.perCaller - flow.inFlight),
+      headers: this.fields[this.policy.perCaller - flow.inFlight]!,
       done: () => {
         flow.inFlight--;
         this.inFlight--;
-        this.forgetIfIdle(flow);
         if (this.waiting) this.scheduleTurn();
       },
     };
@@ -190,13 +199,14 @@ export class FairQueue {
     if (!flow.waiting.length) {
       for (const list of [this.newFlows, this.oldFlows]) if (list.includes(flow)) list.splice(list.indexOf(flow), 1);
       flow.listed = false;
-      this.forgetIfIdle(flow);
     }
     waiter.refuse(this.refusal(`Too many requests at once: this one waited ${this.policy.maxWaitMs / 1000} s for its turn (each caller may have ${requests(this.policy.perCaller)} served at once); retry in ${RETRY_AFTER_S} s`));
   }
 
-  private forgetIfIdle(flow: Flow): void {
-    if (!flow.inFlight && !flow.listed) this.flows.delete(flow.caller);
+  /** Forgets the callers with nothing served or waiting (they start afresh, as they would); sweeps again when the map has doubled. */
+  private sweep(): void {
+    for (const [caller, flow] of this.flows) if (!flow.inFlight && !flow.listed) this.flows.delete(caller);
+    this.sweepAt = Math.max(SWEEP_ABOVE, this.flows.size * 2);
   }
 
   private refusal(message: string): ApiError {

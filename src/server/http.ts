@@ -166,10 +166,12 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     let rateHeaders: Record<string, string> | undefined;
     let admitted: Admitted | undefined;
     // A refusal is an ApiError that carries the fields itself.
+    // Awaited only when there is something to wait for: each await costs every request a turn.
     const admit = async (caller: string) => {
       if (!opts.limiter) return;
-      await call.arrived?.();
-      admitted = await opts.limiter.admit(caller);
+      if (call.arrived) await call.arrived();
+      const admission = opts.limiter.admit(caller);
+      admitted = admission instanceof Promise ? await admission : admission;
       rateHeaders = admitted.headers;
     };
     let out: Response;
