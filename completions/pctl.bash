@@ -24,6 +24,7 @@ _pctl_sub() {
     ':auth') REPLY='auth' ;;
     ':config') REPLY='config' ;;
     ':serve') REPLY='serve' ;;
+    ':mcp') REPLY='mcp' ;;
     ':completion') REPLY='completion' ;;
     'groups:list'|'groups:ls') REPLY='groups list' ;;
     'groups:get'|'groups:describe') REPLY='groups get' ;;
@@ -101,7 +102,7 @@ _pctl_sub() {
 _pctl_subs() {
   REPLY=
   case "$1" in
-    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries advisory api export diff apply auth config serve completion' ;;
+    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries advisory api export diff apply auth config serve mcp completion' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;
@@ -160,20 +161,21 @@ _pctl_flags() {
     'apply') REPLY='-f --file --prune --dry-run' ;;
     'auth login') REPLY='--no-browser --with-token --device' ;;
     'config get') REPLY='--show-token' ;;
-    'serve') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve export') REPLY='--data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve token') REPLY='--identity --ttl --data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve faults') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve faults list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve faults add') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve faults clear') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve requests') REPLY='-f --follow --limit --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve snapshot') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve snapshot save') REPLY='--force --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve snapshot list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve snapshot restore') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve snapshot delete') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve reset') REPLY='--data --live --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve export') REPLY='--data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve token') REPLY='--identity --ttl --data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve faults') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve faults list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve faults add') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve faults clear') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve requests') REPLY='-f --follow --limit --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve snapshot') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve snapshot save') REPLY='--force --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve snapshot list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve snapshot restore') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve snapshot delete') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve reset') REPLY='--data --live --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'mcp') REPLY='--allow-writes' ;;
   esac
   REPLY+=' -V --version -o --output --profile --api-url --timeout --retries --json --jq --debug --no-color -y --yes -h --help'
 }

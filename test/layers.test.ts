@@ -1,4 +1,5 @@
 // Layers point one way: api ← client ← cli, api ← output ← cli, api ← server ← cli (serve),
+// api ← mcp ← cli (pctl mcp) and server (/mcp),
 // config ← cli. Checked over every import of src/ (static, type-only and dynamic alike), so
 // the client can be used without the CLI and the server without either.
 import test from 'ava';
@@ -14,12 +15,14 @@ const ALLOWED: Record<string, readonly string[]> = {
   api: [],
   client: ['api'],
   output: ['api'],
-  server: ['api', 'gen'],
+  server: ['api', 'gen', 'mcp'],
   config: ['api'],
   types: [],
   // Generated from proto/ (npm run gen): imports nothing of ours.
   gen: [],
-  cli: ['api', 'client', 'output', 'server', 'config', 'types'],
+  // The MCP tool set: the registry's resources as tools over an API caller; stdio (cli) and serve's /mcp (server) both serve it.
+  mcp: ['api'],
+  cli: ['api', 'client', 'output', 'server', 'config', 'types', 'mcp'],
 };
 
 interface Edge { from: string; to: string }

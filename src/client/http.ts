@@ -79,11 +79,6 @@ export async function closeAgent(): Promise<void> {
 export const DEFAULT_RETRIES = 3;
 const TRACE_BODY_MAX = 4000;
 
-/** Percent-encodes each `/`-separated segment of a uid, keeping the separators (the server accepts both). */
-export function encodeUidPath(uid: string): string {
-  return uid.split('/').map(encodeURIComponent).join('/');
-}
-
 /** `a=b&order_by=name%20desc`: spaces as %20 (not `+`), as the spec shows. */
 export function encodeQuery(query: readonly (readonly [string, string])[]): string {
   return query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');

@@ -409,6 +409,15 @@ function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes
   return { routes, uid };
 }
 
+/**
+ * A call made inside serve (an MCP tool's), its body given as JSON text: parsed and bounded as
+ * a REST body is, so such a call meets every rule a request over the network meets.
+ */
+export function textCall(call: Omit<Call, 'json' | 'form'>, text: string): Call {
+  const body = () => (Buffer.byteLength(text) > MAX_BODY_BYTES ? Promise.reject(tooLarge()) : Promise.resolve(text));
+  return { ...call, json: () => body().then(parseJson), form: () => body().then(parseParams) };
+}
+
 function makeRequest(call: Call, uid: string, principal: Principal): Request {
   return { method: call.method, path: call.path, query: call.query, uid, principal, headers: call.headers, json: call.json, form: call.form };
 }
@@ -446,7 +455,7 @@ function ensureBoundedDepth(value: unknown): void {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The request body as text, at most MAX_BODY_BYTES; bytes that are not UTF-8 are a code-3 error, not U+FFFD. */
-function readText(req: http.IncomingMessage): Promise<string> {
+export function readText(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) {

@@ -16,6 +16,7 @@ import { identityProviderCommands } from './identity-providers/index.js';
 import { inviteCommands } from './invites/index.js';
 import { libraryCommands } from './libraries/index.js';
 import { manifestCommands } from './manifest/index.js';
+import { mcpCommand } from './mcp/index.js';
 import { repoCommands } from './repos/index.js';
 import { roleBindingCommands } from './role-bindings/index.js';
 import { roleCommands } from './roles/index.js';
@@ -45,6 +46,7 @@ export function commandTree(resources: readonly AnyResource[] = registry): AnyCo
     authCommand,
     configCommand,
     serveCommand,
+    mcpCommand,
     completionCommand,
   ];
 }

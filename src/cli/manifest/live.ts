@@ -6,7 +6,6 @@ import { ApiError, Code } from '../../api/errors.js';
 import { accountAssociations, groups, identities, identityProviders, repos, roleBindings, roles, type ResourceDescriptor } from '../../api/resources.js';
 import type { AccountAssociation, Group, Identity, IdentityProvider, Repo, Role, RoleBinding } from '../../api/schemas.js';
 import type { ApiClient } from '../../client/index.js';
-import { NotFoundError } from '../errors.js';
 
 export const parentOf = (uid: string): string | null => (uid.includes('/') ? uid.slice(0, uid.lastIndexOf('/')) : null);
 
@@ -28,21 +27,6 @@ export interface LiveState {
   unreadable: { noun: string; message: string }[];
   /** Resources outside the subtrees that a reference names (identities, roles): uid → [group uid, name]. */
   outside: Map<string, { group: string; name: string }>;
-}
-
-/** A subtree root by its name path (`acme`, `acme/platform`): its uid, or the deepest ancestor that exists and what is missing. */
-export type RootLookup = { uid: string } | { parentUid: string | null; missing: string };
-
-export async function findGroupByPath(client: ApiClient, path: string): Promise<RootLookup> {
-  let uid: string | null = null;
-  for (const name of path.split('/')) {
-    const found = await client.list(groups, uid === null ? { name } : { childrenOf: uid, name }).all();
-    const match = found.filter((g) => parentOf(g.uid) === uid);
-    if (match.length > 1) throw new NotFoundError(`${path}: ${match.length} groups on the server have this path; rename one of them first`);
-    if (!match.length) return { parentUid: uid, missing: name };
-    uid = match[0]!.uid;
-  }
-  return { uid: uid! };
 }
 
 interface ReadOptions {

@@ -9,8 +9,10 @@
 import { ROLE_NAMES, resolveRef, type SeedDocument, type SeedGroup } from '../../api/seed.js';
 import { accountAssociations, groups, identities, identityProviders, repos, roleBindings, roles, type ResourceDescriptor } from '../../api/resources.js';
 import type { IdentityProvider, Role } from '../../api/schemas.js';
+import type { GroupPathLookup } from '../../api/references.js';
 import type { ApiClient } from '../../client/index.js';
-import { findGroupByPath, groupPath, parentOf, type LiveState, type RootLookup } from './live.js';
+import type { Resolver } from '../shared/resolve.js';
+import { groupPath, parentOf, type LiveState } from './live.js';
 
 export type Kind = 'group' | 'identity' | 'role' | 'identityProvider' | 'accountAssociation' | 'repo' | 'roleBinding';
 export type Action = 'create' | 'update' | 'delete';
@@ -61,6 +63,8 @@ export interface PlanOptions {
   prune: boolean;
   /** The caller's own identity uids: never updated or deleted, nor their bindings deleted. */
   self: ReadonlySet<string>;
+  /** How groups are found by name path on the server (the CLI's references). */
+  refs: Resolver;
 }
 
 /** Problems that stop a plan before any request (exit 2 or 3): a missing organization, a reference to nothing. */
@@ -172,7 +176,7 @@ class Planner {
 
   // ---- the manifest's side ----
 
-  async plan(doc: SeedDocument, roots: ReadonlyMap<string, RootLookup>): Promise<void> {
+  async plan(doc: SeedDocument, roots: ReadonlyMap<string, GroupPathLookup>): Promise<void> {
     const visited: { g: SeedGroup; path: string; ref: Ref; at: string; chain: string[] }[] = [];
     (doc.organizations ?? []).forEach((org, i) => {
       const at = `organizations[${i}]`;
@@ -186,7 +190,7 @@ class Planner {
       } else if (lookup.parentUid !== null && org.name.endsWith(`/${lookup.missing}`)) {
         ref = this.createGroup(org, org.name, lookup.parentUid);
       } else {
-        const what = lookup.parentUid === null ? `no organization named ${lookup.missing}` : `no group ${lookup.missing} in ${this.livePath(lookup.parentUid)}`;
+        const what = lookup.parentUid === null ? `no organization named ${lookup.missing}` : `no group ${lookup.missing} in ${lookup.at}`;
         this.problems.push({ field: `${at}.name`, description: `${org.name}: the server has ${what} (the API creates groups below an organization, not organizations)` });
         return;
       }
@@ -295,7 +299,7 @@ class Planner {
   }
 
   async findGroup(path: string): Promise<string | undefined> {
-    const found = await findGroupByPath(this.client, path);
+    const found = await this.opts.refs.groupPath(path);
     return 'uid' in found ? found.uid : undefined;
   }
 
@@ -457,7 +461,7 @@ class Planner {
 }
 
 /** Plans `doc` against `live`; `roots` is where each of its organizations entries is on the server. */
-export async function makePlan(doc: SeedDocument, live: LiveState, roots: ReadonlyMap<string, RootLookup>, client: ApiClient, opts: PlanOptions): Promise<Plan> {
+export async function makePlan(doc: SeedDocument, live: LiveState, roots: ReadonlyMap<string, GroupPathLookup>, client: ApiClient, opts: PlanOptions): Promise<Plan> {
   const p = new Planner(live, client, opts);
   await p.plan(doc, roots);
   if (p.problems.length) throw new PlanError(p.problems);

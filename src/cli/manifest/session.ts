@@ -8,7 +8,9 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { whoAmI, type WhoAmI } from '../shared/auth.js';
 import { readManifest } from './document.js';
-import { findGroupByPath, readLive, type LiveState, type RootLookup } from './live.js';
+import type { GroupPathLookup } from '../../api/references.js';
+import { resolver } from '../shared/resolve.js';
+import { readLive, type LiveState } from './live.js';
 import { makePlan, PlanError, type Plan } from './plan.js';
 
 /** Kinds of the seed format that apply leaves alone, and why (said once each, on stderr). */
@@ -47,15 +49,16 @@ export interface Session {
 export async function planFile(ctx: Context, file: string, prune: boolean): Promise<Session> {
   const doc = await readManifest(file, ctx.io.stdin);
   const client = await ctx.client();
-  const roots = new Map<string, RootLookup>();
+  const roots = new Map<string, GroupPathLookup>();
   const who = whoIsCalling(ctx, client);
-  await Promise.all((doc.organizations ?? []).map(async (org) => roots.set(org.name, await findGroupByPath(client, org.name))));
+  const refs = resolver(ctx);
+  await Promise.all((doc.organizations ?? []).map(async (org) => roots.set(org.name, await refs.groupPath(org.name))));
   const rootUids = [...roots.values()].flatMap((r) => ('uid' in r ? [r.uid] : []));
   const live = await readLive(client, rootUids, { tolerant: false });
   const self = callerIdentities(await who, live);
   let plan: Plan;
   try {
-    plan = await makePlan(doc, live, roots, client, { prune, self });
+    plan = await makePlan(doc, live, roots, client, { prune, self, refs });
   } catch (err) {
     if (err instanceof PlanError) throw new UsageError(err.message, err.problems);
     throw err;

@@ -42,7 +42,7 @@ export function paginateOptions(flags: PagingFlags & ScopeFlags, defaultOrder: s
   return { ...q, ...scope };
 }
 
-/** The scope flags with group references (names, uid suffixes) resolved to uids. */
+/** The scope flags with group references (names, name paths, uid suffixes) resolved to uids. */
 export async function resolveScope<F extends ScopeFlags>(ctx: Context, flags: F): Promise<F> {
   const out = { ...flags };
   if (flags.descendantsOf !== undefined) out.descendantsOf = await groupUid(ctx, flags.descendantsOf, '--descendants-of');

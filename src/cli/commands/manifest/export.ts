@@ -1,12 +1,12 @@
 // pctl export [GROUP] [-o yaml|json]: the subtree of a group (default: the caller's
 // organization) as a manifest on stdout; what was left out, on stderr.
 import type { Context } from '../../context.js';
-import { NotFoundError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { formatDocument } from '../../manifest/document.js';
 import { exportDocument } from '../../manifest/export.js';
-import { findGroupByPath, parentOf, readLive } from '../../manifest/live.js';
+import { parentOf, readLive } from '../../manifest/live.js';
 import { callerIdentities, whoIsCalling, writeNotes } from '../../manifest/session.js';
-import { FULL_UID_RE, groupUid } from '../../shared/resolve.js';
+import { groupUid } from '../../shared/resolve.js';
 import type { WhoAmI } from '../../shared/auth.js';
 
 export async function run(ctx: Context, [group]: string[]): Promise<number> {
@@ -32,18 +32,12 @@ export async function run(ctx: Context, [group]: string[]): Promise<number> {
 
 /** The group to export: a name path, a name or uid, or (none given) the organization of the caller's identity. */
 async function exportRoot(ctx: Context, group: string | undefined, who: WhoAmI): Promise<string> {
-  const client = await ctx.client();
   if (group === undefined) {
     const uid = who.identity?.uid;
     if (!uid) throw new UsageError('name the group to export (pctl export GROUP): this API does not say which organization you sign in to');
     let org = uid;
     while (parentOf(org)) org = parentOf(org)!;
     return org;
-  }
-  if (group.includes('/') && !FULL_UID_RE.test(group)) {
-    const found = await findGroupByPath(client, group);
-    if (!('uid' in found)) throw new NotFoundError(`no group ${group} on the server (${found.missing} is missing)`);
-    return found.uid;
   }
   return (await groupUid(ctx, group))!;
 }
