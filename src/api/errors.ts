@@ -21,7 +21,6 @@ export const Code = {
   DATA_LOSS: 15,
   UNAUTHENTICATED: 16,
 } as const;
-export type CodeNumber = (typeof Code)[keyof typeof Code];
 
 const codeNames = Object.fromEntries(Object.entries(Code).map(([k, v]) => [v, k])) as Record<number, string>;
 

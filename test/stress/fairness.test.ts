@@ -19,7 +19,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { bootstrap } from '../../src/server/bootstrap.js';
-import { builtinRoleUid, newChildUid, timestamp } from '../../src/server/models.js';
+import { domainContext } from '../../src/server/domain/context.js';
+import { builtinRoleUid, newChildUid, timestamp } from '../../src/server/domain/records.js';
 import { systemRandom } from '../../src/server/random.js';
 import { Store } from '../../src/server/store/store.js';
 import { Client, G, PCTL, cleanup, startServe, tempDir } from './helpers.js';
@@ -44,11 +45,11 @@ const RATE_LIMIT = process.env.STRESS_FAIR_RATE_LIMIT;
 test.after.always(cleanup);
 
 /** org → 60 teams → the groups; a viewer bound on the org (it sees every group). */
-function populate(dataDir: string) {
+async function populate(dataDir: string) {
   const store = new Store(dataDir);
   try {
     // serve moves identities of this issuer to its own URL when it starts.
-    bootstrap(store, { issuer: 'http://127.0.0.1', clock: Date.now, random: systemRandom });
+    await bootstrap(domainContext(store, Date.now, systemRandom), { issuer: 'http://127.0.0.1' });
     const org = store.getMeta('organization')!;
     const start = Date.parse('2026-01-01T00:00:00.000Z');
     let made = 0;
@@ -103,7 +104,7 @@ interface FloodReport { listed: number; statuses: Record<string, number>; paused
 
 test.serial(`one viewer flooding lists over ${CONNECTIONS} connections leaves the owner's GET p99 at most ${P99_LIMIT_MS} ms`, async (t) => {
   const dataDir = tempDir('pctl-stress-fair-');
-  const { team, viewer } = populate(dataDir);
+  const { team, viewer } = await populate(dataDir);
   const srv = await startServe(dataDir, { rateLimit: RATE_LIMIT ?? null });
   const viewerToken = execFileSync(process.execPath, [PCTL, 'serve', 'token', '--identity', viewer, '--data', dataDir], {
     env: { ...process.env, PCTL_CONFIG_DIR: tempDir('pctl-stress-config-') }, encoding: 'utf8',

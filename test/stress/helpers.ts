@@ -60,12 +60,12 @@ export interface Serve {
  * its URL. No limits unless asked (`rateLimit`; null: serve's default): 50 clients as one
  * identity are the load under test.
  */
-export function startServe(dataDir: string, opts: { timeoutMs?: number; rateLimit?: string | null; database?: string } = {}): Promise<Serve> {
+export function startServe(dataDir: string, opts: { timeoutMs?: number; rateLimit?: string | null; database?: string; args?: string[] } = {}): Promise<Serve> {
   assertBuilt();
   const configDir = tempDir('pctl-stress-config-');
   const database = opts.database ? ['--database', opts.database] : [];
   const rateLimit = opts.rateLimit === null ? [] : ['--rate-limit', opts.rateLimit ?? 'off'];
-  const child = spawn(process.execPath, [PCTL, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, ...rateLimit, ...database], {
+  const child = spawn(process.execPath, [PCTL, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, ...rateLimit, ...database, ...(opts.args ?? [])], {
     env: { ...process.env, PCTL_CONFIG_DIR: configDir, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

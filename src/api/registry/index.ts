@@ -11,9 +11,10 @@ import { identityProviders } from './identity-providers.js';
 import { repos } from './repos.js';
 import { roleBindings } from './role-bindings.js';
 import { roles } from './roles.js';
+import { subscriptions } from './subscriptions.js';
 import { tags } from './tags.js';
 
-export const resources = { groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations, repos, tags, advisories, artifacts } as const;
+export const resources = { groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations, repos, tags, advisories, artifacts, subscriptions } as const;
 export type ResourceName = keyof typeof resources;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyResource = ResourceDecl<WireName, any>;
@@ -26,11 +27,6 @@ export function byStoreKind(kind: string): AnyResource | undefined {
   return registry.find((r) => r.storeKind === kind);
 }
 
-/** The declaration whose CLI noun is `noun` ("role-bindings"). */
-export function byCliNoun(noun: string): AnyResource | undefined {
-  return registry.find((r) => r.nouns.cli === noun);
-}
-
 /** The capability an operation needs: a get needs `.list` (the vendor's naming: `identity.list`). */
 export function capability(d: AnyResource, op: Operation): string {
   const verb = op === 'get' ? 'list' : op;
@@ -39,4 +35,4 @@ export function capability(d: AnyResource, op: Operation): string {
 }
 
 export type { AnyResource as Resource };
-export { accountAssociations, advisories, artifacts, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags };
+export { accountAssociations, advisories, artifacts, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, subscriptions, tags };

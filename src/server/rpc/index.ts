@@ -10,16 +10,18 @@ import { fromJson, type DescMessage, type DescMethodUnary, type DescService, typ
 import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdvisoryService } from '../../gen/platform/advisory/v2/advisory_pb.js';
+import { EventsService } from '../../gen/platform/events/v2/events_pb.js';
 import { IamService } from '../../gen/platform/iam/v2/iam_pb.js';
 import { LibrariesService } from '../../gen/platform/libraries/v2/libraries_pb.js';
 import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
 import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
-import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch, type Response } from '../http.js';
+import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
+import type { Response } from '../handler.js';
 import { registerReflection } from './reflection.js';
 import { transcoderOf, type RestCall } from './transcode.js';
 
 /** The API's services, as proto/ defines them. */
-export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService];
+export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService];
 
 const DETAIL_SCHEMAS: Record<string, DescMessage> = {
   [ERROR_INFO_TYPE]: ErrorInfoSchema,
@@ -37,14 +39,14 @@ type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /**
- * The request listener of serve's port: RPCs (a POST to `/package.Service/Method`) by Connect,
- * everything else by `rest`.
+ * The request listener of serve's port: RPCs (a POST to `/package.Service/Method`) of
+ * `services` by Connect, everything else by `rest`.
  */
-export function rpcListener(dispatch: Dispatch, rest: NodeListener, log?: (line: string) => void): NodeListener {
+export function rpcListener(dispatch: Dispatch, rest: NodeListener, log?: (line: string) => void, services: readonly DescService[] = API_SERVICES): NodeListener {
   const adapter = connectNodeAdapter({
     routes: (router) => {
-      for (const service of API_SERVICES) registerService(router, service, dispatch, log);
-      registerReflection(router, API_SERVICES);
+      for (const service of services) registerService(router, service, dispatch, log);
+      registerReflection(router, services);
     },
     contextValues: (req) => createContextValues().set(callerAddress, addressKey(req.socket)),
     requestGate: reclassifyParseErrors,

@@ -15,10 +15,15 @@ export const serveFlags = {
   rateLimit: flag.string('--rate-limit <rate>', "limits per caller (identity, else client address): fair, fair queuing: 8 requests served at once, 100 more wait their turn, only more than that is refused (429); RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200: a token bucket that emulates the API's rate limits (429 with Retry-After); or off (default: fair)"),
   trustIssuer: flag.list('--trust-issuer <url=jwks-file>', 'also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)'),
   ownerTokenTtl: flag.string('--owner-token-ttl <duration>', 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)'),
-  fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]' (repeatable; see pctl serve faults add)"),
+  fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]', or into webhook deliveries: 'delivery=SINK_GLOB (drop | duplicate | latency=DURATION)' (repeatable; see pctl serve faults add)"),
   latency: flag.string('--latency <duration>', 'delay every request: 200ms, or a range such as 50ms-300ms'),
   journal: flag.string('--journal <n>', 'how many requests the journal keeps for pctl serve requests (default 1000; 0 keeps none)'),
+  eventRetry: flag.string('--event-retry <duration>', 'webhook deliveries: the wait before the first retry, doubling after each failed attempt up to 300 times it (default 1s; e.g. 20ms in tests)'),
+  eventAttempts: flag.string('--event-attempts <n>', 'webhook deliveries: attempts before a delivery is marked failed (default 10)'),
+  eventTimeout: flag.string('--event-timeout <duration>', 'webhook deliveries: how long a sink has to answer an attempt (default 10s)'),
   mcpWrites: flag.bool('--mcp-writes', "offer the write tools (create, update, delete, invite redemption) on serve's MCP endpoint, /mcp; without it /mcp only reads. Either way a caller may do only what its role bindings allow"),
+  v1: flag.string('--v1 <on|off>', 'the v1 API beside v2 (deprecated; every answer says so): on (default), or off to answer every v1 call 410 Gone, a rehearsal of the end of the transition'),
+  v1Sunset: flag.string('--v1-sunset <date>', 'when v1 ends (YYYY-MM-DD or an RFC 3339 time): sent as the Sunset header of every v1 answer (default: none)'),
   deterministic: flag.string('--deterministic <seed>', 'reproducible runs: the clock starts at 2026-01-01T00:00:00Z and moves 1s per request, and uids and codes come from SEED (a whole number), so the same requests to a fresh data dir get the same response bodies; tokens still differ (ES256 signatures are randomized). Never for a server others can reach: its codes are predictable'),
 };
 
@@ -163,6 +168,25 @@ export const serveCommand = defineCommand({
       load: async () => {
         const m = await import('./requests.js');
         return { run: (ctx, _args, opts) => m.runRequests(ctx, opts) };
+      },
+    }),
+    defineCommand({
+      name: 'v1-callers',
+      aliases: ['v1-report'],
+      help: {
+        summary: 'who still calls the v1 API of a running serve, and what to call instead',
+        description:
+          "Who still calls v1 on a running `pctl serve`, from its request journal (/_pctl/v1-callers; the owner's token): one row " +
+          'per caller identity and v1 call, with how many times and when last it was called in the journal\'s window, and the v2 ' +
+          'call to use instead. The window is what the journal keeps (serve --journal N).',
+        examples: [
+          ['before the sunset: who still calls v1', 'pctl serve v1-callers'],
+          ['as JSON, for a migration tracker', 'pctl serve v1-callers -o json'],
+        ],
+      },
+      load: async () => {
+        const m = await import('./v1-callers.js');
+        return { run: (ctx) => m.runV1Callers(ctx) };
       },
     }),
     defineCommand({

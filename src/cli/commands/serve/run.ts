@@ -27,8 +27,49 @@ export interface ServeCommandOptions {
   journal?: string;
   /** `--deterministic SEED`: reproducible uids, codes and timestamps. */
   deterministic?: string;
+  /** Webhook deliveries: `--event-retry DURATION`, `--event-attempts N`, `--event-timeout DURATION`. */
+  eventRetry?: string;
+  eventAttempts?: string;
+  eventTimeout?: string;
   /** `--mcp-writes`: the write tools on /mcp too. */
   mcpWrites?: boolean;
+  /** `--v1 on|off`: the v1 API beside v2, or 410 Gone for every v1 call. */
+  v1?: string;
+  /** `--v1-sunset DATE`: the Sunset header of v1 answers. */
+  v1Sunset?: string;
+}
+
+/** `--v1` and `--v1-sunset` as the server's v1 options. */
+function v1Flags(opts: ServeCommandOptions): { enabled: boolean; sunset?: Date } {
+  if (opts.v1 !== undefined && opts.v1 !== 'on' && opts.v1 !== 'off') throw UsageError.invalidField('v1', `must be on or off, got "${opts.v1}"`);
+  if (opts.v1Sunset === undefined) return { enabled: opts.v1 !== 'off' };
+  const sunset = /^\d{4}-\d{2}-\d{2}(T.+)?$/.test(opts.v1Sunset) ? new Date(opts.v1Sunset) : new Date(NaN);
+  if (Number.isNaN(sunset.getTime())) throw UsageError.invalidField('v1-sunset', `must be a date such as 2027-06-30 or an RFC 3339 time, got "${opts.v1Sunset}"`);
+  return { enabled: opts.v1 !== 'off', sunset };
+}
+
+/** The delivery schedule and timeout flags as ServeOptions take them (absent: the server's defaults). */
+async function eventFlags(opts: ServeCommandOptions): Promise<{ eventRetry?: import('../../../server/events/deliverer.js').RetrySchedule; eventTimeoutMs?: number }> {
+  const { parseMillis, FaultSpecError } = await import('../../../api/faults.js');
+  const duration = (flag: string, raw: string) => {
+    try {
+      const ms = parseMillis(raw);
+      if (ms >= 1) return ms;
+    } catch (e) {
+      if (!(e instanceof FaultSpecError)) throw e;
+    }
+    throw UsageError.invalidField(flag, `must be a duration from 1ms to 600s, such as 20ms or 2s, got "${raw}"`);
+  };
+  const out: { eventRetry?: import('../../../server/events/deliverer.js').RetrySchedule; eventTimeoutMs?: number } = {};
+  if (opts.eventRetry !== undefined || opts.eventAttempts !== undefined) {
+    const { DEFAULT_RETRY } = await import('../../../server/events/deliverer.js');
+    const baseMs = opts.eventRetry === undefined ? DEFAULT_RETRY.baseMs : duration('event-retry', opts.eventRetry);
+    const attempts = opts.eventAttempts === undefined ? DEFAULT_RETRY.attempts : Number(opts.eventAttempts);
+    if (!Number.isInteger(attempts) || attempts < 1 || attempts > 100) throw UsageError.invalidField('event-attempts', 'must be a whole number from 1 to 100');
+    out.eventRetry = { baseMs, maxDelayMs: baseMs * 300, attempts };
+  }
+  if (opts.eventTimeout !== undefined) out.eventTimeoutMs = duration('event-timeout', opts.eventTimeout);
+  return out;
 }
 
 /** `--fault` and `--latency` as rules; a usage error names the bad one. */
@@ -200,7 +241,9 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const rateLimit = await parseRateLimitFlag(opts.rateLimit);
   const faults = await faultFlags(opts);
   const journal = journalSize(opts.journal);
+  const events = await eventFlags(opts);
   const deterministic = deterministicSeed(opts.deterministic);
+  const v1 = v1Flags(opts);
   // An empty PCTL_DATABASE_URL is unset, as shells leave it; an empty --database is a mistake.
   if (opts.database === '') throw UsageError.invalidField('--database', 'must not be empty: give a postgres:// URL, or leave the flag out for SQLite in the data dir');
   const database = databaseUrl(opts.database ?? ctx.env.PCTL_DATABASE_URL);
@@ -223,8 +266,10 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       ...(ownerTokenTtlSeconds ? { ownerTokenTtlSeconds } : {}),
       faults,
       ...(journal !== undefined ? { journalSize: journal } : {}),
+      ...events,
       ...(deterministic !== undefined ? { deterministic } : {}),
       ...(opts.mcpWrites ? { mcpWrites: true } : {}),
+      v1,
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
   } catch (e) {
@@ -277,6 +322,9 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
   err(await describeRateLimit(rateLimit));
   err(`MCP: ${server.url}/mcp (Streamable HTTP, bearer token required; ${opts.mcpWrites ? 'write tools on' : 'read-only: --mcp-writes adds the write tools'})`);
+  err(v1.enabled
+    ? `v1 API: answered beside v2, marked deprecated${v1.sunset ? `, sunset ${v1.sunset.toUTCString()}` : ''} (pctl serve v1-callers shows who still calls it)`
+    : 'v1 API: off (every v1 call answers 410 Gone)');
   if (deterministic !== undefined) {
     const { DETERMINISTIC_START_MS, DETERMINISTIC_STEP_MS } = await import('../../../server/deterministic.js');
     err(`Deterministic (seed ${deterministic}): the clock started at ${new Date(DETERMINISTIC_START_MS).toISOString()} and moves ${DETERMINISTIC_STEP_MS / 1000}s per request; uids and codes follow from the seed (predictable: keep this server to yourself).`);
@@ -323,7 +371,7 @@ export async function runExport(ctx: Context, opts: { data?: string }): Promise<
   const dataDir = await resolveDataDir(ctx, opts.data);
   if (!existsSync(join(dataDir, 'pctl.db'))) throw new Error(`${dataDir} holds no pctl data (no pctl.db); nothing to export`);
   const { Store } = await import('../../../server/store/store.js');
-  const { exportSeed, seedToYaml } = await import('../../../server/seed.js');
+  const { exportSeed, seedToYaml } = await import('../../../server/seed-export.js');
   // Reading while a serve runs on the same dir is fine: SQLite WAL lets readers be.
   const store = new Store(dataDir);
   let doc;
@@ -356,6 +404,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   const { lockDataDir, DataDirLockedError } = await import('../../../server/lock.js');
   const { Store } = await import('../../../server/store/store.js');
   const { bootstrap } = await import('../../../server/bootstrap.js');
+  const { domainContext } = await import('../../../server/domain/context.js');
   const { Snapshots, snapshotsDir } = await import('../../../server/control/snapshots.js');
   const { systemRandom } = await import('../../../server/random.js');
   let unlock: () => void;
@@ -380,7 +429,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
     const store = new Store(dataDir);
     try {
       const clock = () => ctx.clock.now().getTime();
-      bootstrap(store, { issuer, clock, random: systemRandom });
+      await bootstrap(domainContext(store, clock, systemRandom), { issuer });
       await new Snapshots({ dataDir, store, clock }).saveInitial();
       organization = store.getMeta('organization')!;
     } finally {
