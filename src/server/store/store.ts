@@ -6,9 +6,10 @@ import { openDatabase, openMirrorDatabase, type DB } from './db.js';
 import { SqliteOutbox, type Outbox, type OutboxEntry } from './outbox.js';
 import { rowToRecord, type Kind, type Record_ } from './record.js';
 import { databaseUnavailable, type Change, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
-import Database from './sqlite.js';
+import { replaceRows, saveCopy } from './snapshot.js';
 
 export type { Kind, Record_ } from './record.js';
+export { IncompatibleDatabaseError } from './snapshot.js';
 
 /** A row of the resources table, as SQLite holds it (and a shared database's log carries it). */
 type Row = StoredRow;
@@ -18,20 +19,6 @@ const SERVE_ORIGIN = (): WriteOrigin => ({ actor: null, time: new Date().toISOSt
 
 /** The meta key of the last change seq handed out (a data dir's own SQLite store). */
 const CHANGE_SEQ = 'change_seq';
-
-/** A database that cannot replace this one's rows (replaceWith): not pctl's, or another schema version. */
-export class IncompatibleDatabaseError extends Error {
-  constructor(readonly reason: string) {
-    super(`cannot restore from this database: ${reason}`);
-    this.name = 'IncompatibleDatabaseError';
-  }
-}
-
-/** Not a database (SQLITE_NOTADB), or one without pctl's tables. */
-function unreadable(err: unknown): IncompatibleDatabaseError {
-  const code = (err as { code?: unknown }).code;
-  return new IncompatibleDatabaseError(`it is not a pctl database (${typeof code === 'string' && code !== 'SQLITE_ERROR' ? code : (err as Error).message})`);
-}
 
 /** One queued write of the group commit. */
 interface PendingWrite {
@@ -460,19 +447,9 @@ export class Store {
     return this.changeSeq;
   }
 
-  /**
-   * A consistent copy of the database in `file`, taken while it is served: SQLite's online
-   * backup, which carries writes this connection makes during the copy into it. The copy is
-   * one standalone file (a rollback journal, not WAL: no -wal or -shm beside it).
-   */
+  /** A consistent copy of the database in `file`, taken while it is served (snapshot.ts). */
   async saveCopy(file: string): Promise<void> {
-    await this.db.backup(file);
-    const copy = new Database(file);
-    try {
-      copy.pragma('journal_mode = DELETE');
-    } finally {
-      copy.close();
-    }
+    await saveCopy(this.db, file);
   }
 
   private attached = 0;
@@ -485,52 +462,15 @@ export class Store {
    * sees the data before or after it, never between, and writes queued after it apply on top.
    */
   async replaceWith(file: string, keepMeta: readonly string[], adjust: () => void = () => {}): Promise<void> {
-    // ATTACH cannot run inside a transaction. None is open between flushes (each runs from
-    // BEGIN to COMMIT without yielding); inside one, this call is a bug of its caller.
-    if (this.db.inTransaction) throw new Error('replaceWith() cannot run inside a transaction or a write');
-    const schema = `snapshot_${++this.attached}`;
-    try {
-      this.db.prepare(`ATTACH DATABASE ? AS ${schema}`).run(file);
-    } catch (err) {
-      throw unreadable(err);
-    }
-    try {
-      this.checkSameSchema(schema);
-      const tables = (this.db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'").all() as { name: string }[])
-        .map((t) => t.name);
-      // The change seq only grows: a restore keeps this store's.
-      keepMeta = [...keepMeta, CHANGE_SEQ];
-      const kept = keepMeta.map(() => '?').join(', ');
+    // The change seq only grows: a restore keeps this store's.
+    await replaceRows(this.db, `snapshot_${++this.attached}`, file, [...keepMeta, CHANGE_SEQ], async (copyRows) => {
       await this.write(() => {
-        for (const table of tables) {
-          const only = table === 'meta' ? ` WHERE key NOT IN (${kept})` : '';
-          const args = table === 'meta' ? keepMeta : [];
-          this.db.prepare(`DELETE FROM main."${table}"${only}`).run(...args);
-          this.db.prepare(`INSERT INTO main."${table}" SELECT * FROM ${schema}."${table}"${only}`).run(...args);
-        }
+        copyRows();
         this.replacedAll();
         adjust();
       });
       this.changes.publishReset();
-    } finally {
-      // Closed meanwhile (serve stopping): the attachment went with the connection.
-      if (this.db.open) this.db.exec(`DETACH DATABASE ${schema}`);
-    }
-  }
-
-  /** An attached database is a pctl database of this schema version, bootstrapped; IncompatibleDatabaseError otherwise. */
-  private checkSameSchema(schema: string): void {
-    const ours = this.db.pragma('main.user_version', { simple: true }) as number;
-    let theirs: number;
-    let bootstrapped: unknown;
-    try {
-      theirs = this.db.pragma(`${schema}.user_version`, { simple: true }) as number;
-      bootstrapped = this.db.prepare(`SELECT value FROM ${schema}.meta WHERE key = 'bootstrapped'`).get();
-    } catch (err) {
-      throw unreadable(err);
-    }
-    if (theirs !== ours) throw new IncompatibleDatabaseError(`it has schema version ${theirs}, this pctl ${ours}`);
-    if (!bootstrapped) throw new IncompatibleDatabaseError('it holds no bootstrapped data dir');
+    });
   }
 
   get(uid: string, kind?: Kind): Record_ | undefined {
