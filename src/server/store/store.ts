@@ -6,6 +6,7 @@ import { openDatabase, openMirrorDatabase, type DB } from './db.js';
 import { SqliteOutbox, type Outbox, type OutboxEntry } from './outbox.js';
 import { rowToRecord, type Kind, type Record_ } from './record.js';
 import { databaseUnavailable, type Change, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
+import { RecordCache } from './record-cache.js';
 import { replaceRows, saveCopy } from './snapshot.js';
 
 export type { Kind, Record_ } from './record.js';
@@ -38,11 +39,8 @@ export class Store {
   readonly db: DB;
   /** Every committed change of a resource row (see changes.ts). */
   readonly changes = new ChangeFeed();
-  /** Bumped on every committed write; caches derived from the data (counts) compare against it. */
-  writeVersion = 0;
-  /** Writes by kind, and an epoch for writes whose kinds are not known (a delete, a batch rolled back). */
-  private readonly kindWrites = new Map<string, number>();
-  private epoch = 0;
+  /** Committed rows and records between writes, and write counts by kind (record-cache.ts). */
+  private readonly cache: RecordCache;
   private readonly prepared = new Map<string, Statement>();
   private readonly stmts: {
     get: Statement<[string]>;
@@ -77,6 +75,11 @@ export class Store {
     this.sqliteOutbox = new SqliteOutbox(this.db);
     this.outbox = typeof home === 'string' ? this.sqliteOutbox : home.outbox;
     const db = this.db;
+    this.cache = new RecordCache({
+      row: (uid) => this.stmts.get.get(uid) as Row | undefined,
+      rows: (uids) => this.stmts.getMany.all(JSON.stringify(uids)) as Row[],
+      inTransaction: () => this.db.inTransaction,
+    });
     this.stmts = {
       get: db.prepare('SELECT * FROM resources WHERE uid = ?'),
       getMany: db.prepare('SELECT * FROM resources WHERE uid IN (SELECT value FROM json_each(?))'),
@@ -474,64 +477,23 @@ export class Store {
   }
 
   get(uid: string, kind?: Kind): Record_ | undefined {
-    const row = this.cachedRow(uid);
+    const row = this.cache.row(uid);
     if (!row || (kind && row.kind !== kind)) return undefined;
     return rowToRecord(row);
   }
 
-  // Rows as committed, kept until they are written: insert, update and remove drop the row
-  // they write, so a write elsewhere leaves the others cached (the parent a create checks
-  // stays cached across creates). Rows read inside a transaction are not kept, since a
-  // rollback could take them back. Rows are plain strings, and every get() builds a fresh
-  // record from its row, so nothing a caller changes can leak into the cache.
-  private readonly rowCache = new Map<string, Row | undefined>();
-
-  private cachedRow(uid: string): Row | undefined {
-    const cached = this.rowCache.get(uid);
-    if (cached || this.rowCache.has(uid)) return cached;
-    const row = this.stmts.get.get(uid) as Row | undefined;
-    if (this.db.inTransaction) return row;
-    if (this.rowCache.size >= 10_000) this.rowCache.clear();
-    this.rowCache.set(uid, row);
-    return row;
+  /** The shared, read-only record of a uid (see sharedRecordsOf); undefined when there is none. */
+  sharedRecord(uid: string): Record_ | undefined {
+    return this.cache.sharedRecord(uid);
   }
-
-  // The records lists show, each kept until its row is written. Shared by every page that
-  // shows them (and so never changed by anyone), they let a page's wire JSON be cached per record.
-  private readonly sharedRecords = new Map<string, Record_>();
 
   /**
    * The records of these uids, in this order (every one must exist): shared and read-only.
    * A record object stays the same until its row is written, so it can key caches of what
    * is derived from it.
    */
-  /** The shared, read-only record of a uid (see sharedRecordsOf); undefined when there is none. */
-  sharedRecord(uid: string): Record_ | undefined {
-    if (this.db.inTransaction) return this.get(uid);
-    let rec = this.sharedRecords.get(uid);
-    if (!rec) {
-      const row = this.cachedRow(uid);
-      if (!row) return undefined;
-      rec = rowToRecord(row);
-      if (this.sharedRecords.size >= 50_000) this.sharedRecords.clear();
-      this.sharedRecords.set(uid, rec);
-    }
-    return rec;
-  }
-
   sharedRecordsOf(uids: readonly string[]): Record_[] {
-    const cache = this.db.inTransaction ? new Map<string, Record_>() : this.sharedRecords;
-    const records = uids.map((uid) => cache.get(uid));
-    const missing = uids.filter((_, i) => !records[i]);
-    if (!missing.length) return records as Record_[];
-    // A full cache is cleared, the records this page found in it included: those come from `records`.
-    if (cache.size + missing.length > 50_000) cache.clear();
-    for (const row of this.stmts.getMany.all(JSON.stringify(missing)) as Row[]) cache.set(row.uid, rowToRecord(row));
-    return uids.map((uid, i) => {
-      const rec = records[i] ?? cache.get(uid);
-      if (!rec) throw new Error(`no resource ${uid}`);
-      return rec;
-    });
+    return this.cache.sharedRecordsOf(uids);
   }
 
   findByAltKey(kind: Kind, altKey: string): Record_[] {
@@ -612,27 +574,20 @@ export class Store {
    * transaction (a count, a caller's grants) is stale although their versions are not.
    */
   private rolledBack(): void {
-    this.writeVersion++;
-    this.epoch++;
+    this.cache.rolledBack();
     this.metaCache.clear(); // a meta value set inside the transaction is gone too
   }
 
   /** Every row may have changed (a restore): nothing cached is kept. */
   private replacedAll(): void {
     this.rolledBack();
-    this.rowCache.clear();
-    this.sharedRecords.clear();
+    this.cache.replacedAll();
   }
 
   private wrote(uid: string, kind?: Kind): void {
     this.checkWritable();
     this.touched?.uids.add(uid);
-    this.writeVersion++;
-    // Dropped even when the write is rolled back later: the next read finds the row as it is.
-    this.rowCache.delete(uid);
-    this.sharedRecords.delete(uid);
-    if (kind) this.kindWrites.set(kind, (this.kindWrites.get(kind) ?? 0) + 1);
-    else this.epoch++;
+    this.cache.wrote(uid, kind);
   }
 
   /**
@@ -641,9 +596,7 @@ export class Store {
    * group does not throw them away.
    */
   versionOf(kinds: readonly Kind[]): string {
-    let v = `${this.epoch}`;
-    for (const k of kinds) v += `/${this.kindWrites.get(k) ?? 0}`;
-    return v;
+    return this.cache.versionOf(kinds);
   }
 
   /** Counts of a resource's direct children by kind ({group: 2, identity: 1}). */
