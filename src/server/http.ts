@@ -434,37 +434,37 @@ function ensureBoundedDepth(value: unknown): void {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The request body as text, at most MAX_BODY_BYTES; bytes that are not UTF-8 are a code-3 error, not U+FFFD. */
-export function readText(req: http.IncomingMessage): Promise<string> {
+export async function readText(req: http.IncomingMessage): Promise<string> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    req.resume();
+    throw tooLarge();
+  }
+  const bytes = await readBody(req, MAX_BODY_BYTES, tooLarge, 'The client closed the connection before the request body was complete');
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw invalidField('body', 'must be UTF-8 text');
+  }
+}
+
+/** A request's body, at most `max` bytes (`tooLarge()` past that); a client gone mid-body is CANCELLED with `closed`. */
+export function readBody(req: http.IncomingMessage, max: number, tooLarge: () => ApiError, closed: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      req.resume();
-      reject(tooLarge());
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
     req.on('data', (chunk: Buffer) => {
       if (failed) return;
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size > max) {
         failed = true;
         reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
+      } else chunks.push(chunk);
     });
     // The client went away mid-body (`aborted`): its fault, not an internal error to log.
-    req.on('error', () => reject(new ApiError(Code.CANCELLED, 'The client closed the connection before the request body was complete', { reason: 'CLIENT_CLOSED_REQUEST' })));
-    req.on('end', () => {
-      if (failed) return;
-      try {
-        resolve(strictUtf8.decode(Buffer.concat(chunks)));
-      } catch {
-        reject(invalidField('body', 'must be UTF-8 text'));
-      }
-    });
+    req.on('error', () => reject(new ApiError(Code.CANCELLED, closed, { reason: 'CLIENT_CLOSED_REQUEST' })));
+    req.on('end', () => failed || resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
   });
 }
 

@@ -14,7 +14,7 @@ import { ApiError, BAD_REQUEST_TYPE, Code, codeName, ERROR_INFO_TYPE, httpStatus
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from '../../gen/google/rpc/status_pb.js';
 import type { Response } from '../handler.js';
-import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
+import { addressKey, MAX_BODY_BYTES, readBody, toErrorResponse, type Dispatch } from '../http.js';
 import type { DirectRead } from './reads.js';
 import type { Transcoder } from './transcode.js';
 
@@ -71,7 +71,7 @@ export function serveUnary(req: http.IncomingMessage, res: http.ServerResponse, 
       end();
     }, deadlineMs);
   }
-  readBody(req).then(async (bytes) => {
+  readBody(req, MAX_BODY_BYTES + 5, tooLarge, 'The client closed the stream before the request was complete').then(async (bytes) => {
     const request = decode(m.method.input, bytes, protocol);
     const call = m.transcoder.toRest(request);
     const read = m.read && !protocol.json ? m.read : undefined;
@@ -113,23 +113,9 @@ function deadlineOf(req: http.IncomingMessage, wire: Wire): number | undefined {
   return Number(m[1]) * unit;
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      if (failed) return;
-      size += chunk.length;
-      // gRPC's code for a message too large, as Connect answered it (REST says 413).
-      if (size > MAX_BODY_BYTES + 5) {
-        failed = true;
-        reject(new ApiError(Code.RESOURCE_EXHAUSTED, `message larger than ${MAX_BODY_BYTES} bytes`, { reason: 'PAYLOAD_TOO_LARGE' }));
-      } else chunks.push(chunk);
-    });
-    req.on('error', () => reject(new ApiError(Code.CANCELLED, 'The client closed the stream before the request was complete', { reason: 'CLIENT_CLOSED_REQUEST' })));
-    req.on('end', () => failed || resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-  });
+/** gRPC's code for a message too large, as Connect answered it (REST says 413); the limit allows the 5-byte envelope. */
+function tooLarge(): ApiError {
+  return new ApiError(Code.RESOURCE_EXHAUSTED, `message larger than ${MAX_BODY_BYTES} bytes`, { reason: 'PAYLOAD_TOO_LARGE' });
 }
 
 /** The request message: one uncompressed envelope (gRPC, gRPC-Web) or the body itself (Connect). */
