@@ -4,7 +4,7 @@ import test from 'ava';
 import type { Command } from 'commander';
 import { createContext } from '../src/cli/context.js';
 import { examplesOf } from '../src/cli/command.js';
-import { commandPath, isHidden } from '../src/cli/help.js';
+import { commandPath, visibleSubcommands } from '../src/cli/help.js';
 import { buildProgram } from '../src/cli/main.js';
 import { captureIO, cli } from './helpers/cli.js';
 import { tempDir } from './helpers/serve.js';
@@ -15,9 +15,8 @@ function commands(): Command[] {
   const program = buildProgram(createContext({ io: captureIO().io, env: {} }), () => {});
   const out: Command[] = [];
   const walk = (c: Command) => {
-    if (isHidden(c)) return;
     out.push(c);
-    c.commands.forEach(walk);
+    visibleSubcommands(c).forEach(walk);
   };
   walk(program);
   return out;

@@ -95,6 +95,7 @@ export function defineGroup(name: string, help: Help, subcommands: readonly AnyC
 
 const examples = new WeakMap<Command, readonly Example[]>();
 const sources = new WeakMap<Option | Argument, ValueSource>();
+const runnable = new WeakSet<Command>();
 
 export function examplesOf(cmd: Command): readonly Example[] {
   return examples.get(cmd) ?? [];
@@ -102,6 +103,11 @@ export function examplesOf(cmd: Command): readonly Example[] {
 
 export function sourceOf(o: Option | Argument): ValueSource | undefined {
   return sources.get(o);
+}
+
+/** Whether the command does something itself (declared with a handler), not only holds subcommands. */
+export function isRunnable(cmd: Command): boolean {
+  return runnable.has(cmd);
 }
 
 export function formatExamples(list: readonly Example[]): string {
@@ -144,7 +150,10 @@ export function build(parent: Command, decl: AnyCommand, runner: Runner): Comman
   if (decl.paging) for (const f of Object.values(PAGING_FLAGS)) cmd.addOption(toOption(f));
   for (const f of Object.values(decl.flags ?? {}) as Flag<unknown>[]) cmd.addOption(toOption(f));
   applyHelp(cmd, decl.help, decl.notes);
-  if (decl.load) cmd.action(runner(decl.load as () => Promise<{ run: Handler<never> }>));
+  if (decl.load) {
+    cmd.action(runner(decl.load as () => Promise<{ run: Handler<never> }>));
+    runnable.add(cmd);
+  }
   for (const sub of decl.subcommands ?? []) build(cmd, sub, runner);
   return cmd;
 }

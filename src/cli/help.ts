@@ -12,6 +12,7 @@ export function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
-export function isHidden(cmd: Command): boolean {
-  return Boolean((cmd as unknown as { _hidden?: boolean })._hidden);
+/** The subcommands help lists (commander's Help: hidden ones left out), without its implicit `help` command. */
+export function visibleSubcommands(cmd: Command): Command[] {
+  return cmd.createHelp().visibleCommands(cmd).filter((c) => cmd.commands.includes(c));
 }
