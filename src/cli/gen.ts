@@ -1,12 +1,13 @@
-// The generated files (completion scripts and the man page), from the command tree.
-// `npm run gen` writes them; test/cli-completion.test.ts and test/man.test.ts fail when the
-// checked-in copies differ from what this produces.
+// The generated files (completion scripts, the man page and docs/commands.md), from the command
+// tree. `npm run gen` writes them; test/cli-completion.test.ts, test/man.test.ts and
+// test/docs.test.ts fail when the checked-in copies differ from what this produces.
 import { readFileSync } from 'node:fs';
 import { createContext } from './context.js';
 import { buildProgram } from './main.js';
 import { completionScript } from './completion/scripts.js';
 import { commandSpec } from './completion/spec.js';
 import { manPage } from './man.js';
+import { commandReference } from './reference.js';
 
 export function generatedFiles(): Record<string, string> {
   const ctx = createContext({
@@ -20,5 +21,6 @@ export function generatedFiles(): Record<string, string> {
     'completions/_pctl': completionScript('zsh', root),
     'completions/pctl.fish': completionScript('fish', root),
     'man/pctl.1': manPage(root, version),
+    'docs/commands.md': commandReference(root),
   };
 }
