@@ -57,7 +57,7 @@ test.after.always(async () => {
 });
 
 const json = (text: string) => JSON.parse(text);
-// eslint-disable-next-line no-control-regex
+ 
 const plainText = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 const names = (items: { name: string }[]) => items.map((i) => i.name);
 

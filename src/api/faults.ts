@@ -9,7 +9,7 @@
 // `--latency DURATION[-DURATION]` alone delays every request.
 import { codeName } from './errors.js';
 
-export type FaultEffect = 'error' | 'latency' | 'reset' | 'stall';
+type FaultEffect = 'error' | 'latency' | 'reset' | 'stall';
 
 export interface FaultRule {
   /** Given by the server: f1, f2, … */
@@ -42,7 +42,7 @@ export class FaultSpecError extends Error {}
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', '*']);
 
 /** `100ms`, `2s`, `1.5s`, `250` (milliseconds) → milliseconds. */
-export function parseMillis(text: string): number {
+function parseMillis(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
   if (!m) throw new FaultSpecError(`"${text}" is not a duration (e.g. 200ms, 1.5s)`);
   const ms = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
@@ -51,7 +51,7 @@ export function parseMillis(text: string): number {
 }
 
 /** `200ms` → [200, 200]; `100ms-2s` → [100, 2000]. */
-export function parseLatency(text: string): [number, number] {
+function parseLatency(text: string): [number, number] {
   const parts = text.split('-');
   if (parts.length > 2) throw new FaultSpecError(`"${text}" is not a duration or a range (e.g. 200ms, 100ms-2s)`);
   const min = parseMillis(parts[0]!);

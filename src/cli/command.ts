@@ -46,7 +46,7 @@ export const flag = {
 export type Flags = Record<string, Flag<unknown>>;
 export type FlagValues<F extends Flags> = { [K in keyof F]: F[K] extends Flag<infer V> ? V : never };
 
-export interface ArgDecl {
+interface ArgDecl {
   /** `<uid>`, `[name]`. */
   name: string;
   description: string;
@@ -73,7 +73,7 @@ export interface CommandDecl<F extends Flags = Flags> {
 }
 
 /** A declaration with its flag types checked and then erased, so that declarations can be listed together. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- flag types are checked per declaration, then erased to list them together
 export type AnyCommand = CommandDecl<any>;
 
 /** Checks a handler's options type against the declared flags (and the flags' keys against commander's). */
@@ -110,7 +110,7 @@ export function isRunnable(cmd: Command): boolean {
   return runnable.has(cmd);
 }
 
-export function formatExamples(list: readonly Example[]): string {
+function formatExamples(list: readonly Example[]): string {
   return list.map(([note, command]) => `  # ${note}\n  $ ${command}`).join('\n\n');
 }
 
@@ -148,10 +148,10 @@ export function build(parent: Command, decl: AnyCommand, runner: Runner): Comman
     cmd.addArgument(arg);
   }
   if (decl.paging) for (const f of Object.values(PAGING_FLAGS)) cmd.addOption(toOption(f));
-  for (const f of Object.values(decl.flags ?? {}) as Flag<unknown>[]) cmd.addOption(toOption(f));
+  for (const f of Object.values((decl.flags ?? {}) as Record<string, Flag<unknown>>)) cmd.addOption(toOption(f));
   applyHelp(cmd, decl.help, decl.notes);
   if (decl.load) {
-    cmd.action(runner(decl.load as () => Promise<{ run: Handler<never> }>));
+    cmd.action(runner(decl.load));
     runnable.add(cmd);
   }
   for (const sub of decl.subcommands ?? []) build(cmd, sub, runner);
@@ -167,11 +167,11 @@ export function optionKey(flags: string): string {
 // ---- value parsers ----
 
 /** Repeatable flags: `--artifact a --artifact b` → ['a', 'b']. */
-export function collect(value: string, previous: string[] = []): string[] {
+function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export function positiveInt(value: string): number {
+function positiveInt(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('must be a positive integer.');
   return n;

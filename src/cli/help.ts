@@ -3,7 +3,7 @@
 // resource registry).
 import type { Command } from 'commander';
 
-export { formatExamples, type Example } from './command.js';
+;
 
 /** The path of a command below the root: "groups list"; "" for the root. */
 export function commandPath(cmd: Command): string {

@@ -23,7 +23,7 @@ interface JqFailure {
 }
 
 /** jq failed on the data (runtime error): exit 1, the request itself went fine. */
-export class JqRuntimeError extends Error {
+class JqRuntimeError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'JqRuntimeError';
@@ -35,7 +35,7 @@ let enginePromise: Promise<Engine> | undefined;
 function engine(): Promise<Engine> {
   enginePromise ??= import('jq-web').then((m) => {
     const exported = (m as unknown as { default: Promise<Engine> | Engine }).default;
-    return exported as Promise<Engine>;
+    return exported;
   });
   return enginePromise;
 }
@@ -69,7 +69,7 @@ function errorLines(text: string): string[] {
 }
 
 /** Throws a UsageError (exit 2) with jq's message when the expression does not compile. Sends no request. */
-export async function compileJq(filter: string): Promise<void> {
+async function compileJq(filter: string): Promise<void> {
   try {
     // `empty | (…)` compiles the whole expression and runs none of it (an endless filter cannot hang us).
     await jq('null', `empty | (\n${filter}\n)`, ['-n']);
@@ -92,7 +92,7 @@ export async function compileJq(filter: string): Promise<void> {
 }
 
 /** Filters `input` (JSON text) through jq; the result ends with a newline, or is empty. */
-export async function runJq(input: string, filter: string, opts: { pretty: boolean; color: boolean }): Promise<string> {
+async function runJq(input: string, filter: string, opts: { pretty: boolean; color: boolean }): Promise<string> {
   if (!input.trim()) return '';
   const flags = ['-r'];
   if (!opts.pretty) flags.push('-c');

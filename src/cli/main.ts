@@ -114,7 +114,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     async (...actionArgs: unknown[]): Promise<void> => {
       const cmd = actionArgs[actionArgs.length - 1] as Command;
       const positionals = actionArgs.slice(0, cmd.registeredArguments.length) as string[];
-      const run = async () => (await (await load()).run(ctx, positionals, cmd.optsWithGlobals() as never, program)) ?? 0;
+      const run = async () => (await (await load()).run(ctx, positionals, cmd.optsWithGlobals<never>(), program)) ?? 0;
       if (ctx.globals.json !== undefined) {
         const { selectFields } = await import('./json-fields.js');
         const listed = await selectFields(ctx, cmd, ctx.globals.json);

@@ -9,8 +9,8 @@ import { ResponseError } from './errors.js';
 import { HttpClient, encodeUidPath, type ClientOptions, type RequestOptions } from './http.js';
 import { Paginator, type Page, type PageProgress, type PaginateOptions } from './paginate.js';
 
-export { HttpClient, closeAgent, encodeQuery, encodeUidPath, formatDuration, type ClientOptions } from './http.js';
-export { Paginator, CLIENT_DEFAULT_PAGE_SIZE, type Page, type PageProgress, type PaginateOptions } from './paginate.js';
+export { HttpClient, closeAgent, encodeUidPath } from './http.js';
+export { Paginator, type Page, type PaginateOptions } from './paginate.js';
 
 export interface ApiClientOptions extends ClientOptions {
   /** A progress display for a listing of several pages of `noun` (`groups`, `role bindings`); none when undefined. */
@@ -113,7 +113,7 @@ export class ApiClient {
   /** A custom method (AIP-136): POST `<collection>:verb`, or `<collection>/<uid>:verb` with a uid; the answer checked against `schema`. */
   action<S extends z.ZodType>(d: ResourceDescriptor, verb: string, body: unknown, schema: S, uid?: string): Promise<z.output<S>> {
     const path = uid === undefined ? `${d.path}:${verb}` : `${this.resourcePath(d, uid)}:${verb}`;
-    return this.http.requestValid('POST', path, schema, { body }) as Promise<z.output<S>>;
+    return this.http.requestValid('POST', path, schema, { body });
   }
 
   async delete(d: ResourceDescriptor, uid: string): Promise<void> {

@@ -3,13 +3,10 @@
 //
 // Type-only imports from zod's side: this module must not load zod.
 import { resources, type ResourceName } from '../api/registry/index.js';
-import type { View } from '../api/registry/define.js';
 
-export { col, nameCol, timeCol, uidCol, type CellKind, type Column, type View } from '../api/registry/define.js';
+export { col, timeCol, uidCol, type Column, type View } from '../api/registry/define.js';
 
 type Views = { [N in ResourceName]: (typeof resources)[N]['view'] };
 
 export const views = Object.fromEntries(Object.entries(resources).map(([name, d]) => [name, d.view])) as Views;
 
-export type ViewName = keyof typeof views;
-export type AnyView = View<never>;

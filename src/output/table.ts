@@ -8,7 +8,7 @@ import stringWidth from 'string-width';
 import type { Column } from './columns.js';
 
 /** Between two columns. */
-export const GAP = '   ';
+const GAP = '   ';
 
 /** Printable ASCII only: one column per character (most cells; the fast path). */
 const ASCII = /^[\x20-\x7e]*$/;

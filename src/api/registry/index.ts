@@ -15,7 +15,7 @@ import { tags } from './tags.js';
 
 export const resources = { groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations, repos, tags, advisories, artifacts } as const;
 export type ResourceName = keyof typeof resources;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry entry whatever its wire type, so entries can be listed together
 export type AnyResource = ResourceDecl<WireName, any>;
 
 /** Every declaration, in registry order. */
@@ -26,11 +26,6 @@ export function byStoreKind(kind: string): AnyResource | undefined {
   return registry.find((r) => r.storeKind === kind);
 }
 
-/** The declaration whose CLI noun is `noun` ("role-bindings"). */
-export function byCliNoun(noun: string): AnyResource | undefined {
-  return registry.find((r) => r.nouns.cli === noun);
-}
-
 /** The capability an operation needs: a get needs `.list` (the vendor's naming: `identity.list`). */
 export function capability(d: AnyResource, op: Operation): string {
   const verb = op === 'get' ? 'list' : op;
@@ -39,4 +34,4 @@ export function capability(d: AnyResource, op: Operation): string {
 }
 
 export type { AnyResource as Resource };
-export { accountAssociations, advisories, artifacts, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags };
+export { accountAssociations, artifacts, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags };

@@ -37,7 +37,7 @@ export interface FlagSpec {
   repeatable: boolean;
 }
 
-export interface ArgSpec {
+interface ArgSpec {
   name: string;
   description: string;
   required: boolean;
@@ -138,7 +138,7 @@ export function findFlag(flags: readonly FlagSpec[], word: string): FlagSpec | u
   return flags.find((f) => f.long === word || f.short === word);
 }
 
-export function findSubcommand(cmd: CommandSpec, word: string): CommandSpec | undefined {
+function findSubcommand(cmd: CommandSpec, word: string): CommandSpec | undefined {
   return cmd.subcommands.find((c) => c.name === word || c.aliases.includes(word));
 }
 

@@ -13,13 +13,13 @@ import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 
 /** A complete uid: an organization's 40 hex digits, then `/`+16 hex per level. */
-export const FULL_UID_RE = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
+const FULL_UID_RE = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
 /** A uid outside the hierarchy: hex digits, no `/`. */
 const FLAT_UID_RE = /^[0-9a-f]{16,64}$/;
 /** What a uid suffix looks like: `/`-separated hex segments. */
 const SUFFIX_RE = /^[0-9a-f]+(\/[0-9a-f]+)*$/;
 /** A suffix scan reads at most this many items (50 requests of 200). */
-export const SCAN_LIMIT = 10_000;
+const SCAN_LIMIT = 10_000;
 /** Candidates shown for an ambiguous reference. */
 const MAX_CANDIDATES = 20;
 
