@@ -113,3 +113,11 @@ test('each declared flag is keyed by the name commander gives its value (so hand
   };
   for (const d of commandTree()) walk(d, d.name);
 });
+
+test('one noun per domain: advisories holds list, get, documents and metadata; advisory is its alias, not a second tree', (t) => {
+  const top = commands().filter((c) => c.parent?.parent === null);
+  const advisories = top.find((c) => c.name() === 'advisories')!;
+  t.deepEqual(advisories.commands.map((c) => c.name()), ['list', 'get', 'documents', 'metadata']);
+  t.deepEqual(advisories.aliases(), ['advisory']);
+  t.false(top.some((c) => c.name() === 'advisory'), 'no second top-level command');
+});

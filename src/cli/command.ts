@@ -96,6 +96,7 @@ export function defineGroup(name: string, help: Help, subcommands: readonly AnyC
 const examples = new WeakMap<Command, readonly Example[]>();
 const sources = new WeakMap<Option | Argument, ValueSource>();
 const runnable = new WeakSet<Command>();
+const required = new WeakSet<Option>();
 
 export function examplesOf(cmd: Command): readonly Example[] {
   return examples.get(cmd) ?? [];
@@ -103,6 +104,19 @@ export function examplesOf(cmd: Command): readonly Example[] {
 
 export function sourceOf(o: Option | Argument): ValueSource | undefined {
   return sources.get(o);
+}
+
+/** Whether the flag must be given (declared `required`). */
+export function isRequired(o: Option): boolean {
+  return required.has(o);
+}
+
+/**
+ * The required flags `cmd` was run without, all of them: checked here rather than by
+ * commander's mandatory options, which stop at the first one missing.
+ */
+export function missingRequired(cmd: Command): Option[] {
+  return cmd.options.filter((o) => required.has(o) && cmd.getOptionValue(o.attributeName()) === undefined);
 }
 
 /** Whether the command does something itself (declared with a handler), not only holds subcommands. */
@@ -127,7 +141,7 @@ export function toOption(f: Flag<unknown>): Option {
   const o = new Option(f.flags, f.description);
   if (f.parse) o.argParser(f.parse as (value: string, previous: unknown) => unknown);
   if (f.choices) o.choices(f.choices);
-  if (f.required) o.makeOptionMandatory();
+  if (f.required) required.add(o);
   if (f.default !== undefined) o.default(f.default);
   if (f.conflicts) o.conflicts(f.conflicts);
   if (f.complete) sources.set(o, f.complete);

@@ -2,7 +2,7 @@
 // page and `pctl __complete` all walk. Which flags and arguments take live values (uids and
 // names from the API) or files is declared with each flag and argument (src/cli/command.ts).
 import type { Argument, Command, Option } from 'commander';
-import { examplesOf, isRunnable, sourceOf, type Example, type ValueSource } from '../command.js';
+import { examplesOf, isRequired, isRunnable, sourceOf, type Example, type ValueSource } from '../command.js';
 import { commandPath, visibleSubcommands } from '../help.js';
 
 /**
@@ -78,7 +78,7 @@ function flagSpec(o: Option): FlagSpec {
   const spec: FlagSpec = {
     flags: o.flags,
     description: o.description,
-    required: Boolean(o.mandatory),
+    required: isRequired(o),
     repeatable: o.variadic || /repeatable/.test(o.description),
   };
   if (o.long) spec.long = o.long;
