@@ -1,4 +1,4 @@
-// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --org-as-code]
 // One report of ratios measured in the same run, each with the command behind it, and at
 // the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
@@ -8,6 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { orgAsCode } from './org-as-code.js';
 import { populate } from './populate.js';
 import { fmt, interleavedWallMs, median, pctl, reqPerSec, sequentialRate, startChild, startServe, tempDir } from './lib.js';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,8 @@ const quick = process.argv.includes('--quick');
 const scopedOnly = process.argv.includes('--scoped');
 // --stores runs only SQLite against PostgreSQL with 1 and 3 replicas.
 const storesOnly = process.argv.includes('--stores');
+// --org-as-code runs only the export/diff/apply figures (a 2,000-resource manifest).
+const orgAsCodeOnly = process.argv.includes('--org-as-code');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
@@ -491,12 +494,15 @@ try {
     for (const n of [10_000, 100_000]) await scopedAtScale(n);
   } else if (storesOnly) {
     await stores();
+  } else if (orgAsCodeOnly) {
+    await orgAsCode(report);
   } else {
     await cliStart();
     await getByUid();
     await writes();
     await grpcVsRest();
     await stores();
+    await orgAsCode(report);
     for (const n of SCALES) await atScale(n);
   }
   if (asJson) console.log(JSON.stringify({ node: process.version, ...machine, quick, targets, results }, null, 2));

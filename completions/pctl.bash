@@ -17,9 +17,13 @@ _pctl_sub() {
     ':advisories'|':advisory') REPLY='advisories' ;;
     ':libraries') REPLY='libraries' ;;
     ':api') REPLY='api' ;;
+    ':export') REPLY='export' ;;
+    ':diff') REPLY='diff' ;;
+    ':apply') REPLY='apply' ;;
     ':auth') REPLY='auth' ;;
     ':config') REPLY='config' ;;
     ':serve') REPLY='serve' ;;
+    ':mcp') REPLY='mcp' ;;
     ':completion') REPLY='completion' ;;
     'groups:list'|'groups:ls') REPLY='groups list' ;;
     'groups:get'|'groups:describe') REPLY='groups get' ;;
@@ -97,7 +101,7 @@ _pctl_sub() {
 _pctl_subs() {
   REPLY=
   case "$1" in
-    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries api auth config serve completion' ;;
+    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries api export diff apply auth config serve mcp completion' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;
@@ -151,22 +155,25 @@ _pctl_flags() {
     'libraries versions') REPLY='--limit --page-size --order-by --skip --page-token' ;;
     'libraries count') REPLY='--ecosystem' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
+    'diff') REPLY='-f --file --prune' ;;
+    'apply') REPLY='-f --file --prune --dry-run' ;;
     'auth login') REPLY='--no-browser --with-token --device' ;;
     'config get') REPLY='--show-token' ;;
-    'serve') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve export') REPLY='--data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve token') REPLY='--identity --ttl --data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve faults') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve faults list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve faults add') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve faults clear') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve requests') REPLY='-f --follow --limit --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve snapshot') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve snapshot save') REPLY='--force --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve snapshot list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve snapshot restore') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve snapshot delete') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
-    'serve reset') REPLY='--data --live --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --deterministic' ;;
+    'serve') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve export') REPLY='--data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve token') REPLY='--identity --ttl --data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve faults') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve faults list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve faults add') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve faults clear') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve requests') REPLY='-f --follow --limit --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve snapshot') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve snapshot save') REPLY='--force --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve snapshot list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve snapshot restore') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve snapshot delete') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'serve reset') REPLY='--data --live --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --mcp-writes --deterministic' ;;
+    'mcp') REPLY='--allow-writes' ;;
   esac
   REPLY+=' -V --version -o --output --profile --api-url --timeout --retries --json --jq --debug --no-color -y --yes -h --help'
 }
@@ -222,6 +229,8 @@ _pctl_flag() {
     'libraries count --ecosystem') REPLY='value' ;;
     'api -X'|'api --method'|'api -f'|'api --raw-field'|'api -F'|'api --field'|'api -q'|'api --query'|'api -H'|'api --header') REPLY='value' ;;
     'api --input') REPLY='file' ;;
+    'diff -f'|'diff --file') REPLY='file' ;;
+    'apply -f'|'apply --file') REPLY='file' ;;
     'serve --host'|'serve --port'|'serve --public-url'|'serve --database'|'serve --rate-limit'|'serve --trust-issuer'|'serve --owner-token-ttl'|'serve --fault'|'serve --latency'|'serve --journal'|'serve --deterministic') REPLY='value' ;;
     'serve --data') REPLY='dir' ;;
     'serve --seed') REPLY='file' ;;
@@ -302,6 +311,7 @@ _pctl_arg() {
     'repos update 0') REPLY='live' ;;
     'advisories get 0') REPLY='live' ;;
     'libraries versions 0') REPLY='live' ;;
+    'export 0') REPLY='live' ;;
     'config get 0') REPLY='live' ;;
     'config set 0') REPLY='live' ;;
     'config use 0') REPLY='live' ;;

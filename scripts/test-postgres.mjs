@@ -31,7 +31,7 @@ const API_FILES = [
   'cli-references.test.ts', 'cli-registry.test.ts', 'cli-tables.test.ts',
   'seed-nested-resources.test.ts', 'cli-identities.test.ts', 'cli-roles.test.ts', 'cli-json-fields.test.ts', 'cli-jq.test.ts',
   'cli-faults.test.ts', 'cli-serve-faults.test.ts', 'cli-input-rules.test.ts', 'cli-debug.test.ts',
-  'client-paginator.test.ts', 'client-retry.test.ts', 'client-http.test.ts',
+  'client-paginator.test.ts', 'client-retry.test.ts', 'client-http.test.ts', 'mcp-http.test.ts',
 ];
 
 function testFiles() {

@@ -72,7 +72,7 @@ test('token fields in bodies are masked (a token endpoint answering through pctl
 });
 
 test('redaction rules', (t) => {
-  t.is(redactText('{"token": "abc", "name":"x"}'), '{"token": "***", "name":"x"}');
+  t.is(redactText('{"token": "abc", "name":"x"}'), '{"token":"***","name":"x"}', 'JSON is masked as a value, and shown as JSON again');
   t.is(redactText('grant_type=authorization_code&code=xyz&code_verifier=v1'), 'grant_type=authorization_code&code=***&code_verifier=***');
   t.is(redactText(`Bearer ${JWT}`), 'Bearer eyJ***');
   t.is(redactText('see pctl_0123abcd now'), 'see pctl_*** now');

@@ -192,3 +192,60 @@ test.serial('repos: get/update by name or suffix; tags list --repo NAME', async 
   t.is(repos.code, 0, repos.stderr);
   t.is(lines(repos.stdout).length, 2);
 });
+
+test.serial('a name path from the organization: walked with children_of + name, a listing per level, each once', async (t) => {
+  const r = await counted(['groups', 'list', '--descendants-of', 'acme/platform', '--children-of', 'acme/platform', '-o', 'id']);
+  t.is(r.code, 0, r.stderr);
+  const byUid = await pctl(['groups', 'list', '--children-of', uids.platform!, '-o', 'id']);
+  t.deepEqual(lines(r.stdout), lines(byUid.stdout), 'the same groups as by uid');
+  t.true(lines(r.stdout).includes(uids.ci!));
+  const lookups = r.requests.filter((l) => !l.includes('uidp.descendants_of'));
+  t.is(lookups.length, 2, r.requests.join('\n'));
+  t.regex(lookups[0]!, /^GET \/iam\/v2\/groups\?.*name=acme/);
+  t.false(lookups[0]!.includes('uidp.children_of'), 'the organization: by name alone');
+  t.true(lookups[1]!.includes(`uidp.children_of=${uids.acme}`) && /[?&]name=platform(&|$)/.test(lookups[1]!), lookups[1]);
+
+  // "web" alone is ambiguous; its path is not.
+  const web = await counted(['groups', 'get', 'acme/security/web', '-o', 'id']);
+  t.is(web.code, 0, web.stderr);
+  t.is(web.stdout, `${uids.securityWeb}\n`);
+  t.is(web.requests.length, 3, 'one listing per level, and the group is not fetched again');
+});
+
+test.serial('identities create --parent PATH makes the identity in that group', async (t) => {
+  const r = await counted(['identities', 'create', 'path-bot', '--parent', 'acme/platform', '--issuer', 'https://issuer.example', '--subject', 'path-bot', '-o', 'json']);
+  t.is(r.code, 0, r.stderr);
+  const made = JSON.parse(r.stdout) as { uid: string };
+  t.teardown(() => srv.call('DELETE', `/iam/v2/identities/${made.uid}`));
+  t.is(made.uid.slice(0, made.uid.lastIndexOf('/')), uids.platform!);
+});
+
+test.serial('a name path that stops: exit 3, naming the level that is missing', async (t) => {
+  const below = await counted(['groups', 'get', 'acme/platform/nope']);
+  t.is(below.code, 3);
+  t.is(lines(below.stderr)[0], 'error: Group not found: "acme/platform/nope": no group in acme/platform is named "nope" (see: pctl groups list)');
+
+  const org = await counted(['identities', 'create', 'x', '--parent', 'nosuch/platform', '--issuer', 'https://issuer.example', '--subject', 'x']);
+  t.is(org.code, 3);
+  t.is(lines(org.stderr)[0], 'error: --parent: Group not found: "nosuch/platform": no organization is named "nosuch" (see: pctl groups list)');
+  t.false(org.requests.some((l) => l.startsWith('POST')), 'nothing was created');
+});
+
+test.serial('a name path through siblings of the same name: exit 2, the candidates on stderr', async (t) => {
+  const twins: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const r = await srv.call('POST', '/iam/v2/groups', { parent: uids.security, group: { name: 'twin' } });
+    t.is(r.status, 200, JSON.stringify(r.json));
+    twins.push(r.json.uid as string);
+  }
+  t.teardown(async () => {
+    for (const uid of twins) await srv.call('DELETE', `/iam/v2/groups/${uid}`);
+  });
+  for (const path of ['acme/security/twin', 'acme/security/twin/deeper']) {
+    const r = await counted(['groups', 'list', '--children-of', path]);
+    t.is(r.code, 2, path);
+    const err = lines(r.stderr);
+    t.is(err[0], `error: --children-of: "${path}" is ambiguous: 2 groups in acme/security are named "twin"; give one of these uids instead`);
+    t.deepEqual(err.slice(1).sort(), twins.map((uid) => `  ${uid}: acme/security/twin`).sort());
+  }
+});

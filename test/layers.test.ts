@@ -1,4 +1,5 @@
 // Layers point one way: api ← client ← cli, api ← output ← cli, api ← server ← cli (serve),
+// api ← mcp ← cli (pctl mcp) and server (/mcp),
 // config ← cli. Checked over every import of src/ (static, type-only and dynamic alike), so
 // the client can be used without the CLI and the server without either.
 import test from 'ava';
@@ -14,12 +15,14 @@ const ALLOWED: Record<string, readonly string[]> = {
   api: [],
   client: ['api'],
   output: ['api'],
-  server: ['api', 'gen'],
+  server: ['api', 'gen', 'mcp'],
   config: ['api'],
   types: [],
   // Generated from proto/ (npm run gen): imports nothing of ours.
   gen: [],
-  cli: ['api', 'client', 'output', 'server', 'config', 'types'],
+  // The MCP tool set: the registry's resources as tools over an API caller; stdio (cli) and serve's /mcp (server) both serve it.
+  mcp: ['api'],
+  cli: ['api', 'client', 'output', 'server', 'config', 'types', 'mcp'],
 };
 
 interface Edge { from: string; to: string }
@@ -66,4 +69,15 @@ test('the check catches an import against the direction (so the test above can f
     { from: 'api/resources.ts', to: 'api/schemas.js' },
   ];
   t.deepEqual(violations(bad), ['client/http.ts → cli/errors.js', 'output/print.ts → cli/context.js']);
+});
+
+test('export, diff and apply are client-side: nothing they import, however indirectly, is in src/server', (t) => {
+  const all = files(src).flatMap(edges);
+  const importsOf = new Map<string, string[]>();
+  for (const { from, to } of all) importsOf.set(from, [...(importsOf.get(from) ?? []), to.replace(/\.js$/, '.ts')]);
+  const start = files(src).map((f) => relative(src, f)).filter((f) => f.startsWith('cli/manifest/') || f.startsWith('cli/commands/manifest/'));
+  t.true(start.length >= 8, `only ${start.length} files found`);
+  const reached = new Set(start);
+  for (const file of reached) for (const next of importsOf.get(file) ?? []) reached.add(next);
+  t.deepEqual([...reached].filter((f) => f.startsWith('server/')), []);
 });

@@ -170,7 +170,10 @@ test('validation: duplicates where the API refuses them, unresolved references, 
   const roles = violations(() => validateSeed({
     organizations: [{ name: 'acme', roles: [{ name: 'viewer', capabilities: ['repo.list', 'repo.fly'] }], roleBindings: [{ identity: 'x', role: 'ghost' }] }],
   }));
-  t.deepEqual(roles.map((x) => x.field), ['organizations[0].roles[0].name', 'organizations[0].roles[0].capabilities[1]']);
+  // Shape problems and unresolved references in one report.
+  t.deepEqual(roles.map((x) => x.field), [
+    'organizations[0].roles[0].name', 'organizations[0].roles[0].capabilities[1]', 'organizations[0].roleBindings[0].role', 'organizations[0].roleBindings[0].identity',
+  ]);
   const refs = violations(() => validateSeed({
     organizations: [{ name: 'acme', identities: [{ name: 'x', claimMatch: { issuer: GH, subject: 's' } }], roleBindings: [{ identity: 'x', role: 'ghost' }] }],
   }));

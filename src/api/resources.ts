@@ -49,3 +49,21 @@ export function listQueryParams(q: ListQuery): [string, string][] {
   for (const [key, values] of Object.entries(q.filters ?? {})) for (const v of values) out.push([key, v]);
   return out;
 }
+
+/** The query with the declaration's listDefaults (a filter the API requires) for the filters it leaves unset. */
+export function withListDefaults(d: AnyResource, q: ListQuery): ListQuery {
+  if (!d.listDefaults) return q;
+  const filters = { ...q.filters };
+  for (const [key, values] of Object.entries(d.listDefaults)) filters[key] ??= [...values];
+  return { ...q, filters };
+}
+
+/** Percent-encodes each `/`-separated segment of a uid, keeping the separators (the server accepts both). */
+export function encodeUidPath(uid: string): string {
+  return uid.split('/').map(encodeURIComponent).join('/');
+}
+
+/** The path of one item of `d`: `${d.path}/${uid}`. */
+export function itemPath(d: AnyResource, uid: string): string {
+  return `${d.path}/${encodeUidPath(uid)}`;
+}

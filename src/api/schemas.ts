@@ -478,6 +478,17 @@ export type AccountAssociationFields = z.output<typeof AccountAssociationFields>
 
 export const CreateAccountAssociationBody = z.strictObject({ parent: UidRef, accountAssociation: AccountAssociationFields });
 
+/** The create body of each resource the API creates, by its registry kind: `{parent, <wrapper>: {...}}`. */
+export const CREATE_BODIES = {
+  Group: CreateGroupBody,
+  Identity: CreateIdentityBody,
+  Role: CreateRoleBody,
+  RoleBinding: CreateRoleBindingBody,
+  IdentityProvider: CreateIdentityProviderBody,
+  GroupInvite: CreateGroupInviteBody,
+  AccountAssociation: CreateAccountAssociationBody,
+} as const satisfies Partial<Record<WireName, z.ZodObject>>;
+
 /** Wrapper keys of create bodies: violations inside them are named by the resource field alone. */
 export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role', 'identityProvider', 'groupInvite', 'accountAssociation']);
 

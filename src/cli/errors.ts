@@ -5,7 +5,7 @@ import { ApiError, Code, type FieldViolation } from '../api/errors.js';
 import { NetworkError, ResponseError } from '../client/errors.js';
 import type { IO } from './context.js';
 
-const ExitCode = {
+export const ExitCode = {
   OK: 0,
   FAILED: 1,
   USAGE: 2,

@@ -79,13 +79,8 @@ export async function closeAgent(): Promise<void> {
 const DEFAULT_RETRIES = 3;
 const TRACE_BODY_MAX = 4000;
 
-/** Percent-encodes each `/`-separated segment of a uid, keeping the separators (the server accepts both). */
-export function encodeUidPath(uid: string): string {
-  return uid.split('/').map(encodeURIComponent).join('/');
-}
-
 /** `a=b&order_by=name%20desc`: spaces as %20 (not `+`), as the spec shows. */
-function encodeQuery(query: readonly (readonly [string, string])[]): string {
+export function encodeQuery(query: readonly (readonly [string, string])[]): string {
   return query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
 }
 
@@ -278,7 +273,7 @@ function safeOrigin(url: string): string {
   }
 }
 
-function formatDuration(ms: number): string {
+export function formatDuration(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   if (ms % 1000 === 0) return `${ms / 1000}s`;
   return `${ms}ms`;

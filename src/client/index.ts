@@ -3,14 +3,15 @@
 // The schemas (and zod, ~30 ms to load) come in on the first validated response.
 import type { z } from 'zod';
 import type { WireType } from '../api/registry/define.js';
-import { listQueryParams, type ListQuery, type ResourceDescriptor } from '../api/resources.js';
+import { itemPath, listQueryParams, withListDefaults, type ListQuery, type ResourceDescriptor } from '../api/resources.js';
 import type * as Schemas from '../api/schemas.js';
 import { ResponseError } from './errors.js';
-import { HttpClient, encodeUidPath, type ClientOptions, type RequestOptions } from './http.js';
+import { HttpClient, type ClientOptions, type RequestOptions } from './http.js';
 import { Paginator, type Page, type PageProgress, type PaginateOptions } from './paginate.js';
 
-export { HttpClient, closeAgent, encodeUidPath } from './http.js';
-export { Paginator, type Page, type PaginateOptions } from './paginate.js';
+export { HttpClient, closeAgent, encodeQuery, formatDuration, type ClientOptions } from './http.js';
+export { encodeUidPath } from '../api/resources.js';
+export { Paginator, CLIENT_DEFAULT_PAGE_SIZE, type Page, type PageProgress, type PaginateOptions } from './paginate.js';
 
 export interface ApiClientOptions extends ClientOptions {
   /** A progress display for a listing of several pages of `noun` (`groups`, `role bindings`); none when undefined. */
@@ -91,7 +92,7 @@ export class ApiClient {
   }
 
   resourcePath(d: ResourceDescriptor, uid: string): string {
-    return `${d.path}/${encodeUidPath(uid)}`;
+    return itemPath(d, uid);
   }
 
   get<D extends ResourceDescriptor>(d: D, uid: string): Promise<Item<D>> {
@@ -113,7 +114,7 @@ export class ApiClient {
   /** A custom method (AIP-136): POST `<collection>:verb`, or `<collection>/<uid>:verb` with a uid; the answer checked against `schema`. */
   action<S extends z.ZodType>(d: ResourceDescriptor, verb: string, body: unknown, schema: S, uid?: string): Promise<z.output<S>> {
     const path = uid === undefined ? `${d.path}:${verb}` : `${this.resourcePath(d, uid)}:${verb}`;
-    return this.http.requestValid('POST', path, schema, { body });
+    return this.http.requestValid('POST', path, schema, { body }) as Promise<z.output<S>>;
   }
 
   async delete(d: ResourceDescriptor, uid: string): Promise<void> {
@@ -121,12 +122,7 @@ export class ApiClient {
   }
 
   async listPage<D extends ResourceDescriptor>(d: D, query: ListQuery): Promise<Page<Item<D>>> {
-    if (d.listDefaults) {
-      const filters = { ...query.filters };
-      for (const [key, values] of Object.entries(d.listDefaults)) filters[key] ??= [...values];
-      query = { ...query, filters };
-    }
-    const opts = { query: listQueryParams(query) };
+    const opts = { query: listQueryParams(withListDefaults(d, query)) };
     const env = this.#validate
       ? await this.http.requestValid('GET', d.path, await envelopeOf(d), opts)
       : checkShape(await this.http.request('GET', d.path, opts), 'GET', d.path, d.plural);

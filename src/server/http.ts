@@ -7,11 +7,17 @@ import { ApiError, Code, invalidField } from '../api/errors.js';
 import type { FaultInjector } from './control/faults.js';
 import type { Journal } from './control/journal.js';
 import { parseParams } from './params.js';
-import { redactUrl } from '../api/redact.js';
+import { maskValues, redactUrl } from '../api/redact.js';
 import type { RateLimiter } from './ratelimit.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * How deeply a JSON body may nest objects and arrays. No body of the API comes near it (the
+ * deepest nest a handful of levels); a deeper one is refused as it is parsed, so no value that
+ * JSON.stringify (the journal, the RPC answer) cannot walk is ever kept.
+ */
+export const MAX_JSON_DEPTH = 64;
 
 export interface Principal {
   /** The identity the bearer token belongs to. */
@@ -51,6 +57,11 @@ export interface Response {
   journalText?: () => string;
   /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
   raw?: string;
+  /**
+   * The secrets `raw` holds (a sign-in page's CSRF handle, an authorization code), each in
+   * every encoding the page uses: a page has no fields to mask by name, so the journal masks these.
+   */
+  secrets?: string[];
   headers?: Record<string, string>;
 }
 
@@ -202,6 +213,7 @@ function later<T>(value: T, show: (v: T) => string): () => string {
 }
 
 function responseText(r: Response): string | (() => string) {
+  if (r.raw !== undefined && r.secrets?.length) return later({ raw: r.raw, secrets: r.secrets }, ({ raw, secrets }) => maskValues(raw, secrets));
   return r.journalText ?? r.raw ?? r.bodyJson?.text ?? (r.body === undefined ? '' : later(r.body, JSON.stringify));
 }
 
@@ -373,6 +385,15 @@ function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes
   return { routes, uid };
 }
 
+/**
+ * A call made inside serve (an MCP tool's), its body given as JSON text: parsed and bounded as
+ * a REST body is, so such a call meets every rule a request over the network meets.
+ */
+export function textCall(call: Omit<Call, 'json' | 'form'>, text: string): Call {
+  const body = () => (Buffer.byteLength(text) > MAX_BODY_BYTES ? Promise.reject(tooLarge()) : Promise.resolve(text));
+  return { ...call, json: () => body().then(parseJson), form: () => body().then(parseParams) };
+}
+
 function makeRequest(call: Call, uid: string, principal: Principal): Request {
   return { method: call.method, path: call.path, query: call.query, uid, principal, headers: call.headers, json: call.json, form: call.form };
 }
@@ -385,6 +406,7 @@ function parseJson(text: string): unknown {
   } catch (err) {
     throw invalidField('body', `is not valid JSON (${(err as Error).message})`);
   }
+  ensureBoundedDepth(value);
   // "\ud800" parses to a lone surrogate, which SQLite cannot store as UTF-8: it came back as
   // U+FFFD, so a 200 reported a value other than the one stored. Refused instead.
   if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
@@ -393,10 +415,23 @@ function parseJson(text: string): unknown {
   return value;
 }
 
+/** A code-3 error naming the limit when the value nests deeper than MAX_JSON_DEPTH. Iterative: the value may be deep. */
+function ensureBoundedDepth(value: unknown): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) {
+      throw invalidField('body', `must not nest objects and arrays more than ${MAX_JSON_DEPTH} levels deep`);
+    }
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+}
+
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The request body as text, at most MAX_BODY_BYTES; bytes that are not UTF-8 are a code-3 error, not U+FFFD. */
-function readText(req: http.IncomingMessage): Promise<string> {
+export function readText(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) {

@@ -13,6 +13,7 @@ import { createDispatcher, createHttp1Server, restListener, toErrorResponse, typ
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
 import { rpcListener } from './rpc/index.js';
+import { mcpEndpoint } from './mcp/endpoint.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
 import { ListEngine } from './store/list.js';
@@ -83,6 +84,8 @@ export interface ServeOptions {
   journalSize?: number;
   /** Waits out an injected latency (default setTimeout; tests inject one). */
   sleep?: (ms: number) => Promise<void>;
+  /** Offer the write tools on /mcp (`--mcp-writes`); without it /mcp only reads. */
+  mcpWrites?: boolean;
 }
 
 export interface RunningServer {
@@ -181,8 +184,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const dispatch: typeof dispatchCall = store.shared
       ? (call) => openedStore.refresh()!.then(() => ticked(call), (err: unknown) => toErrorResponse(err, opts.log))
       : ticked;
-    // One listener for both HTTP versions: RPCs by Connect, the rest as REST.
-    const listener = rpcListener(dispatch, restListener(dispatch, opts.log), opts.log);
+    // One listener for both HTTP versions: RPCs by Connect, /mcp by MCP, the rest as REST.
+    const mcp = mcpEndpoint({ dispatch, authenticate: (h) => authenticate(h), writes: opts.mcpWrites === true, log: opts.log });
+    const listener = rpcListener(dispatch, mcp.listener(restListener(dispatch, opts.log)), opts.log);
     const server = createFront(createHttp1Server(listener, rateLimiter), listener);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
@@ -212,7 +216,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       ownerIdentityUid: store.getMeta('owner_identity')!,
       issueToken: async (identityUid, ttlSeconds = 3600) => (await openStore.refresh(), await issueIdentityToken(openStore, key, identityUid, ttlSeconds, tokenClock)).token,
       // Requests in flight get a moment to finish; then connections are cut.
-      close: () => (closing ??= server.close(2000).then(async () => {
+      close: () => (closing ??= mcp.close().then(() => server.close(2000)).then(async () => {
         await openStore.close();
         unlock();
       })),

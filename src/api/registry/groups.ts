@@ -36,7 +36,7 @@ export const groups = defineResource({
       summary: 'manage groups (organizations are root groups)',
       description:
         'Groups form a tree: an organization is a root group, and identities, role bindings and repos live in groups. ' +
-        'Wherever a group is expected, its uid, its name or a unique uid suffix is accepted.',
+        'Wherever a group is expected, its uid, its name, its name path from the organization (acme/platform) or a unique uid suffix is accepted.',
       examples: [
         ['list every group you can see', 'pctl groups list'],
         ['create a group below the organization acme', 'pctl groups create platform --parent acme'],
@@ -50,14 +50,14 @@ export const groups = defineResource({
         '--descendants-of and --children-of scope the listing to a subtree or to direct children.',
       examples: [
         ['every group anywhere below acme', 'pctl groups list --descendants-of acme'],
-        ['direct children only, as uids', 'pctl groups list --children-of acme -o id'],
+        ['direct children of acme/platform (a name path), as uids', 'pctl groups list --children-of acme/platform -o id'],
         ['the ten most recently created groups', "pctl groups list --order-by 'created_at desc' --limit 10"],
       ],
     },
     get: {
       argument: 'group uid',
       summary: 'show a group',
-      description: 'Show one group: uid, name, description and timestamps. The group may be given by uid, name or unique uid suffix.',
+      description: 'Show one group: uid, name, description and timestamps. The group may be given by uid, name, name path (acme/platform) or unique uid suffix.',
       examples: [
         ['show a group by name', 'pctl groups get platform'],
         ['as YAML, by uid', 'pctl groups get "$GROUP_UID" -o yaml'],

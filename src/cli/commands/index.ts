@@ -15,6 +15,8 @@ import { identityCommands } from './identities/index.js';
 import { identityProviderCommands } from './identity-providers/index.js';
 import { inviteCommands } from './invites/index.js';
 import { libraryCommands } from './libraries/index.js';
+import { manifestCommands } from './manifest/index.js';
+import { mcpCommand } from './mcp/index.js';
 import { repoCommands } from './repos/index.js';
 import { roleBindingCommands } from './role-bindings/index.js';
 import { roleCommands } from './roles/index.js';
@@ -46,9 +48,11 @@ export function commandTree(resources: readonly AnyResource[] = registry): AnyCo
   return [
     ...resources.map((d) => ({ ...resourceCommand(d, OWN_VERBS[d.plural]), aliases: OLD_NAMES[d.plural] ?? [] })),
     apiCommand,
+    ...manifestCommands,
     authCommand,
     configCommand,
     serveCommand,
+    mcpCommand,
     completionCommand,
   ];
 }

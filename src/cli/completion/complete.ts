@@ -13,12 +13,12 @@ import type { ListQuery } from '../../api/resources.js';
 import { deadlineSignal, type Context, type Env } from '../context.js';
 import { parseDuration } from '../main.js';
 import { commandSpec, findFlag, flagsOf, locate, valueKindAt, type LiveNoun, type ValueKind } from './spec.js';
+import { FULL_UID_RE } from '../../api/references.js';
 
 /** Connect + request, for the one request a completion makes (default). */
 export const COMPLETE_TIMEOUT_MS = 1500;
 /** Candidates asked for per request (the API's page size maximum). */
 const PAGE = 200;
-const FULL_UID_RE = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
 
 export type Candidate = readonly [value: string, description: string];
 

@@ -5,7 +5,7 @@ import { createPrinter } from '../../output/print.js';
 import type { Context } from '../context.js';
 import { resolver } from './resolve.js';
 
-/** `ref` is a uid, or for groups and repos also a name or uid suffix; a resource a name lookup listed is not fetched again. */
+/** `ref` is a uid, or for groups and repos also a name or uid suffix (groups: a name path too); a resource a name lookup listed is not fetched again. */
 export async function runGet(ctx: Context, descriptor: ResourceDescriptor, ref: string, view: View<never> = descriptor.view as View<never>): Promise<number> {
   const resolved = await resolver(ctx).resolve(descriptor, ref);
   const client = await ctx.client();

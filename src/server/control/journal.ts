@@ -1,6 +1,6 @@
 // The request journal: the last N calls serve answered, in memory, for `GET /_pctl/requests`
-// and `pctl serve requests`. Bodies are kept as text with every secret masked (tokens,
-// client secrets, invite codes, passwords), and cut at BODY_MAX characters.
+// and `pctl serve requests`. Bodies are shown with every secret masked by their structure
+// (src/api/redact.ts; a page by the values its handler declared), and cut at BODY_MAX characters.
 import type { JournalEntry } from '../../api/journal.js';
 import { redactText, redactUrl } from '../../api/redact.js';
 
@@ -25,18 +25,33 @@ export type JournalInput = Omit<JournalEntry, 'seq' | 'time' | 'path' | 'request
 
 type Recorded = { seq: number; input: JournalInput; entry?: JournalEntry };
 
-function masked(text: string | undefined): string | undefined {
-  if (text === undefined || text === '') return undefined;
-  const m = redactText(text);
+/**
+ * A body as the journal shows it. Whatever a stored value holds, this never throws: a body
+ * that cannot be rendered is shown as a note saying so, and the entry and the listing stand.
+ */
+function shown(body: string | (() => string) | undefined): string | undefined {
+  let m: string;
+  try {
+    const text = typeof body === 'function' ? body() : body;
+    if (text === undefined || text === '') return undefined;
+    m = redactText(text);
+  } catch (err) {
+    return `(not shown: the body could not be rendered: ${err instanceof Error ? err.message : 'unknown error'})`;
+  }
   return m.length > BODY_MAX ? `${m.slice(0, BODY_MAX)}… (${m.length} characters)` : m;
+}
+
+function isoTime(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString();
 }
 
 function materialize(r: Recorded): JournalEntry {
   if (r.entry) return r.entry;
   const { timeMs, method, rawPath, requestBody, responseBody, ...rest } = r.input;
-  const entry: JournalEntry = { seq: r.seq, time: new Date(timeMs).toISOString(), method, path: redactUrl(rawPath), ...rest };
-  const req = masked(requestBody?.());
-  const res = masked(typeof responseBody === 'function' ? responseBody() : responseBody);
+  const entry: JournalEntry = { seq: r.seq, time: isoTime(timeMs), method, path: redactUrl(rawPath), ...rest };
+  const req = shown(requestBody);
+  const res = shown(responseBody);
   if (req !== undefined) entry.requestBody = req;
   if (res !== undefined) entry.responseBody = res;
   r.entry = entry;

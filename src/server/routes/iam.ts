@@ -9,7 +9,7 @@ import type { Principal, ResourceRoutes } from '../http.js';
 import { claimKey, groupToWire, identityToWire, records, roleBindingToWire, roleToWire } from '../models.js';
 import type { Record_ } from '../store/store.js';
 import { resolveChanges, ruledChanges, updateMaskParam } from '../update.js';
-import { ensureHolds, roleCapabilities, roleVisible } from './grants.js';
+import { ensureCouldGrant, ensureCouldGrantBindingsOf, ensureHolds, roleVisible } from './grants.js';
 import { resourceRoutes } from './resource.js';
 
 
@@ -106,9 +106,11 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       return {
         body: identityToWire(await updateRecord(ctx, I, req.uid, changes, (rec) => {
           const claim = rec.data.claimMatch as { issuer: string; subject: string };
-          if (issuer !== undefined || subject !== undefined) {
-            claim.issuer = issuer ?? claim.issuer;
-            claim.subject = subject ?? claim.subject;
+          const next = { issuer: issuer ?? claim.issuer, subject: subject ?? claim.subject };
+          if (next.issuer !== claim.issuer || next.subject !== claim.subject) {
+            ensureCouldGrantBindingsOf(ctx, req.principal, rec, `change the claimMatch of identity ${rec.uid}`);
+            claim.issuer = next.issuer;
+            claim.subject = next.subject;
             ensureClaimUnique(ctx, req.principal, claim.issuer, claim.subject, rec.uid);
             rec.altKey = claimKey(claim.issuer, claim.subject);
           }
@@ -121,6 +123,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
       authorize(ctx, req.principal, capability(I, 'delete'), I, req.uid);
       await store.write(() => {
         const rec = mustGet(ctx, I, req.uid);
+        ensureCouldGrantBindingsOf(ctx, req.principal, rec, `delete identity ${rec.uid}`);
         // A binding of a deleted identity grants nothing; it goes with the identity.
         for (const binding of store.findByAltKeyFirstPart(RB.storeKind, rec.uid)) store.remove(binding.uid);
         store.remove(rec.uid);
@@ -206,7 +209,7 @@ export function iamRoutes(ctx: ServerContext): ResourceRoutes[] {
           throw invalidField('roleUid', `role ${role.name} is defined on group ${role.parent} and can only be bound there or below`);
         }
         // No escalation: nobody grants what they do not hold themselves.
-        ensureHolds(ctx, req.principal, body.parent, roleCapabilities(role), 'bind this role');
+        ensureCouldGrant(ctx, req.principal, body.parent, role, `role ${role.name} on ${body.parent}`, 'bind this role');
         const duplicate = store.findByAltKey(RB.storeKind, rec.altKey!).find((b) => b.parent === body.parent);
         if (duplicate) {
           const named = authz.can(req.principal, capability(RB, 'list'), duplicate.uid) ? `: ${duplicate.uid}` : '';

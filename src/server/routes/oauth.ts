@@ -103,6 +103,8 @@ interface PickTarget {
   action: string;
   /** HTML: the sentence above the list of identities. */
   intro: string;
+  /** The secrets `intro` shows (secretForms). */
+  secrets: string[];
 }
 
 interface Grant {
@@ -164,7 +166,7 @@ ${items.length ? items.join('\n') : '<p class="err">No identity names this serve
 <p><button type="submit" name="action" value="allow"${items.length ? '' : ' disabled'}>Sign in</button>
 <button type="submit" name="action" value="deny" formnovalidate class="secondary">Cancel</button></p>
 </form>`;
-    return html(status, body);
+    return html(status, body, [...secretForms(csrf), ...target.secrets]);
   };
 
   const authorizeTarget = (p: Pending): PickTarget => ({
@@ -172,6 +174,7 @@ ${items.length ? items.join('\n') : '<p class="err">No identity names this serve
     intro: p.forConsole
       ? 'Choose the identity whose view the <code>pctl</code> console of this server will show (read-only).'
       : `Choose the identity that <code>pctl</code> on ${esc(hostOf(p.redirectUri))} will act as.`,
+    secrets: [],
   });
 
   const ownerPage = (csrf: string, notice = '', status = 200, action = AUTHORIZE_PATH): Response => html(status, `
@@ -184,7 +187,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
 <p><textarea name="owner_token" rows="5" required spellcheck="false" placeholder="eyJ…"></textarea></p>
 <p><button type="submit" name="action" value="allow">Continue</button>
 <button type="submit" name="action" value="deny" formnovalidate class="secondary">Cancel</button></p>
-</form>`);
+</form>`, secretForms(csrf));
 
   /** Whether `supplied` is a valid token of the owner identity. */
   const isOwnerToken = async (supplied: string | null): Promise<boolean> => {
@@ -266,7 +269,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
         clientId: CLIENT_ID, redirectUri: p.redirectUri, codeChallenge: p.codeChallenge, identityUid: identity.uid,
         expiresAt: opts.clock() + CODE_TTL_MS,
       });
-      return redirect(withParams(p.redirectUri, { code, state: p.state }));
+      return redirect(withParams(p.redirectUri, { code, state: p.state }), secretForms(code, p.state));
     }
     return errorPage('The form was not understood. Run pctl auth login again.');
   };
@@ -387,6 +390,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
   const deviceTarget = (grant: DeviceGrant): PickTarget => ({
     action: DEVICE_VERIFICATION_PATH,
     intro: `Choose the identity that <code>pctl</code> showing the code <b>${esc(formatUserCode(grant.userCode))}</b> will act as.`,
+    secrets: secretForms(formatUserCode(grant.userCode), grant.userCode),
   });
 
   const codePage = (value = '', notice = '', status = 200): Response => html(status, `
@@ -397,7 +401,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
 <input type="hidden" name="step" value="code">
 <p><input name="user_code" value="${esc(value)}" required maxlength="32" spellcheck="false" autocapitalize="characters" placeholder="XXXX-XXXX" style="font:1.3rem monospace;letter-spacing:.1em"></p>
 <p><button type="submit" name="action" value="allow">Continue</button></p>
-</form>`);
+</form>`, secretForms(value));
 
   const verifyGet = (req: Request): Response => codePage(req.query.get('user_code') ?? '');
 
@@ -509,16 +513,31 @@ function withParams(base: string, params: Record<string, string>): string {
   return url.toString();
 }
 
-function redirect(location: string): Response {
+/** `secrets`: what `location` holds that no record may show (secretForms). */
+function redirect(location: string, secrets: string[]): Response {
   return {
     status: 303,
     raw: `<!doctype html><title>Redirecting</title><p>Redirecting to <a href="${esc(location)}">pctl</a>…</p>`,
     headers: { location, ...HTML_HEADERS },
+    secrets,
   };
 }
 
 function redirectError(redirectUri: string, state: string, error: string, description: string): Response {
-  return redirect(withParams(redirectUri, { error, error_description: description, state }));
+  return redirect(withParams(redirectUri, { error, error_description: description, state }), secretForms(state));
+}
+
+/**
+ * Each value as the pages may write it: as is, percent-encoded (a path's way and a query's),
+ * and each of those HTML-escaped (in a link, `&` of a query becomes `&#38;`), for
+ * Response.secrets. Codes and CSRF handles are base64url, the same in every form; a client's
+ * state or a typed user code need not be.
+ */
+function secretForms(...values: string[]): string[] {
+  return values.filter(Boolean).flatMap((v) => {
+    const encoded = [v, encodeURIComponent(v), new URLSearchParams({ v }).toString().slice(2)];
+    return [...encoded, ...encoded.map(esc)];
+  });
 }
 
 function oauthError(error: string, description: string, status = 400): Response {
@@ -588,9 +607,10 @@ function errorPage(message: string, status = 400): Response {
   return html(status, `<h1>Sign-in refused</h1>\n<p class="err">${esc(message)}</p>`);
 }
 
-function html(status: number, content: string): Response {
+function html(status: number, content: string, secrets: string[] = []): Response {
   return {
     status,
+    ...(secrets.length ? { secrets } : {}),
     raw: `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>pctl sign-in</title>

@@ -106,6 +106,7 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
         query: call.query,
         headers,
         address: ctx.values.get(callerAddress),
+        // No depth check as for REST: protobuf's decoder refuses more than 100 levels (50 of a Struct), so no RPC body nests as deep as MAX_JSON_DEPTH.
         json: () => Promise.resolve(call.body),
         form: () => Promise.resolve(new URLSearchParams()),
         rpc: `${service.typeName}/${method.name}`,

@@ -1,4 +1,4 @@
-// pctl groups create NAME --parent GROUP (uid, name or uid suffix) [--description D]
+// pctl groups create NAME --parent GROUP (uid, name, name path or uid suffix) [--description D]
 import { groups } from '../../../api/resources.js';
 import type { CreateGroupBody } from '../../../api/schemas.js';
 import { views } from '../../../output/columns.js';

@@ -18,6 +18,7 @@ const serveFlags = {
   fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]' (repeatable; see pctl serve faults add)"),
   latency: flag.string('--latency <duration>', 'delay every request: 200ms, or a range such as 50ms-300ms'),
   journal: flag.string('--journal <n>', 'how many requests the journal keeps for pctl serve requests (default 1000; 0 keeps none)'),
+  mcpWrites: flag.bool('--mcp-writes', "offer the write tools (create, update, delete, invite redemption) on serve's MCP endpoint, /mcp; without it /mcp only reads. Either way a caller may do only what its role bindings allow"),
   deterministic: flag.string('--deterministic <seed>', 'reproducible runs: the clock starts at 2026-01-01T00:00:00Z and moves 1s per request, and uids and codes come from SEED (a whole number), so the same requests to a fresh data dir get the same response bodies; tokens still differ (ES256 signatures are randomized). Never for a server others can reach: its codes are predictable'),
 };
 

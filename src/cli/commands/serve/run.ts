@@ -27,6 +27,8 @@ export interface ServeCommandOptions {
   journal?: string;
   /** `--deterministic SEED`: reproducible uids, codes and timestamps. */
   deterministic?: string;
+  /** `--mcp-writes`: the write tools on /mcp too. */
+  mcpWrites?: boolean;
 }
 
 /** `--fault` and `--latency` as rules; a usage error names the bad one. */
@@ -220,6 +222,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       faults,
       ...(journal !== undefined ? { journalSize: journal } : {}),
       ...(deterministic !== undefined ? { deterministic } : {}),
+      ...(opts.mcpWrites ? { mcpWrites: true } : {}),
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
   } catch (e) {
@@ -271,6 +274,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
   err(await describeRateLimit(rateLimit));
+  err(`MCP: ${server.url}/mcp (Streamable HTTP, bearer token required; ${opts.mcpWrites ? 'write tools on' : 'read-only: --mcp-writes adds the write tools'})`);
   if (deterministic !== undefined) {
     const { DETERMINISTIC_START_MS, DETERMINISTIC_STEP_MS } = await import('../../../server/deterministic.js');
     err(`Deterministic (seed ${deterministic}): the clock started at ${new Date(DETERMINISTIC_START_MS).toISOString()} and moves ${DETERMINISTIC_STEP_MS / 1000}s per request; uids and codes follow from the seed (predictable: keep this server to yourself).`);

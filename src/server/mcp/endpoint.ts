@@ -1,0 +1,161 @@
+// serve's /mcp: the MCP tool set of src/mcp over Streamable HTTP on serve's one port, with
+// sessions as the spec has them (POST to open one with initialize and to send, GET for the
+// server's stream, DELETE to end it). Every request needs a bearer token, the API's own; a
+// session belongs to the identity that opened it. A tool call is dispatched in-process to
+// serve's REST handling with the token of the request that carried it, so what a caller may
+// do, its rate limit, injected faults and the journal are the API's, decided in one place.
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import { ApiError, Code, codeForHttpStatus } from '../../api/errors.js';
+import type { ApiCaller, CallerAuth } from '../../mcp/server.js';
+import { addressKey, readText, textCall, toErrorResponse, type Dispatch, type Principal, type Response } from '../http.js';
+
+type StreamableHTTPServerTransport = import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
+type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+export const MCP_PATH = '/mcp';
+/** Open sessions one identity may hold; opening one more ends its oldest. */
+export const MAX_SESSIONS_PER_IDENTITY = 32;
+
+export interface McpEndpointOptions {
+  /** serve's dispatcher: the one path of every API call. */
+  dispatch: Dispatch;
+  authenticate: (authorization: string | undefined) => Promise<Principal>;
+  /** Offer the write tools (`serve --mcp-writes`). */
+  writes: boolean;
+  log?: ((line: string) => void) | undefined;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  identityUid: string;
+}
+
+export interface McpEndpoint {
+  /** `rest` with /mcp answered by the MCP endpoint. */
+  listener(rest: NodeListener): NodeListener;
+  /** Ends every session (their streams would hold serve's close up). */
+  close(): Promise<void>;
+}
+
+export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
+  const sessions = new Map<string, Session>();
+
+  async function open(req: http.IncomingMessage, res: http.ServerResponse, principal: Principal, body: unknown): Promise<void> {
+    const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      import('../../mcp/server.js'),
+    ]);
+    const identityUid = principal.identityUid;
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        const mine = [...sessions.values()].filter((s) => s.identityUid === identityUid);
+        if (mine.length >= MAX_SESSIONS_PER_IDENTITY) void mine[0]!.transport.close();
+        sessions.set(id, { transport, identityUid });
+      },
+      onsessionclosed: (id) => void sessions.delete(id),
+    });
+    transport.onclose = () => void (transport.sessionId && sessions.delete(transport.sessionId));
+    const server = await createMcpServer({ writes: opts.writes, caller: (auth) => dispatchCaller(opts.dispatch, auth) });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  async function handle(req: http.IncomingMessage & { auth?: CallerAuth & { clientId: string; scopes: string[] } }, res: http.ServerResponse): Promise<void> {
+    let principal: Principal;
+    try {
+      principal = await opts.authenticate(req.headers.authorization);
+    } catch (err) {
+      // 401 with WWW-Authenticate, the API's own answer to a missing or bad token.
+      send(res, toErrorResponse(err, opts.log));
+      return;
+    }
+    // The SDK hands this to tool calls (extra.authInfo): the token they are dispatched with.
+    req.auth = {
+      token: req.headers.authorization!.replace(/^\s*bearer\s+/i, ''),
+      clientId: principal.identityUid,
+      scopes: [],
+      extra: { address: addressKey(req.socket) },
+    };
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        body = JSON.parse(await readText(req));
+      } catch (err) {
+        rpcError(res, 400, -32700, `Parse error: ${err instanceof ApiError ? err.message : 'the body is not JSON'}`);
+        return;
+      }
+    }
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const session = sessions.get(id);
+      // Another identity's session is as unknown to this caller as one that never was.
+      if (!session || session.identityUid !== principal.identityUid) {
+        rpcError(res, 404, -32001, 'Session not found');
+        return;
+      }
+      await session.transport.handleRequest(req, res, body);
+      return;
+    }
+    const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      rpcError(res, 400, -32000, 'Bad Request: no session: send an initialize request first, then the Mcp-Session-Id it answers with');
+      return;
+    }
+    await open(req, res, principal, body);
+  }
+
+  return {
+    listener: (rest) => (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path !== MCP_PATH) {
+        rest(req, res);
+        return;
+      }
+      const started = performance.now();
+      if (opts.log) res.once('finish', () => opts.log!(`${req.method} ${MCP_PATH} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
+      handle(req, res).catch((err: unknown) => {
+        opts.log?.(`mcp: internal error: ${(err as Error)?.stack ?? String(err)}`);
+        if (!res.headersSent) rpcError(res, 500, -32603, 'Internal error');
+        else res.end();
+      });
+    },
+    close: async () => {
+      await Promise.all([...sessions.values()].map((s) => s.transport.close()));
+      sessions.clear();
+    },
+  };
+}
+
+/** A tool call's API calls, through serve's dispatcher as the caller that sent it. */
+function dispatchCaller(dispatch: Dispatch, auth: CallerAuth | undefined): ApiCaller {
+  return async ({ method, path, query, body }) => {
+    const answer = await dispatch(textCall({
+      method,
+      path,
+      query: new URLSearchParams(query ?? []),
+      headers: auth ? { authorization: `Bearer ${auth.token}` } : {},
+      address: String(auth?.extra?.address ?? ''),
+    }, body === undefined ? '' : JSON.stringify(body)));
+    // An injected reset or stall has no HTTP answer to give back: the tool says so.
+    if (answer.fault) throw new ApiError(Code.UNAVAILABLE, `The API call was ${answer.fault === 'reset' ? 'cut' : 'never answered'} (an injected fault)`, { reason: 'INJECTED_FAULT' });
+    const status = answer.status ?? 200;
+    const json: unknown = answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body;
+    if (status >= 400) throw ApiError.fromBody(json, status) ?? new ApiError(codeForHttpStatus(status), `${method} ${path}: HTTP ${status}`);
+    return json;
+  };
+}
+
+function send(res: http.ServerResponse, answer: Response): void {
+  const payload = JSON.stringify(answer.body);
+  res.writeHead(answer.status ?? 200, { ...answer.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+/** A JSON-RPC error outside any session, as the SDK words its own. */
+function rpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
+  const payload = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+  res.end(payload);
+}

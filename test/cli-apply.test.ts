@@ -1,0 +1,245 @@
+// pctl export, diff and apply against real serves: the demo data's round trip (export from one
+// serve, apply to a fresh one, diff finds nothing), drift, --dry-run and bad manifests (checked
+// through serve's request journal: nothing written), --prune, a failure half-way, uid anchors.
+import test from 'ava';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { closeAgent } from '../src/client/http.js';
+import { demoSeed } from '../src/server/demo.js';
+import { cli, lines, type RunResult } from './helpers/cli.js';
+import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+
+const dir = tempDir('pctl-apply-');
+let demo: TestServer;
+let manifest: string;
+let exported: RunResult;
+
+const pctlFor = (srv: TestServer) => cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: dir });
+
+/** A serve with nothing but an empty organization acme (and its owner): where the demo manifest is applied. */
+async function freshAcme(t: { teardown: (fn: () => Promise<void>) => void }): Promise<{ srv: TestServer; pctl: ReturnType<typeof cli> }> {
+  const srv = await startTestServer({ seed: { organizations: [{ name: 'acme' }] } });
+  t.teardown(async () => {
+    await closeAgent();
+    await srv.dispose();
+  });
+  return { srv, pctl: pctlFor(srv) };
+}
+
+/** The requests serve answered after `seq` that wrote something. */
+async function writesSince(srv: TestServer, seq: number): Promise<string[]> {
+  const { requests } = await srv.ok('GET', `/_pctl/requests?after=${seq}`);
+  return (requests as { method: string; path: string }[]).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+}
+const lastSeq = async (srv: TestServer): Promise<number> => (await srv.ok('GET', '/_pctl/requests?limit=1')).last as number;
+
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+test.before(async () => {
+  demo = await startTestServer({ seed: demoSeed() });
+  exported = await pctlFor(demo)(['export']);
+  manifest = file('demo.yaml', exported.stdout);
+});
+
+test.after.always(async () => {
+  await closeAgent();
+  await demo?.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test.serial('export: the organization by name, ordered by name, without uids, times or the caller', (t) => {
+  t.is(exported.code, 0, exported.stderr);
+  const text = exported.stdout;
+  t.regex(text, /^organizations:\n {2}- name: acme\n/);
+  t.notRegex(text, /uid|Time|owner|codeSha256|clientSecret/);
+  // Child groups in name order, references by name within reach and by path beyond it.
+  const topGroups = [...text.matchAll(/^ {6}- name: (\S+)$/gm)].map((m) => m[1]);
+  t.deepEqual(topGroups, ['apps', 'data', 'platform', 'security']);
+  t.regex(text, /\{ identity: acme\/platform\/ci\/deployer, role: viewer \}/);
+  t.regex(text, /\{ identity: deployer, role: editor \}/);
+  t.regex(exported.stderr, /^note: your own identity owner and its 1 role binding are left out/m);
+});
+
+test.serial('the round trip: export from one serve, apply to a fresh one, diff finds nothing; a second apply has nothing to do', async (t) => {
+  const { pctl } = await freshAcme(t);
+  const applied = await pctl(['apply', '-f', manifest]);
+  t.is(applied.code, 0, applied.stderr);
+  // The organization's description is an update: the fresh one has none.
+  t.regex(applied.stdout, /^Plan: 25 to create, 1 to update, 0 to delete\.$/m);
+  t.regex(applied.stdout, /^Applied 26 changes\.$/m);
+  // Repos come from pushes: the API cannot create them, and says so once.
+  t.regex(applied.stderr, /^note: 22 repos are not on the server and left out/m);
+  const diff = await pctl(['diff', '-f', manifest]);
+  t.is(diff.code, 0, diff.stderr);
+  t.is(diff.stdout, '');
+  const again = await pctl(['apply', '-f', manifest]);
+  t.is(again.code, 0);
+  t.is(again.stdout, `Nothing to do: the server matches ${manifest}.\n`);
+  // And the fresh serve exports what the demo serve did (repos aside).
+  const reexport = await pctl(['export']);
+  const withoutRepos = (g: { repos?: unknown; groups?: unknown[] }): unknown => {
+    const { repos: _repos, groups, ...rest } = g;
+    return { ...rest, ...(groups ? { groups: groups.map((c) => withoutRepos(c as typeof g)) } : {}) };
+  };
+  const demoDoc = YAML.parse(exported.stdout) as { organizations: { groups?: unknown[] }[] };
+  t.deepEqual(YAML.parse(reexport.stdout), { organizations: demoDoc.organizations.map(withoutRepos) });
+});
+
+test.serial('drift: a description changed with pctl groups update makes diff exit 1 with exactly that change', async (t) => {
+  const pctl = pctlFor(demo);
+  t.is((await pctl(['groups', 'update', 'platform', '--description', 'Platform team'])).code, 0);
+  t.teardown(() => pctl(['groups', 'update', 'platform', '--description', 'Platform engineering']).then(() => undefined));
+  const diff = await pctl(['diff', '-f', manifest]);
+  t.is(diff.code, 1, diff.stderr);
+  t.is(diff.stdout, 'acme/platform\n  ~ group platform\n      description: "Platform team" → "Platform engineering"\n');
+  const json = await pctl(['diff', '-f', manifest, '-o', 'json']);
+  t.is(json.code, 1);
+  t.like(JSON.parse(json.stdout), {
+    changes: [{ action: 'update', kind: 'group', path: 'acme/platform', name: 'platform', fields: [{ field: 'description', from: 'Platform team', to: 'Platform engineering' }] }],
+    summary: { create: 0, update: 1, delete: 0 },
+  });
+});
+
+test.serial('--dry-run shows the plan and writes nothing (the journal has no write)', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  const before = await lastSeq(srv);
+  const r = await pctl(['apply', '-f', manifest, '--dry-run']);
+  t.is(r.code, 0, r.stderr);
+  t.regex(r.stdout, /^acme\/platform\/ci\n {2}\+ group ci\n {2}\+ identity deployer\n/m);
+  t.regex(r.stdout, /^Dry run: nothing was changed\.$/m);
+  t.deepEqual(await writesSince(srv, before), []);
+});
+
+test.serial('a manifest with three mistakes: all three reported with their lines, exit 2, no request sent', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  const bad = file('bad.yaml', [
+    'organizations:', //                                                   1
+    '  - name: acme', //                                                   2
+    '    groups:', //                                                      3
+    '      - name: Platform', //                                           4  upper case: the group name rule
+    '        identities:', //                                              5
+    '          - name: bot', //                                            6
+    '            claimMatch: {issuer: "https://ci.example", subject: x}', // 7
+    '            colour: blue', //                                         8  not a field
+    '        roleBindings:', //                                            9
+    '          - {identity: robot, role: viewer}', //                      10 names no identity
+    '',
+  ].join('\n'));
+  const before = await lastSeq(srv);
+  for (const command of ['diff', 'apply']) {
+    const r = await pctl([command, '-f', bad]);
+    t.is(r.code, 2, r.stderr);
+    t.is(r.stdout, '');
+    const problems = lines(r.stderr).slice(1);
+    t.regex(r.stderr, /^error: .*bad\.yaml is not a valid manifest \(3 problems\); nothing was changed$/m);
+    t.is(problems.length, 3, r.stderr);
+    t.regex(r.stderr, /^ {2}line 4: organizations\[0\]\.groups\[0\]\.name: must match \^\[a-z0-9 \._-\]\{1,\}\$$/m);
+    t.regex(r.stderr, /^ {2}line 8: organizations\[0\]\.groups\[0\]\.identities\[0\]\.colour: is not a known field$/m);
+    t.regex(r.stderr, /^ {2}line 10: organizations\[0\]\.groups\[0\]\.roleBindings\[0\]\.identity: names no identity/m);
+  }
+  t.is(await lastSeq(srv), before, 'not one request');
+});
+
+test.serial('--prune deletes what the manifest leaves out, children first, never the caller; without a terminal only with --yes', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  t.is((await pctl(['apply', '-f', manifest])).code, 0);
+  // Without the group security, and so without acme's binding of its scanner.
+  const smaller = file('smaller.yaml', exported.stdout.replace(/^ {6}- name: security\n(?: {8}.*\n)+/m, '').replace(/^ {4}roleBindings:\n {6}- \{ identity: acme\/security\/scanner, role: viewer \}\n/m, ''));
+  const before = await lastSeq(srv);
+  const refused = await pctl(['apply', '-f', smaller, '--prune']);
+  t.is(refused.code, 2);
+  t.regex(refused.stderr, /refusing to delete 3 resources without confirmation: stdin is not a terminal; pass --yes/);
+  t.deepEqual(await writesSince(srv, before), []);
+  const diff = await pctl(['diff', '-f', smaller, '--prune']);
+  t.is(diff.code, 1);
+  t.is(diff.stdout, 'acme\n  - role binding acme/security/scanner → viewer\nacme/security\n  - group security\n  - identity scanner\n');
+  t.regex(diff.stderr, /^note: refusing to delete the role binding acme\/owner → owner in acme: it is your own/m);
+  const pruned = await pctl(['apply', '-f', smaller, '--prune', '--yes']);
+  t.is(pruned.code, 0, pruned.stderr);
+  // The group went last, after what was in it.
+  t.deepEqual(lines(pruned.stdout).filter((l) => l.startsWith('deleted')).at(-1), 'deleted group acme/security');
+  t.is((await pctl(['diff', '-f', smaller, '--prune'])).code, 0);
+  t.is((await pctl(['auth', 'status', '-o', 'json'])).code, 0, 'the owner still signs in');
+});
+
+test.serial('a failure half-way: apply stops starting changes, reports applied, failed and not tried (exit 1); the next run converges', async (t) => {
+  const { pctl } = await freshAcme(t);
+  t.is((await pctl(['serve', 'faults', 'add', 'POST /iam/v2/groups error=9 times=1'])).code, 0);
+  const r = await pctl(['apply', '-f', manifest]);
+  t.is(r.code, 1);
+  const m = /^error: apply stopped at a failure: (\d+) applied, 1 failed, (\d+) not tried; run it again once the cause is fixed$/m.exec(r.stderr);
+  t.truthy(m, r.stderr);
+  t.regex(r.stderr, /^failed: \+ group \S+ in acme\/\S+: Injected fault f\d+: FAILED_PRECONDITION/m);
+  const notTried = lines(r.stderr).filter((l) => l.startsWith('not tried: '));
+  t.is(notTried.length, Number(m![2]));
+  t.true(notTried.length > 0);
+  t.is(Number(m![1]) + 1 + notTried.length, 26);
+  const again = await pctl(['apply', '-f', manifest]);
+  t.is(again.code, 0, again.stderr);
+  t.regex(again.stdout, new RegExp(`^Applied ${26 - Number(m![1])} changes\\.$`, 'm'));
+  t.is((await pctl(['diff', '-f', manifest])).code, 0);
+});
+
+test.serial('uid anchors: a renamed group with its uid is an update of its name; without it, a create', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  const made = await srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: 'old-name', description: 'kept' } });
+  const anchored = file('anchored.yaml', `organizations:\n  - name: acme\n    groups:\n      - {name: new-name, uid: "${made.uid}", description: kept}\n`);
+  const diff = await pctl(['diff', '-f', anchored]);
+  t.is(diff.code, 1);
+  t.is(diff.stdout, 'acme/new-name\n  ~ group new-name\n      name: "old-name" → "new-name"\n');
+  const plain = file('plain.yaml', 'organizations:\n  - name: acme\n    groups:\n      - {name: new-name, description: kept}\n');
+  t.is((await pctl(['diff', '-f', plain])).stdout, 'acme/new-name\n  + group new-name\n');
+  t.is((await pctl(['apply', '-f', anchored])).code, 0);
+  t.is((await srv.ok('GET', `/iam/v2/groups/${made.uid}`)).name, 'new-name');
+  t.is((await pctl(['diff', '-f', plain])).code, 0);
+});
+
+test.serial('export of a subtree names it by path, and what lies outside it by path too; it applies back as is', async (t) => {
+  const pctl = pctlFor(demo);
+  const r = await pctl(['export', 'acme/apps', '-o', 'json']);
+  t.is(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout);
+  t.is(doc.organizations[0].name, 'acme/apps');
+  t.deepEqual(doc.organizations[0].roleBindings, [{ identity: 'acme/platform/ci/deployer', role: 'viewer' }]);
+  const subtree = file('apps.json', r.stdout);
+  t.is((await pctl(['diff', '-f', subtree, '--prune'])).code, 0);
+});
+
+test.serial('export where a listing is refused (PERMISSION_DENIED, as an endpoint may answer): the rest is written, the gap said on stderr', async (t) => {
+  const { pctl } = await freshAcme(t);
+  t.is((await pctl(['apply', '-f', manifest])).code, 0);
+  t.is((await pctl(['serve', 'faults', 'add', 'GET /iam/v2/identities error=7'])).code, 0);
+  const r = await pctl(['export', 'acme']);
+  t.is(r.code, 0, r.stderr);
+  const doc = YAML.parse(r.stdout);
+  t.deepEqual(doc.organizations[0].groups.map((g: { name: string }) => g.name), ['apps', 'data', 'platform', 'security']);
+  t.notRegex(r.stdout, /identities:/);
+  t.regex(r.stdout, /roleBindings:/);
+  t.regex(r.stderr, /^note: identities are left out: you may not list them \(Injected fault f\d+: PERMISSION_DENIED/m);
+  // diff and apply need the whole picture: the same refusal is an error there (exit 4).
+  const diff = await pctl(['diff', '-f', manifest]);
+  t.is(diff.code, 4, diff.stderr);
+});
+
+test.serial('on a terminal: the plan in colour, and apply asks before deleting (no: nothing changes, exit 2)', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  await srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: 'stray' } });
+  const empty = file('empty.yaml', 'organizations:\n  - name: acme\n    description: Organization created by pctl serve\n');
+  const diff = await pctl(['diff', '-f', empty, '--prune'], { tty: true });
+  t.is(diff.code, 1);
+  t.true(diff.stdout.includes('\u001b[31m- group stray\u001b[39m'), diff.stdout);
+  const before = await lastSeq(srv);
+  const declined = await pctl(['apply', '-f', empty, '--prune'], { tty: true, confirm: false });
+  t.is(declined.code, 2);
+  t.deepEqual(declined.questions, ['Apply this plan, deleting 1 resource?']);
+  t.regex(declined.stderr, /^Aborted; nothing was changed\.$/m);
+  t.deepEqual(await writesSince(srv, before), []);
+  const agreed = await pctl(['apply', '-f', empty, '--prune'], { tty: true, confirm: true });
+  t.is(agreed.code, 0, agreed.stderr);
+  t.is((await pctl(['diff', '-f', empty, '--prune'])).code, 0);
+});
