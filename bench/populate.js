@@ -2,7 +2,7 @@
 // normal bootstrap: org → 10 teams → subgroups → leaves, so depth-3 scopes exist.
 import { startServer } from '../dist/server/index.js';
 import { Store } from '../dist/server/store/store.js';
-import { newChildUid, timestamp } from '../dist/server/models.js';
+import { newChildUid, timestamp } from '../dist/server/domain/records.js';
 import { systemRandom } from '../dist/server/random.js';
 
 export async function populate(dataDir, n) {

@@ -1,4 +1,4 @@
-// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --org-as-code]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --org-as-code] [-- --domain]
 // One report of ratios measured in the same run, each with the command behind it, and at
 // the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
@@ -8,6 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { domainBoundary } from './domain.js';
 import { orgAsCode } from './org-as-code.js';
 import { populate } from './populate.js';
 import { fmt, interleavedWallMs, median, pctl, reqPerSec, sequentialRate, startChild, startServe, tempDir } from './lib.js';
@@ -21,6 +22,8 @@ const scopedOnly = process.argv.includes('--scoped');
 const storesOnly = process.argv.includes('--stores');
 // --org-as-code runs only the export/diff/apply figures (a 2,000-resource manifest).
 const orgAsCodeOnly = process.argv.includes('--org-as-code');
+// --domain runs only the cost of the domain's async boundary.
+const domainOnly = process.argv.includes('--domain');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
@@ -360,6 +363,17 @@ async function stores() {
 }
 
 /** `node -e 0`, `pctl --version` and a real command, run in turn 15 times (medians). */
+/** The domain's async boundary against the same checks made synchronously (in process). */
+async function asyncBoundary() {
+  const dir = tempDir();
+  cleanup.push(dir);
+  const { syncNs, asyncNs } = await domainBoundary(dir, quick ? { calls: 50_000, rounds: 3 } : {});
+  const command = 'node bench/run.js --domain (bench/domain.js: readable() vs await domain.groups.get(), interleaved)';
+  report('domain get, synchronous checks', syncNs, 'ns', { command });
+  report('domain get, async operation (the boundary)', asyncNs, 'ns', { command });
+  report('async boundary: cost per call', asyncNs - syncNs, 'ns', { ratio: asyncNs / syncNs });
+}
+
 async function cliStart() {
   const dataDir = tempDir();
   cleanup.push(dataDir);
@@ -496,7 +510,10 @@ try {
     await stores();
   } else if (orgAsCodeOnly) {
     await orgAsCode(report);
+  } else if (domainOnly) {
+    await asyncBoundary();
   } else {
+    await asyncBoundary();
     await cliStart();
     await getByUid();
     await writes();

@@ -366,7 +366,11 @@ test.serial('reflection (v1 and v1alpha) lists the services and serves their fil
     client.close();
 
     const services = answers[0].listServicesResponse.service.map((s: Any) => s.name);
-    t.deepEqual(services, ['platform.iam.v2.IamService', 'platform.registry.v2.RegistryService', 'platform.vulnerabilities.v2.VulnerabilitiesService', 'platform.libraries.v2.LibrariesService', 'platform.advisory.v2.AdvisoryService'], version);
+    t.deepEqual(services, ['platform.iam.v2.IamService', 'platform.registry.v2.RegistryService', 'platform.vulnerabilities.v2.VulnerabilitiesService', 'platform.libraries.v2.LibrariesService', 'platform.advisory.v2.AdvisoryService',
+      // The v1 services beside them (src/server/v1/), by the vendor's names.
+      'chainguard.platform.iam.Groups', 'chainguard.platform.iam.Identities', 'chainguard.platform.iam.Roles', 'chainguard.platform.iam.RoleBindings',
+      'chainguard.platform.iam.IdentityProviders', 'chainguard.platform.iam.GroupInvites', 'chainguard.platform.iam.GroupAccountAssociations',
+      'chainguard.platform.registry.Registry', 'chainguard.platform.registry.Vulnerabilities', 'chainguard.platform.vulnerabilities.v1.Advisories'], version);
     const names = (a: Any) => a.fileDescriptorResponse.fileDescriptorProto.map((b: Buffer) => fromBinary(FileDescriptorProtoSchema, b).name);
     const iamFiles = names(answers[1]);
     t.is(iamFiles[iamFiles.length - 1], 'platform/iam/v2/iam.proto');

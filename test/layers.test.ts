@@ -1,7 +1,8 @@
 // Layers point one way: api ← client ← cli, api ← output ← cli, api ← server ← cli (serve),
-// api ← mcp ← cli (pctl mcp) and server (/mcp),
-// config ← cli. Checked over every import of src/ (static, type-only and dynamic alike), so
-// the client can be used without the CLI and the server without either.
+// api ← mcp ← cli (pctl mcp) and server (/mcp), config ← cli; inside the server, surfaces →
+// domain → store, auth beside the domain, and no circle between its files. Checked over every
+// import of src/ (static, type-only and dynamic alike), so the client can be used without the
+// CLI and the server without either, and every surface reaches the data through the domain's rules.
 import test from 'ava';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -59,6 +60,77 @@ test('imports between the layers of src/ point one way', (t) => {
   const all = files(src).flatMap(edges);
   t.true(all.length > 200, `only ${all.length} imports found: is the scanner broken?`);
   t.deepEqual(violations(all), []);
+});
+
+/**
+ * The server's own layers, by path under src/server/: surfaces (REST, gRPC, the control API,
+ * OAuth, the console, bootstrap and seeds) call the domain; the domain uses auth and the store;
+ * `base` is a few leaf helpers (strict query parsing, the random source) anyone may use.
+ */
+const SERVER_LAYERS: Record<string, readonly string[]> = {
+  surfaces: ['domain', 'auth', 'store', 'base'],
+  domain: ['auth', 'store', 'base'],
+  auth: ['store', 'base'],
+  store: ['base'],
+  base: [],
+};
+
+function serverLayer(path: string): string | undefined {
+  const m = /^server\/(?:(domain|auth|store)\/|(params|random)\.(?:ts|js)$)/.exec(path);
+  if (!path.startsWith('server/')) return undefined;
+  return m?.[1] ?? (m?.[2] ? 'base' : 'surfaces');
+}
+
+function serverViolations(all: readonly Edge[]): string[] {
+  return all
+    .filter(({ from, to }) => {
+      const a = serverLayer(from);
+      const b = serverLayer(to);
+      return a !== undefined && b !== undefined && a !== b && !SERVER_LAYERS[a]!.includes(b);
+    })
+    .map(({ from, to }) => `${from} → ${to}`);
+}
+
+/** The import circles among files (each once, as `a → b → a`). */
+function circles(all: readonly Edge[]): string[] {
+  const norm = (p: string) => p.replace(/\.js$/, '.ts');
+  const next = new Map<string, string[]>();
+  for (const { from, to } of all) next.set(norm(from), [...(next.get(norm(from)) ?? []), norm(to)]);
+  const found = new Set<string>();
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const to of next.get(file) ?? []) {
+      if (state.get(to) === 'open') found.add([...stack.slice(stack.indexOf(to)), to].join(' → '));
+      else if (!state.has(to)) visit(to);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of next.keys()) if (!state.has(file)) visit(file);
+  return [...found];
+}
+
+test('inside the server, surfaces → domain → store (auth beside the domain), and no file imports itself round a circle', (t) => {
+  const all = files(join(src, 'server')).flatMap(edges);
+  t.deepEqual(serverViolations(all), []);
+  t.deepEqual(circles(all), []);
+});
+
+test('the server checks catch an arrow up and a circle (so the test above can fail)', (t) => {
+  const bad = [
+    { from: 'server/store/list.ts', to: 'server/auth/authorize.js' },
+    { from: 'server/domain/groups.ts', to: 'server/routes/iam.js' },
+    { from: 'server/routes/iam.ts', to: 'server/domain/groups.js' },
+    { from: 'server/auth/authorize.ts', to: 'server/store/list.js' },
+  ];
+  t.deepEqual(serverViolations(bad), ['server/store/list.ts → server/auth/authorize.js', 'server/domain/groups.ts → server/routes/iam.js']);
+  t.deepEqual(circles(bad), [
+    'server/store/list.ts → server/auth/authorize.ts → server/store/list.ts',
+    'server/domain/groups.ts → server/routes/iam.ts → server/domain/groups.ts',
+  ]);
 });
 
 test('the check catches an import against the direction (so the test above can fail)', (t) => {

@@ -1,7 +1,7 @@
 // No cross-scope disclosure: a conflict or a role-binding creation never tells a caller
 // anything about a resource it cannot read; such a resource answers as a missing one.
 import test from 'ava';
-import { newChildUid } from '../src/server/models.js';
+import { newChildUid } from '../src/server/domain/records.js';
 import { systemRandom } from '../src/server/random.js';
 import { request, startTestServer } from './helpers/serve.js';
 

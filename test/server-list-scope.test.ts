@@ -4,7 +4,7 @@
 import test from 'ava';
 import { compareText, ListEngine, type ListScope } from '../src/server/store/list.js';
 import { within } from '../src/server/auth/authorize.js';
-import { newChildUid, newOrganizationUid } from '../src/server/models.js';
+import { newChildUid, newOrganizationUid } from '../src/server/domain/records.js';
 import { systemRandom } from '../src/server/random.js';
 import type { Kind, Record_ } from '../src/server/store/store.js';
 import { addGroups, request, startTestServer, tempStore } from './helpers/serve.js';

@@ -2,7 +2,7 @@
 // (list.ts picks by the match count); both must page in exactly the requested order.
 import test from 'ava';
 import { ListEngine } from '../src/server/store/list.js';
-import { newChildUid, newOrganizationUid } from '../src/server/models.js';
+import { newChildUid, newOrganizationUid } from '../src/server/domain/records.js';
 import { systemRandom } from '../src/server/random.js';
 import { tempStore } from './helpers/serve.js';
 

@@ -3,7 +3,7 @@
 // serve's own issuer (authorization code + PKCE, redirected back to `/`) and reads the API
 // with that token, so it shows nothing its user could not list with pctl.
 import { readFileSync } from 'node:fs';
-import type { PublicRoutes, Response } from './http.js';
+import type { PublicRoutes, Response } from './handler.js';
 
 /**
  * The files live in the package's top-level console/ directory. This module sits two levels

@@ -5,11 +5,13 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import { ApiError, Code, invalidField } from '../api/errors.js';
 import type { FaultInjector } from './control/faults.js';
-import type { Journal } from './control/journal.js';
+import type { Journal, JournalInput } from './control/journal.js';
 import { parseParams } from './params.js';
 import { maskValues, redactUrl } from '../api/redact.js';
 import type { RateLimiter } from './ratelimit.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
+import type { Principal } from './auth/principal.js';
+import type { Handler, Request, ResourceRoutes, PublicRoutes, Response } from './handler.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /**
@@ -19,71 +21,22 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 export const MAX_JSON_DEPTH = 64;
 
-export interface Principal {
-  /** The identity the bearer token belongs to. */
-  identityUid: string;
-  /** The token's email claim, when it has one. */
-  email?: string;
+/**
+ * Another API surface on the same port (v1): it owns its paths, routes its own calls, and
+ * marks every answer to them, whoever gave it (a 401, a 429, an injected fault), with its
+ * headers and what the journal notes of the call.
+ */
+export interface Surface {
+  owns(path: string): boolean;
+  /** The handler of a call it owns; throws the 404 or 405 when it has none. */
+  route(method: string, path: string): Handler;
+  mark(method: string, path: string, out: Response): { out: Response; journal: JournalInput['deprecated'] };
 }
-
-export interface Request {
-  method: string;
-  /** The path of the URL, still percent-encoded. */
-  path: string;
-  query: URLSearchParams;
-  /** The uid of an item route (`/iam/v2/groups/{uid}`), decoded; slashes raw or as %2F. */
-  uid: string;
-  principal: Principal;
-  headers: http.IncomingHttpHeaders;
-  /** The parsed JSON body; a code-3 error when it is missing, too large or not JSON. */
-  json(): Promise<unknown>;
-  /** The body as `application/x-www-form-urlencoded` fields (HTML forms, OAuth token requests); bounded like json(). */
-  form(): Promise<URLSearchParams>;
-}
-
-export interface Response {
-  status?: number;
-  /** An injected fault that answers with no HTTP response: the connection is cut, or never answered. */
-  fault?: 'reset' | 'stall';
-  /** JSON-serialized; undefined sends an empty body (DELETE). */
-  body?: unknown;
-  /** The body already encoded as JSON, instead of `body` (a list page spliced from cached items), with its length in UTF-8 bytes. */
-  bodyJson?: { text: string; bytes: number };
-  /**
-   * What the journal keeps in place of a long body that is made anew for each request (a
-   * list page): kept, such a text would live as long as its journal entry, and copying it
-   * between the collector's generations cost lists ~20% of their rate.
-   */
-  journalText?: () => string;
-  /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
-  raw?: string;
-  /**
-   * The secrets `raw` holds (a sign-in page's CSRF handle, an authorization code), each in
-   * every encoding the page uses: a page has no fields to mask by name, so the journal masks these.
-   */
-  secrets?: string[];
-  headers?: Record<string, string>;
-}
-
-export type Handler = (req: Request) => Response | Promise<Response>;
-
-/** The handlers of one resource: its collection (`list`, `create`) and its items (`get`, `update`, `remove`). */
-export interface ResourceRoutes {
-  path: string;
-  list?: Handler;
-  create?: Handler;
-  get?: Handler;
-  update?: Handler;
-  remove?: Handler;
-  /** Custom methods (AIP-136), POST only: `<collection>:verb` (uid '') and `<collection>/<uid>:verb`. */
-  actions?: Record<string, Handler>;
-}
-
-/** Unauthenticated routes (OIDC discovery and the like), matched exactly by method + path. */
-export type PublicRoutes = Record<string, Handler>;
 
 export interface HttpOptions {
   routes: ResourceRoutes[];
+  /** Surfaces beside v2 (v1), asked first for the paths they own. */
+  surfaces?: Surface[];
   publicRoutes?: PublicRoutes;
   authenticate: (authorization: string | undefined) => Principal | Promise<Principal>;
   /** Counts each request against its caller's bucket; absent, nothing is limited. */
@@ -173,6 +126,9 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     } catch (err) {
       out = toErrorResponse(err, opts.log);
     }
+    const surface = opts.surfaces?.find((s) => s.owns(call.path));
+    const marked = surface?.mark(call.method, call.path, out);
+    if (marked) out = marked.out;
     // serve's own control calls are not the API under test: left out (a `requests --follow`
     // would otherwise see its own polls).
     if (opts.journal && !call.path.startsWith(CONTROL_PREFIX)) {
@@ -185,6 +141,7 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
         ...(facts.identity ? { identity: facts.identity } : {}),
         matched: facts.matched,
         ...(fault ? { fault } : {}),
+        ...(marked?.journal ? { deprecated: marked.journal } : {}),
         requestBody: bodies.request,
         responseBody: responseText(answered),
       });
@@ -328,6 +285,13 @@ async function route(
     const answer = await opts.control(makeRequest(call, '', principal));
     facts.matched = answer.status !== 404;
     return answer;
+  }
+
+  const surface = opts.surfaces?.find((s) => s.owns(path));
+  if (surface) {
+    const handler = surface.route(method, path);
+    facts.matched = true;
+    return handler(makeRequest(call, '', principal));
   }
 
   const { routes, uid, verb } = matchRoute(path, byPath);

@@ -3,22 +3,23 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './auth/authenticate.js';
-import { Authorizer } from './auth/authorize.js';
 import { importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
-import type { ServerContext } from './context.js';
-import { createDispatcher, createHttp1Server, restListener, toErrorResponse, type Principal, type ResourceRoutes } from './http.js';
+import { createDomain } from './domain/index.js';
+import { domainContext } from './domain/context.js';
+import { createDispatcher, createHttp1Server, restListener, toErrorResponse } from './http.js';
+import type { ResourceRoutes } from './handler.js';
+import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
-import { rpcListener } from './rpc/index.js';
+import { API_SERVICES, rpcListener } from './rpc/index.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
-import { ListEngine } from './store/list.js';
 import { lockDataDir } from './lock.js';
-import { registry } from '../api/registry/index.js';
+import { resources, type ResourceName } from '../api/registry/index.js';
 import { iamRoutes } from './routes/iam.js';
 import { accountAssociationRoutes } from './routes/account-associations.js';
 import { advisoryDocumentRoutes } from './routes/advisory-documents.js';
@@ -26,7 +27,7 @@ import { libraryRoutes } from './routes/libraries.js';
 import { groupInviteRoutes } from './routes/group-invites.js';
 import { identityProviderRoutes } from './routes/identity-providers.js';
 import { registryRoutes } from './routes/registry.js';
-import { resourceRoutes } from './routes/resource.js';
+import { resourceRoutes, type RestContext } from './routes/resource.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { redactDatabaseUrl } from './store/shared.js';
 import { Store } from './store/store.js';
@@ -38,6 +39,9 @@ import { controlHandler } from './control/routes.js';
 import { Snapshots } from './control/snapshots.js';
 import { Determinism } from './deterministic.js';
 import { systemRandom, type Random } from './random.js';
+import { routeOperations } from './v1/operations.js';
+import { V1_SERVICES, v1Surface, type V1Options } from './v1/index.js';
+import { v1Callers } from './v1/report.js';
 
 export interface ServeOptions {
   /** owner.token, and (without `database`) the SQLite database, the signing key and the lock. */
@@ -86,6 +90,8 @@ export interface ServeOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Offer the write tools on /mcp (`--mcp-writes`); without it /mcp only reads. */
   mcpWrites?: boolean;
+  /** The v1 calls beside v2 (`--v1`, `--v1-sunset`); default: answered, no sunset date. */
+  v1?: V1Options;
 }
 
 export interface RunningServer {
@@ -133,11 +139,17 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const key = store.shared ? await sharedSigningKey(store) : await loadSigningKey(opts.dataDir);
     const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
-    const ctx: ServerContext = { store, lists: new ListEngine(store, clock, random), clock, authz: new Authorizer(store), random };
+    const ctx = domainContext(store, clock, random);
     await ctx.lists.ensureTokenKey();
+    const domain = createDomain(ctx);
+    const rest: RestContext = { domain, store };
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
-    const own = new Map([...iamRoutes(ctx), identityProviderRoutes(ctx), groupInviteRoutes(ctx), accountAssociationRoutes(ctx), libraryRoutes(ctx), ...registryRoutes(ctx)].map((r) => [r.path, r]));
-    const routes: ResourceRoutes[] = [...registry.map((d) => own.get(d.path) ?? resourceRoutes(ctx, d)), ...advisoryDocumentRoutes(ctx)];
+    const own = new Map([...iamRoutes(rest), identityProviderRoutes(rest), groupInviteRoutes(rest), accountAssociationRoutes(rest), libraryRoutes(rest), ...registryRoutes(rest)].map((r) => [r.path, r]));
+    const routes: ResourceRoutes[] = [
+      ...(Object.entries(resources) as [ResourceName, (typeof resources)[ResourceName]][]).map(([name, d]) => own.get(d.path) ?? resourceRoutes(rest, d, domain[name])),
+      ...advisoryDocumentRoutes(rest),
+    ];
+    const touch = (uid: string, at: number) => domain.identities.touch(uid, at);
 
     // Authentication is settled once bootstrap has run; until then every request is refused.
     let authenticate: (h: string | undefined) => Promise<Principal> = async () => {
@@ -153,18 +165,19 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       dataDir: opts.dataDir, store, clock,
       ...(store.shared ? { unavailable: 'snapshots and live reset need the SQLite store (serve --data DIR); this serve keeps its data in PostgreSQL (--database)' } : {}),
       // Restored identities may name the issuer URL of the serve that saved them.
-      adjust: () => followIssuer(openedStore, ownIssuer),
+      adjust: () => followIssuer(ctx, ownIssuer),
       // What serve knows of callers starts over, as at a start (token lookups, sign-ins in
       // progress); a deterministic serve's clock and random stream go back to where they
       // stood once started, so the requests after a reset get what they got after the start.
       restored: (reset) => {
         if (reset) determinism?.rewindToStart();
-        authenticate = bearerAuthenticator(openedStore, verifier, clock);
+        authenticate = bearerAuthenticator(openedStore, verifier, clock, touch);
         oauth.forget();
       },
     });
     const dispatchCall = createDispatcher({
       routes,
+      surfaces: [v1Surface(routeOperations(routes), opts.v1 ?? { enabled: true })],
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...oauth.routes,
@@ -173,7 +186,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),
       ...(opts.log ? { log: opts.log } : {}),
-      control: controlHandler({ store, faults, journal, snapshots }),
+      control: controlHandler({ store, faults, journal, snapshots, more: { 'GET /_pctl/v1-callers': () => ({ body: v1Callers(journal, openedStore) }) } }),
       faults,
       journal,
       clock,
@@ -186,7 +199,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       : ticked;
     // One listener for both HTTP versions: RPCs by Connect, /mcp by MCP, the rest as REST.
     const mcp = mcpEndpoint({ dispatch, authenticate: (h) => authenticate(h), writes: opts.mcpWrites === true, log: opts.log });
-    const listener = rpcListener(dispatch, mcp.listener(restListener(dispatch, opts.log)), opts.log);
+    const listener = rpcListener(dispatch, mcp.listener(restListener(dispatch, opts.log)), opts.log, [...API_SERVICES, ...V1_SERVICES]);
     const server = createFront(createHttp1Server(listener, rateLimiter), listener);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
@@ -196,16 +209,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     ownIssuer = issuer;
     const seeded = Boolean(seed) && store.isEmpty();
     if (store.isEmpty()) {
-      await store.write(() => bootstrap(openedStore, { issuer, clock, random, ...(seed ? { seed } : {}) }));
+      await bootstrap(ctx, { issuer, ...(seed ? { seed } : {}) });
       if (!store.shared) await snapshots.saveInitial();
     } else if (!store.shared || opts.publicUrl) {
       // Without --public-url, replicas keep the issuer URL of the one that bootstrapped, so
       // that a token any of them issues is valid at all; a serve of its own follows its URL.
-      await store.write(() => followIssuer(openedStore, issuer));
+      await store.write(() => followIssuer(ctx, issuer));
     }
     const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, store.getMeta('issuer') ?? url, tokenClock, opts.ownerTokenTtlSeconds);
     await store.shared?.started();
-    authenticate = bearerAuthenticator(store, verifier, clock);
+    authenticate = bearerAuthenticator(store, verifier, clock, touch);
     determinism?.markStarted();
 
     const openStore = store;

@@ -6,11 +6,8 @@
 // 4. the same for every resource.
 import { invalidArgument, invalidField, type FieldViolation } from '../api/errors.js';
 import type { ResourceDescriptor } from '../api/resources.js';
-import type { FieldRule } from '../api/schemas.js';
+import type { Changes } from './domain/patch.js';
 import { singleParam } from './params.js';
-
-/** Changed fields by dotted path (`claimMatch.subject`); a value of undefined clears the field. */
-export type Changes = Map<string, unknown>;
 
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -102,26 +99,6 @@ function lookup(obj: Record<string, unknown>, path: string): unknown {
     cur = (cur as Record<string, unknown>)[part];
   }
   return cur;
-}
-
-/**
- * The new values of the string fields an update changes, each held to the rule it has on
- * create (src/api/schemas.ts, UPDATE_RULES); every violation is reported at once. A field
- * the update leaves alone is undefined; a cleared one is '' (and must be allowed empty).
- */
-export function ruledChanges<F extends string>(changes: Changes, rules: Readonly<Record<F, FieldRule>>): Partial<Record<F, string>> {
-  const out: Partial<Record<F, string>> = {};
-  const violations: FieldViolation[] = [];
-  for (const field of Object.keys(rules) as F[]) {
-    if (!changes.has(field)) continue;
-    const v = changes.get(field);
-    const value = v === undefined || v === null ? '' : v;
-    const problem = typeof value === 'string' ? rules[field](value) : 'must be a string';
-    if (problem) violations.push({ field, description: problem });
-    else out[field] = value as string;
-  }
-  if (violations.length) throw invalidArgument(violations);
-  return out;
 }
 
 /** The updateMask query parameter (or update_mask), given at most once; null when absent. */

@@ -4,7 +4,7 @@ import type { ExecutionContext } from 'ava';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/index.js';
-import { newChildUid, timestamp } from '../../src/server/models.js';
+import { newChildUid, timestamp } from '../../src/server/domain/records.js';
 import { systemRandom } from '../../src/server/random.js';
 import { Store } from '../../src/server/store/store.js';
 

@@ -6,7 +6,8 @@
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { bootstrap } from '../../src/server/bootstrap.js';
-import { builtinRoleUid, newChildUid, timestamp } from '../../src/server/models.js';
+import { domainContext } from '../../src/server/domain/context.js';
+import { builtinRoleUid, newChildUid, timestamp } from '../../src/server/domain/records.js';
 import { systemRandom } from '../../src/server/random.js';
 import { Store } from '../../src/server/store/store.js';
 import { Client, G, PCTL, cleanup, startServe, tempDir } from './helpers.js';
@@ -23,11 +24,11 @@ test.after.always(cleanup);
  * org → 10 teams → 1,000 subgroups → leaves, through the store (one transaction); a viewer
  * bound on 5 leaves in different teams (5 subtrees, merged: the finding's viewer saw 5 groups).
  */
-function populate(dataDir: string) {
+async function populate(dataDir: string) {
   const store = new Store(dataDir);
   try {
     // serve moves identities of this issuer to its own URL when it starts.
-    bootstrap(store, { issuer: 'http://127.0.0.1', clock: Date.now, random: systemRandom });
+    await bootstrap(domainContext(store, Date.now, systemRandom), { issuer: 'http://127.0.0.1' });
     const org = store.getMeta('organization')!;
     const start = Date.parse('2026-01-01T00:00:00.000Z');
     let made = 0;
@@ -68,7 +69,7 @@ function percentile(sorted: number[], p: number): number {
 
 test.serial(`${VIEWERS} viewer connections listing among ${GROUPS.toLocaleString('en-US')} groups leave the owner's GET p99 under ${P99_LIMIT_MS} ms`, async (t) => {
   const dataDir = tempDir('pctl-stress-scoped-');
-  const { team, viewer } = populate(dataDir);
+  const { team, viewer } = await populate(dataDir);
   const srv = await startServe(dataDir);
   const viewerToken = execFileSync(process.execPath, [PCTL, 'serve', 'token', '--identity', viewer, '--data', dataDir], {
     env: { ...process.env, PCTL_CONFIG_DIR: tempDir('pctl-stress-config-') }, encoding: 'utf8',

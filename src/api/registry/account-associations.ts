@@ -26,7 +26,6 @@ export const accountAssociations = defineResource({
   outputOnly: ['uid', 'createTime', 'updateTime'],
   editor: ['update'],
   references: true,
-  seedKey: 'accountAssociation',
   view: {
     noun: 'account associations',
     id: (a) => a.uid,

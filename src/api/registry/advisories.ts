@@ -22,7 +22,6 @@ export const advisories = defineResource({
   outputOnly: ['uid', 'createTime', 'updateTime'],
   references: true,
   referenceFilter: 'advisoryIds',
-  seedKey: 'advisories',
   view: {
     noun: 'advisories',
     id: (a) => a.uid,

@@ -22,7 +22,6 @@ export const artifacts = defineResource({
   outputOnly: ['uid', 'ecosystem', 'latestVersion', 'versionCount', 'createTime', 'updateTime'],
   references: true,
   listDefaults: { ecosystems: ['JAVA', 'PYTHON'] },
-  seedKey: 'libraries',
   view: {
     noun: 'libraries',
     id: (a) => a.uid,

@@ -12,6 +12,17 @@ import type * as Wire from '../schemas.js';
 export type WireName = Wire.WireName;
 export type WireType<W extends WireName> = z.output<(typeof Wire)[W]>;
 
+/**
+ * Every kind of stored record, by the store's `kind` column: the registry's resources, and
+ * the records that hang off them (artifact versions) or are served outside the registry
+ * (advisory documents, vulnerability metadata). A declaration's storeKind is one of these.
+ */
+export const STORE_KINDS = [
+  'group', 'identity', 'role', 'roleBinding', 'identityProvider', 'groupInvite', 'accountAssociation',
+  'repo', 'tag', 'advisory', 'artifact', 'artifactVersion', 'advisoryDocument', 'vulnerabilityMetadata',
+] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
+
 /** The operations of the spec's domain table. */
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete';
 
@@ -111,7 +122,7 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
     cli: string;
   };
   /** The store's kind column: "roleBinding". */
-  storeKind: string;
+  storeKind: StoreKind;
   /** Capability prefix: `${capability}.list`, `.create` … ("role_bindings"). */
   capability: string;
   /** The operations the API offers; each but `get` has a capability (a get needs `.list`). */
@@ -143,8 +154,6 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
   view: View<T>;
   /** Live completion: the candidates one listing (ordered so) offers, `value → description`. */
   completion?: { orderBy?: string; candidates: (item: T) => readonly (readonly [value: string, description: string])[] };
-  /** The seed document key items appear under (in their parent's entry), if seeds carry them. */
-  seedKey?: string;
   /** The CLI: the noun's help, and the generic verbs it offers (list, get, delete) with their help. */
   cli: {
     help: Help;

@@ -20,7 +20,6 @@ export const groupInvites = defineResource({
   updatable: [],
   outputOnly: ['uid', 'role', 'expirationTime', 'code', 'keyId', 'createTime'],
   writeOnly: ['code'],
-  seedKey: 'invites',
   references: false,
   view: {
     noun: 'invites',

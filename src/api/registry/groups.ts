@@ -17,7 +17,6 @@ export const groups = defineResource({
   outputOnly: ['uid', 'createTime', 'updateTime', 'verified', 'resourceLimits'],
   references: true,
   editor: ['update'],
-  seedKey: 'groups',
   view: {
     noun: 'groups',
     id: (g) => g.uid,

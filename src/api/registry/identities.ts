@@ -16,7 +16,6 @@ export const identities = defineResource({
   updatable: ['name', 'description', 'claimMatch', 'claimMatch.issuer', 'claimMatch.subject'],
   outputOnly: ['uid', 'createTime', 'updateTime', 'lastSeenTime'],
   references: true,
-  seedKey: 'identities',
   view: {
     noun: 'identities',
     id: (i) => i.uid,

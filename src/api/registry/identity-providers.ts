@@ -21,7 +21,6 @@ export const identityProviders = defineResource({
   outputOnly: ['uid', 'createTime', 'updateTime'],
   writeOnly: ['oidc.clientSecret'],
   editor: ['update'],
-  seedKey: 'identityProviders',
   references: true,
   view: {
     noun: 'identity providers',

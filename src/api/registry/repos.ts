@@ -17,7 +17,6 @@ export const repos = defineResource({
   outputOnly: ['uid', 'createTime', 'updateTime'],
   references: true,
   editor: ['update'],
-  seedKey: 'repos',
   view: {
     noun: 'repos',
     id: (r) => r.uid,

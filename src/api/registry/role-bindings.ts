@@ -17,7 +17,6 @@ export const roleBindings = defineResource({
   updatable: [],
   outputOnly: ['uid', 'createTime', 'identity', 'group', 'role'],
   references: false,
-  seedKey: 'roleBindings',
   view: {
     noun: 'role bindings',
     id: (b) => b.uid,

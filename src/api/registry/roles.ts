@@ -18,7 +18,6 @@ export const roles = defineResource({
   updatable: ['name', 'description', 'capabilities'],
   outputOnly: ['uid', 'createTime', 'updateTime'],
   references: false,
-  seedKey: 'roles',
   view: {
     noun: 'roles',
     id: (r) => r.uid,

@@ -17,7 +17,6 @@ export const tags = defineResource({
   updatable: [],
   outputOnly: ['uid', 'createTime', 'updateTime'],
   references: false,
-  seedKey: 'tags',
   view: {
     noun: 'tags',
     id: (t) => t.uid ?? '',

@@ -3,9 +3,8 @@
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError, Code, invalidField, notFound, unauthenticated } from '../../api/errors.js';
-import type { Principal } from '../http.js';
-import { claimKey } from '../models.js';
-import { timestamp } from '../models.js';
+import type { Principal } from './principal.js';
+import { claimKey, timestamp } from '../store/record.js';
 import type { Record_, Store } from '../store/store.js';
 import { storageFailure } from '../store/failure.js';
 import { mintToken, type SigningKey, type TokenVerifier } from './tokens.js';
@@ -57,7 +56,11 @@ function ownerSubject(store: Store): string {
   return (owner?.data.claimMatch as { subject?: string } | undefined)?.subject ?? 'owner';
 }
 
-export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock: () => number) {
+/**
+ * The bearer check of every request: the caller's Principal. `touch` records that an identity
+ * was seen (its lastSeenTime: a durable write, made at most once a minute per identity).
+ */
+export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock: () => number, touch: (identityUid: string, at: number) => Promise<void>) {
   const lastSeenWritten = new Map<string, number>();
   // Every request looks its caller up; the answer only changes when an identity is written.
   const lookups = new Map<string, { version: string; matches: Record_[] }>();
@@ -83,30 +86,16 @@ export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock
     const now = clock();
     if (now - (lastSeenWritten.get(identity.uid) ?? 0) >= LAST_SEEN_EVERY_MS) {
       lastSeenWritten.set(identity.uid, now);
-      // Not an update of the resource by a user: updateTime stays. Best effort: a full disk
-      // (or an unreachable database) must not turn a read into a 503; the next request after
-      // a minute tries again. Read again inside the write: the looked-up record is shared.
+      // Best effort: a full disk (or an unreachable database) must not turn a read into a 503;
+      // the next request after a minute tries again.
       try {
-        await store.write(() => {
-          const current = store.get(identity.uid, 'identity');
-          if (!current) return;
-          current.data.lastSeenTime = timestamp(now);
-          store.update(current);
-        });
+        await touch(identity.uid, now);
       } catch (err) {
         if (!storageFailure(err) && !(err instanceof ApiError && err.code === Code.UNAVAILABLE)) throw err;
       }
     }
     return email === undefined ? { identityUid: identity.uid } : { identityUid: identity.uid, email };
   };
-}
-
-/** The owner token for a data dir that no server is running on (serve reset). */
-export async function writeOwnerToken(store: Store, dataDir: string, clock: () => number): Promise<string> {
-  const { loadSigningKey, TokenVerifier } = await import('./tokens.js');
-  const key = await loadSigningKey(dataDir);
-  const issuer = store.getMeta('issuer') ?? '';
-  return ensureOwnerToken(store, dataDir, key, new TokenVerifier(key, () => issuer, clock), issuer, clock);
 }
 
 /**

@@ -8,6 +8,7 @@
 //   DELETE /_pctl/faults/{id}       remove one
 //   GET    /_pctl/requests          the journal: ?after=SEQ (newer entries only), ?limit=N,
 //                                   ?wait=SECONDS (up to 60: hold the answer until one arrives)
+//   GET    /_pctl/v1-callers        who still calls v1, over the journal (server/v1/report.ts)
 //   GET    /_pctl/snapshots         {snapshots: [{name, sizeBytes, createTime}]}, by name
 //   POST   /_pctl/snapshots         {name, overwrite?}: save the data as DATA_DIR/snapshots/NAME.db
 //                                   (online backup, consistent while serving); 6 ALREADY_EXISTS
@@ -25,7 +26,7 @@
 // keeps working whenever the restored data holds the same owner identity.
 import { ApiError, Code, invalidField } from '../../api/errors.js';
 import { FaultSpecError, type FaultRule } from '../../api/faults.js';
-import type { Request, Response } from '../http.js';
+import type { Request, Response } from '../handler.js';
 import type { Store } from '../store/store.js';
 import type { FaultInjector } from './faults.js';
 import type { Journal } from './journal.js';

@@ -5,7 +5,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, chmodSync, openSync, readd
 import { join } from 'node:path';
 import { ApiError, Code, failedPrecondition, invalidField } from '../../api/errors.js';
 import { snapshotNameProblem, SNAPSHOT_NAME, type SnapshotInfo } from '../../api/snapshots.js';
-import { timestamp } from '../models.js';
+import { timestamp } from '../store/record.js';
 import { IncompatibleDatabaseError, type Store } from '../store/store.js';
 
 /** Meta rows that describe the running server rather than its data: a restore leaves them as they are. */

@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { ApiError, Code, codeForHttpStatus } from '../../api/errors.js';
 import type { ApiCaller, CallerAuth } from '../../mcp/server.js';
-import { addressKey, readText, textCall, toErrorResponse, type Dispatch, type Principal, type Response } from '../http.js';
+import type { Principal } from '../auth/principal.js';
+import type { Response } from '../handler.js';
+import { addressKey, readText, textCall, toErrorResponse, type Dispatch } from '../http.js';
 
 type StreamableHTTPServerTransport = import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;

@@ -11,7 +11,8 @@
 // live in memory too.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { unauthenticated } from '../../api/errors.js';
-import type { Principal, PublicRoutes, Request, Response } from '../http.js';
+import type { PublicRoutes, Request, Response } from '../handler.js';
+import type { Principal } from '../auth/principal.js';
 import { mintToken, type SigningKey } from '../auth/tokens.js';
 import type { Store, Record_ } from '../store/store.js';
 import type { Random } from '../random.js';

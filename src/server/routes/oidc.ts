@@ -1,5 +1,5 @@
 // OIDC discovery for serve's own token issuer: public, unauthenticated routes.
-import type { PublicRoutes } from '../http.js';
+import type { PublicRoutes } from '../handler.js';
 import { ALGORITHM, type SigningKey } from '../auth/tokens.js';
 import { AUTHORIZE_PATH, DEVICE_AUTHORIZATION_PATH, DEVICE_GRANT_TYPE, TOKEN_PATH, USERINFO_PATH } from './oauth.js';
 

@@ -14,7 +14,8 @@ import { IamService } from '../../gen/platform/iam/v2/iam_pb.js';
 import { LibrariesService } from '../../gen/platform/libraries/v2/libraries_pb.js';
 import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
 import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
-import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch, type Response } from '../http.js';
+import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
+import type { Response } from '../handler.js';
 import { registerReflection } from './reflection.js';
 import { transcoderOf, type RestCall } from './transcode.js';
 
@@ -37,14 +38,14 @@ type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /**
- * The request listener of serve's port: RPCs (a POST to `/package.Service/Method`) by Connect,
- * everything else by `rest`.
+ * The request listener of serve's port: RPCs (a POST to `/package.Service/Method`) of
+ * `services` by Connect, everything else by `rest`.
  */
-export function rpcListener(dispatch: Dispatch, rest: NodeListener, log?: (line: string) => void): NodeListener {
+export function rpcListener(dispatch: Dispatch, rest: NodeListener, log?: (line: string) => void, services: readonly DescService[] = API_SERVICES): NodeListener {
   const adapter = connectNodeAdapter({
     routes: (router) => {
-      for (const service of API_SERVICES) registerService(router, service, dispatch, log);
-      registerReflection(router, API_SERVICES);
+      for (const service of services) registerService(router, service, dispatch, log);
+      registerReflection(router, services);
     },
     contextValues: (req) => createContextValues().set(callerAddress, addressKey(req.socket)),
     requestGate: reclassifyParseErrors,

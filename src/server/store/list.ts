@@ -8,7 +8,6 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidField, ApiError, Code } from '../../api/errors.js';
 import { ORDER_FIELDS, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_TOKEN_TTL_MS } from '../../api/resources.js';
 import { repeatedParam } from '../params.js';
-import { within } from '../auth/authorize.js';
 import type { Random } from '../random.js';
 import type { Kind, Record_, Store } from './store.js';
 
@@ -49,6 +48,11 @@ function otherSpelling(key: string): string {
     otherSpellings.set(key, other);
   }
   return other;
+}
+
+/** Whether uid is the group itself or lies below it (a grant on a group covers its subtree). */
+export function within(uid: string, groupUid: string): boolean {
+  return uid === groupUid || uid.startsWith(`${groupUid}/`);
 }
 
 /** A resource-specific filter: query parameter → the column it matches exactly. */

@@ -23,6 +23,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
    CREATE TABLE resources (uid TEXT PRIMARY KEY, row TEXT NOT NULL);
    CREATE TABLE changes (seq BIGINT PRIMARY KEY, target CHAR(1) NOT NULL, key TEXT NOT NULL, value TEXT);`,
+  // Who wrote a row, when, by which operation: every replica's change feed reports them.
+  `ALTER TABLE changes ADD COLUMN actor TEXT, ADD COLUMN time TEXT, ADD COLUMN operation TEXT;`,
 ];
 
 export class PostgresDatabase implements SharedDatabase {
@@ -155,9 +157,9 @@ export class PostgresDatabase implements SharedDatabase {
   }
 }
 
-const CHANGES_SINCE = 'SELECT seq, target, key, value FROM changes WHERE seq > $1 ORDER BY seq';
+const CHANGES_SINCE = 'SELECT seq, target, key, value, actor, time, operation FROM changes WHERE seq > $1 ORDER BY seq';
 
-interface ChangeRow { seq: string; target: 'r' | 'm'; key: string; value: string | null }
+interface ChangeRow { seq: string; target: 'r' | 'm'; key: string; value: string | null; actor: string | null; time: string | null; operation: string | null }
 
 async function readChanges(q: pg.Pool | pg.PoolClient, seq: number): Promise<Change[] | 'gap'> {
   // Named: prepared once per connection, not planned again on every request.
@@ -165,7 +167,10 @@ async function readChanges(q: pg.Pool | pg.PoolClient, seq: number): Promise<Cha
 }
 
 function changesFrom(rows: readonly ChangeRow[], seq: number): Change[] | 'gap' {
-  const changes = rows.map((r) => ({ seq: Number(r.seq), target: r.target, key: r.key, value: r.value }));
+  const changes = rows.map((r): Change => ({
+    seq: Number(r.seq), target: r.target, key: r.key, value: r.value,
+    ...(r.target === 'r' ? { actor: r.actor, time: r.time ?? '', operation: r.operation } : {}),
+  }));
   // Entries are numbered without gaps under the write lock: a first one past seq + 1 means pruned ones.
   if (changes.length && changes[0]!.seq !== seq + 1) return 'gap';
   return changes;
@@ -185,7 +190,8 @@ const WRITE_CHANGES = `WITH put AS (
   ), pruned AS (
     DELETE FROM changes WHERE seq <= $6
   )
-  INSERT INTO changes (seq, target, key, value) SELECT * FROM json_populate_recordset(NULL::changes, $5::json)`;
+  INSERT INTO changes (seq, target, key, value, actor, time, operation)
+  SELECT seq, target, key, value, actor, time, operation FROM json_populate_recordset(NULL::changes, $5::json)`;
 
 function writeChangesValues(changes: readonly Change[]): unknown[] {
   const rows: { uid: string; row: string }[] = [];

@@ -10,6 +10,10 @@ export interface Change {
   target: 'r' | 'm';
   key: string;
   value: string | null;
+  /** A resource row's write: who made it, when and by which operation (see changes.ts WriteOrigin). */
+  actor?: string | null;
+  time?: string;
+  operation?: string | null;
 }
 
 /** A resources row: the columns of the SQLite table (data is the JSON of the kind's fields). */

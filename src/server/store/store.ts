@@ -1,26 +1,22 @@
 // The durable store: typed access to the resources table. Every method that writes runs
 // in a transaction that has committed (and fsynced) by the time it returns.
 import type { Statement } from 'better-sqlite3';
+import { ChangeFeed, changeOf, type ResourceChange, type WriteOrigin } from './changes.js';
 import { openDatabase, openMirrorDatabase, type DB } from './db.js';
+import { rowToRecord, type Kind, type Record_ } from './record.js';
 import { databaseUnavailable, type Change, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
 import Database from './sqlite.js';
 
-/** A resource's store kind: its registry declaration's `storeKind` ("roleBinding"). */
-export type Kind = string;
-
-export interface Record_ {
-  uid: string;
-  kind: Kind;
-  parent: string | null;
-  name: string;
-  altKey: string | null;
-  createTime: string;
-  updateTime: string;
-  data: Record<string, unknown>;
-}
+export type { Kind, Record_ } from './record.js';
 
 /** A row of the resources table, as SQLite holds it (and a shared database's log carries it). */
 type Row = StoredRow;
+
+/** A write without an origin of its own: serve's, by no operation. */
+const SERVE_ORIGIN = (): WriteOrigin => ({ actor: null, time: new Date().toISOString(), operation: null });
+
+/** The meta key of the last change seq handed out (a data dir's own SQLite store). */
+const CHANGE_SEQ = 'change_seq';
 
 /** A database that cannot replace this one's rows (replaceWith): not pctl's, or another schema version. */
 export class IncompatibleDatabaseError extends Error {
@@ -36,21 +32,24 @@ function unreadable(err: unknown): IncompatibleDatabaseError {
   return new IncompatibleDatabaseError(`it is not a pctl database (${typeof code === 'string' && code !== 'SQLITE_ERROR' ? code : (err as Error).message})`);
 }
 
-export function rowToRecord(row: Row): Record_ {
-  return {
-    uid: row.uid,
-    kind: row.kind,
-    parent: row.parent,
-    name: row.name,
-    altKey: row.alt_key,
-    createTime: row.create_time,
-    updateTime: row.update_time,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  };
+/** One queued write of the group commit. */
+interface PendingWrite {
+  fn: () => unknown;
+  origin: WriteOrigin | undefined;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+/** What the write running now touched: each row as it was before its first write, in order. */
+interface WriteScope {
+  origin: WriteOrigin | undefined;
+  before: Map<string, Row | undefined>;
 }
 
 export class Store {
   readonly db: DB;
+  /** Every committed change of a resource row (see changes.ts). */
+  readonly changes = new ChangeFeed();
   /** Bumped on every committed write; caches derived from the data (counts) compare against it. */
   writeVersion = 0;
   /** Writes by kind, and an epoch for writes whose kinds are not known (a delete, a batch rolled back). */
@@ -75,6 +74,7 @@ export class Store {
     siblingNamed: Statement<[string, string, string, string]>;
     put: Statement<[Row]>;
     metaDelete: Statement<[string]>;
+    metaRange: Statement<[string, string, number]>;
   };
 
   /**
@@ -110,6 +110,7 @@ export class Store {
           'create_time = excluded.create_time, update_time = excluded.update_time, data = excluded.data',
       ),
       metaDelete: db.prepare('DELETE FROM meta WHERE key = ?'),
+      metaRange: db.prepare('SELECT key, value FROM meta WHERE key > ? AND key < ? ORDER BY key LIMIT ?'),
     };
   }
 
@@ -175,6 +176,7 @@ export class Store {
     })();
     this.seq = state.seq;
     this.replacedAll();
+    this.changes.publishReset();
   }
 
   /** Applies log entries to the mirror, in order; those it already holds (a write of its own) are skipped. */
@@ -182,15 +184,20 @@ export class Store {
     const fresh = changes.filter((c) => c.seq > this.seq);
     if (!fresh.length) return;
     this.applying = true;
+    let published: ResourceChange[];
     try {
-      this.applyToMirror(fresh);
+      published = this.applyToMirror(fresh);
     } finally {
       this.applying = false;
     }
     this.seq = fresh[fresh.length - 1]!.seq;
+    this.changes.publish(published);
   }
 
-  private applyToMirror(fresh: readonly Change[]): void {
+  /** Writes log entries into the mirror; the resource changes they are, when someone listens. */
+  private applyToMirror(fresh: readonly Change[]): ResourceChange[] {
+    const listening = this.changes.active;
+    const out: ResourceChange[] = [];
     this.db.transaction(() => {
       for (const c of fresh) {
         if (c.target === 'm') {
@@ -199,12 +206,18 @@ export class Store {
           this.metaCache.delete(c.key);
           continue;
         }
-        const kind = c.value === null ? (this.stmts.get.get(c.key) as Row | undefined)?.kind : (JSON.parse(c.value) as Row).kind;
-        if (c.value === null) this.stmts.remove.run(c.key);
-        else this.stmts.put.run(JSON.parse(c.value) as Row);
-        this.wrote(c.key, kind);
+        const before = this.stmts.get.get(c.key) as Row | undefined;
+        const after = c.value === null ? undefined : (JSON.parse(c.value) as Row);
+        if (after) this.stmts.put.run(after);
+        else this.stmts.remove.run(c.key);
+        this.wrote(c.key, (after ?? before)?.kind as Kind | undefined);
+        if (!listening) continue;
+        const origin = { actor: c.actor ?? null, time: c.time ?? '', operation: c.operation ?? null };
+        const change = changeOf(c.seq, before && rowToRecord(before), after && rowToRecord(after), origin);
+        if (change) out.push(change);
       }
     })();
+    return out;
   }
 
   private flushing = false;
@@ -251,37 +264,93 @@ export class Store {
   }
 
   /** Runs the batch in a mirror transaction that is rolled back; returns the log entries of what it did. */
-  private runAgainstMirror(batch: Store['pending'], settle: (() => void)[]): Change[] {
-    this.touched = { uids: new Set(), meta: new Set() };
+  private runAgainstMirror(batch: PendingWrite[], settle: (() => void)[]): Change[] {
+    const entries: Change[] = [];
     this.db.exec('BEGIN');
     try {
       for (const item of batch) {
         this.db.exec('SAVEPOINT request');
+        this.touched = { uids: new Set(), meta: new Set() };
+        const mark = entries.length;
+        // The item's rows go into the log in the order they were first written; a change
+        // the feed reports carries its row's log seq.
+        const logged = new Map<string, number>();
+        const origin = item.origin ?? SERVE_ORIGIN();
+        const logRow = (uid: string): number => {
+          let seq = logged.get(uid);
+          if (seq === undefined) {
+            const row = this.stmts.get.get(uid) as Row | undefined;
+            seq = this.seq + entries.length + 1;
+            entries.push({
+              seq, target: 'r', key: uid, value: row ? JSON.stringify(row) : null, actor: origin.actor, time: origin.time, operation: origin.operation,
+            });
+            logged.set(uid, seq);
+          }
+          return seq;
+        };
         try {
-          const value = item.fn();
+          const value = this.runItem(item, logRow);
+          for (const uid of this.touched.uids) logRow(uid);
+          for (const key of this.touched.meta) {
+            const row = this.stmts.metaGet.get(key) as { value: string } | undefined;
+            entries.push({ seq: this.seq + entries.length + 1, target: 'm', key, value: row?.value ?? null });
+          }
           this.db.exec('RELEASE request');
           settle.push(() => item.resolve(value));
         } catch (err) {
+          entries.length = mark;
           this.db.exec('ROLLBACK TO request');
           this.db.exec('RELEASE request');
           settle.push(() => item.reject(err));
         }
       }
-      const changes: Change[] = [];
-      for (const uid of this.touched.uids) {
-        const row = this.stmts.get.get(uid) as Row | undefined;
-        changes.push({ seq: this.seq + changes.length + 1, target: 'r', key: uid, value: row ? JSON.stringify(row) : null });
-      }
-      for (const key of this.touched.meta) {
-        const row = this.stmts.metaGet.get(key) as { value: string } | undefined;
-        changes.push({ seq: this.seq + changes.length + 1, target: 'm', key, value: row?.value ?? null });
-      }
-      return changes;
+      return entries;
     } finally {
       this.touched = undefined;
       this.db.exec('ROLLBACK');
       this.rolledBack();
     }
+  }
+
+  /** What the write running now touched (see capture()); undefined between writes. */
+  private scope: WriteScope | undefined;
+
+  /**
+   * Runs one write: its function, then (when the feed has subscribers) the changes it made,
+   * numbered by `seqOf`, handed to the in-transaction hooks. Returns the function's value;
+   * the changes wait in `lastChanges` until the commit publishes them.
+   */
+  private runItem(item: PendingWrite, seqOf: (uid: string) => number): unknown {
+    this.scope = { origin: item.origin, before: new Map() };
+    let value: unknown;
+    let scope: WriteScope;
+    try {
+      value = item.fn();
+    } finally {
+      scope = this.scope;
+      this.scope = undefined;
+    }
+    this.lastChanges = [];
+    if (!this.changes.active) return value;
+    const origin = item.origin ?? SERVE_ORIGIN();
+    for (const [uid, before] of scope.before) {
+      const after = this.stmts.get.get(uid) as Row | undefined;
+      if (!before && !after) continue;
+      const change = changeOf(seqOf(uid), before && rowToRecord(before), after && rowToRecord(after), origin);
+      if (change) this.lastChanges.push(change);
+    }
+    this.changes.runHooks(this.lastChanges);
+    return value;
+  }
+
+  /** The changes of the last write runItem() ran. */
+  private lastChanges: ResourceChange[] = [];
+
+  /** Before a row's first write in this write: the row as it was, for the change it becomes. */
+  private capture(uid: string, inserting = false): void {
+    const scope = this.scope;
+    if (!scope || scope.before.has(uid) || !this.changes.active) return;
+    scope.before.set(uid, inserting ? undefined : (this.stmts.get.get(uid) as Row | undefined));
   }
 
   /** Runs fn in one transaction (nested calls join the outer one). */
@@ -294,18 +363,19 @@ export class Store {
     }
   }
 
-  private pending: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  private pending: PendingWrite[] = [];
 
   /**
    * A request's write, committed with group commit: the writes queued while the event loop
    * was busy (most often, blocked in the previous commit's fsync) run in one transaction,
    * each in its own savepoint (one that throws is rolled back alone and rejects alone), and
    * one fsync makes all of them durable. Every promise settles only after that COMMIT, so
-   * no response is sent for a write that is not on disk.
+   * no response is sent for a write that is not on disk. `origin` says who wrote, for the
+   * change feed (without one: serve itself, now).
    */
-  write<T>(fn: () => T): Promise<T> {
+  write<T>(fn: () => T, origin?: WriteOrigin): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.pending.push({ fn, origin, resolve: resolve as (v: unknown) => void, reject });
       if (this.pending.length !== 1) return;
       if (this.shared) {
         if (!this.flushing) setImmediate(() => void this.flushShared());
@@ -322,15 +392,20 @@ export class Store {
     // savepoint is not free: SQLite copies every page a write touches, half of an insert's cost.
     const isolate = batch.length > 1;
     const settle: (() => void)[] = [];
+    const committed: ResourceChange[] = [];
+    const seqAtStart = this.changeSeq;
     try {
       this.db.exec('BEGIN IMMEDIATE');
       for (const item of batch) {
         if (isolate) this.db.exec('SAVEPOINT request');
+        const seqBefore = this.changeSeq;
         try {
-          const value = item.fn();
+          const value = this.runItem(item, () => (this.changeSeq = this.loadedChangeSeq() + 1));
+          committed.push(...this.lastChanges);
           if (isolate) this.db.exec('RELEASE request');
           settle.push(() => item.resolve(value));
         } catch (err) {
+          this.changeSeq = seqBefore;
           // SQLite ends the whole transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR,
           // SQLITE_NOMEM …): then the writes before this one are gone too, and the batch fails
           // with this error (not with the "no such savepoint" a ROLLBACK TO would raise).
@@ -345,7 +420,10 @@ export class Store {
           settle.push(() => item.reject(err));
         }
       }
-      if (this.db.inTransaction) this.db.exec('COMMIT');
+      if (this.db.inTransaction) {
+        if (committed.length) this.stmts.metaSet.run(CHANGE_SEQ, String(this.changeSeq));
+        this.db.exec('COMMIT');
+      }
     } catch (err) {
       // The batch did not commit (disk full, I/O error, store closed): none of it happened.
       try {
@@ -353,11 +431,21 @@ export class Store {
       } catch {
         // the connection is gone; so is the transaction
       }
+      this.changeSeq = seqAtStart;
       this.rolledBack();
       for (const item of batch) item.reject(err);
       return;
     }
+    this.changes.publish(committed);
     for (const done of settle) done();
+  }
+
+  /** The last change seq handed out (a data dir's own store; a shared one numbers by its log); -1: not read yet. */
+  private changeSeq = -1;
+
+  private loadedChangeSeq(): number {
+    if (this.changeSeq < 0) this.changeSeq = Number((this.stmts.metaGet.get(CHANGE_SEQ) as { value: string } | undefined)?.value ?? 0);
+    return this.changeSeq;
   }
 
   /**
@@ -398,7 +486,9 @@ export class Store {
       this.checkSameSchema(schema);
       const tables = (this.db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'").all() as { name: string }[])
         .map((t) => t.name);
-      const kept = keepMeta.map(() => '?').join(', ') || "''";
+      // The change seq only grows: a restore keeps this store's.
+      keepMeta = [...keepMeta, CHANGE_SEQ];
+      const kept = keepMeta.map(() => '?').join(', ');
       await this.write(() => {
         for (const table of tables) {
           const only = table === 'meta' ? ` WHERE key NOT IN (${kept})` : '';
@@ -409,6 +499,7 @@ export class Store {
         this.replacedAll();
         adjust();
       });
+      this.changes.publishReset();
     } finally {
       // Closed meanwhile (serve stopping): the attachment went with the connection.
       if (this.db.open) this.db.exec(`DETACH DATABASE ${schema}`);
@@ -545,16 +636,19 @@ export class Store {
   }
 
   insert(rec: Record_): void {
+    this.capture(rec.uid, true);
     this.stmts.insert.run(rec.uid, rec.kind, rec.parent, rec.name, rec.altKey, rec.createTime, rec.updateTime, JSON.stringify(rec.data));
     this.wrote(rec.uid, rec.kind);
   }
 
   update(rec: Record_): void {
+    this.capture(rec.uid);
     this.stmts.update.run(rec.name, rec.altKey, rec.updateTime, JSON.stringify(rec.data), rec.uid);
     this.wrote(rec.uid, rec.kind);
   }
 
   remove(uid: string): boolean {
+    this.capture(uid);
     const changed = this.stmts.remove.run(uid).changes > 0;
     if (changed) this.wrote(uid);
     return changed;
@@ -619,6 +713,27 @@ export class Store {
     this.touched?.meta.add(key);
     this.stmts.metaSet.run(key, value);
     this.metaCache.set(key, value);
+  }
+
+  /**
+   * An entry of a table of a subscriber's own (an outbox: see ChangeFeed.inTransaction), kept
+   * with the meta values under `<table>/<key>`, so that it commits with the write it is made
+   * in, on SQLite and (through the log) on a shared database alike; null removes it.
+   */
+  putEntry(table: string, key: string, value: string | null): void {
+    const metaKey = `${table}/${key}`;
+    this.checkWritable();
+    this.touched?.meta.add(metaKey);
+    if (value === null) this.stmts.metaDelete.run(metaKey);
+    else this.stmts.metaSet.run(metaKey, value);
+    this.metaCache.delete(metaKey);
+  }
+
+  /** A table's entries (putEntry), by key, at most `limit`, after the key `after`. */
+  entries(table: string, limit = 1000, after = ''): [key: string, value: string][] {
+    const from = `${table}/${after}`;
+    const rows = this.stmts.metaRange.all(from, `${table}0`, limit) as { key: string; value: string }[];
+    return rows.map((r) => [r.key.slice(table.length + 1), r.value]);
   }
 
   isEmpty(): boolean {

@@ -19,6 +19,8 @@ const serveFlags = {
   latency: flag.string('--latency <duration>', 'delay every request: 200ms, or a range such as 50ms-300ms'),
   journal: flag.string('--journal <n>', 'how many requests the journal keeps for pctl serve requests (default 1000; 0 keeps none)'),
   mcpWrites: flag.bool('--mcp-writes', "offer the write tools (create, update, delete, invite redemption) on serve's MCP endpoint, /mcp; without it /mcp only reads. Either way a caller may do only what its role bindings allow"),
+  v1: flag.string('--v1 <on|off>', 'the v1 API beside v2 (deprecated; every answer says so): on (default), or off to answer every v1 call 410 Gone, a rehearsal of the end of the transition'),
+  v1Sunset: flag.string('--v1-sunset <date>', 'when v1 ends (YYYY-MM-DD or an RFC 3339 time): sent as the Sunset header of every v1 answer (default: none)'),
   deterministic: flag.string('--deterministic <seed>', 'reproducible runs: the clock starts at 2026-01-01T00:00:00Z and moves 1s per request, and uids and codes come from SEED (a whole number), so the same requests to a fresh data dir get the same response bodies; tokens still differ (ES256 signatures are randomized). Never for a server others can reach: its codes are predictable'),
 };
 
@@ -158,6 +160,25 @@ export const serveCommand = defineCommand({
       load: async () => {
         const m = await import('./requests.js');
         return { run: (ctx, _args, opts) => m.runRequests(ctx, opts) };
+      },
+    }),
+    defineCommand({
+      name: 'v1-callers',
+      aliases: ['v1-report'],
+      help: {
+        summary: 'who still calls the v1 API of a running serve, and what to call instead',
+        description:
+          "Who still calls v1 on a running `pctl serve`, from its request journal (/_pctl/v1-callers; the owner's token): one row " +
+          'per caller identity and v1 call, with how many times and when last it was called in the journal\'s window, and the v2 ' +
+          'call to use instead. The window is what the journal keeps (serve --journal N).',
+        examples: [
+          ['before the sunset: who still calls v1', 'pctl serve v1-callers'],
+          ['as JSON, for a migration tracker', 'pctl serve v1-callers -o json'],
+        ],
+      },
+      load: async () => {
+        const m = await import('./v1-callers.js');
+        return { run: (ctx) => m.runV1Callers(ctx) };
       },
     }),
     defineCommand({

@@ -29,6 +29,19 @@ export interface ServeCommandOptions {
   deterministic?: string;
   /** `--mcp-writes`: the write tools on /mcp too. */
   mcpWrites?: boolean;
+  /** `--v1 on|off`: the v1 API beside v2, or 410 Gone for every v1 call. */
+  v1?: string;
+  /** `--v1-sunset DATE`: the Sunset header of v1 answers. */
+  v1Sunset?: string;
+}
+
+/** `--v1` and `--v1-sunset` as the server's v1 options. */
+function v1Flags(opts: ServeCommandOptions): { enabled: boolean; sunset?: Date } {
+  if (opts.v1 !== undefined && opts.v1 !== 'on' && opts.v1 !== 'off') throw UsageError.invalidField('v1', `must be on or off, got "${opts.v1}"`);
+  if (opts.v1Sunset === undefined) return { enabled: opts.v1 !== 'off' };
+  const sunset = /^\d{4}-\d{2}-\d{2}(T.+)?$/.test(opts.v1Sunset) ? new Date(opts.v1Sunset) : new Date(NaN);
+  if (Number.isNaN(sunset.getTime())) throw UsageError.invalidField('v1-sunset', `must be a date such as 2027-06-30 or an RFC 3339 time, got "${opts.v1Sunset}"`);
+  return { enabled: opts.v1 !== 'off', sunset };
 }
 
 /** `--fault` and `--latency` as rules; a usage error names the bad one. */
@@ -199,6 +212,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const faults = await faultFlags(opts);
   const journal = journalSize(opts.journal);
   const deterministic = deterministicSeed(opts.deterministic);
+  const v1 = v1Flags(opts);
   // An empty PCTL_DATABASE_URL is unset, as shells leave it; an empty --database is a mistake.
   if (opts.database === '') throw UsageError.invalidField('--database', 'must not be empty: give a postgres:// URL, or leave the flag out for SQLite in the data dir');
   const database = databaseUrl(opts.database ?? ctx.env.PCTL_DATABASE_URL);
@@ -223,6 +237,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       ...(journal !== undefined ? { journalSize: journal } : {}),
       ...(deterministic !== undefined ? { deterministic } : {}),
       ...(opts.mcpWrites ? { mcpWrites: true } : {}),
+      v1,
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
   } catch (e) {
@@ -275,6 +290,9 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
   err(await describeRateLimit(rateLimit));
   err(`MCP: ${server.url}/mcp (Streamable HTTP, bearer token required; ${opts.mcpWrites ? 'write tools on' : 'read-only: --mcp-writes adds the write tools'})`);
+  err(v1.enabled
+    ? `v1 API: answered beside v2, marked deprecated${v1.sunset ? `, sunset ${v1.sunset.toUTCString()}` : ''} (pctl serve v1-callers shows who still calls it)`
+    : 'v1 API: off (every v1 call answers 410 Gone)');
   if (deterministic !== undefined) {
     const { DETERMINISTIC_START_MS, DETERMINISTIC_STEP_MS } = await import('../../../server/deterministic.js');
     err(`Deterministic (seed ${deterministic}): the clock started at ${new Date(DETERMINISTIC_START_MS).toISOString()} and moves ${DETERMINISTIC_STEP_MS / 1000}s per request; uids and codes follow from the seed (predictable: keep this server to yourself).`);
@@ -321,7 +339,7 @@ export async function runExport(ctx: Context, opts: { data?: string }): Promise<
   const dataDir = await resolveDataDir(ctx, opts.data);
   if (!existsSync(join(dataDir, 'pctl.db'))) throw new Error(`${dataDir} holds no pctl data (no pctl.db); nothing to export`);
   const { Store } = await import('../../../server/store/store.js');
-  const { exportSeed, seedToYaml } = await import('../../../server/seed.js');
+  const { exportSeed, seedToYaml } = await import('../../../server/seed-export.js');
   // Reading while a serve runs on the same dir is fine: SQLite WAL lets readers be.
   const store = new Store(dataDir);
   let doc;
@@ -354,6 +372,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   const { lockDataDir, DataDirLockedError } = await import('../../../server/lock.js');
   const { Store } = await import('../../../server/store/store.js');
   const { bootstrap } = await import('../../../server/bootstrap.js');
+  const { domainContext } = await import('../../../server/domain/context.js');
   const { Snapshots, snapshotsDir } = await import('../../../server/control/snapshots.js');
   const { systemRandom } = await import('../../../server/random.js');
   let unlock: () => void;
@@ -378,7 +397,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
     const store = new Store(dataDir);
     try {
       const clock = () => ctx.clock.now().getTime();
-      bootstrap(store, { issuer, clock, random: systemRandom });
+      await bootstrap(domainContext(store, clock, systemRandom), { issuer });
       await new Snapshots({ dataDir, store, clock }).saveInitial();
       organization = store.getMeta('organization')!;
     } finally {

@@ -7,18 +7,18 @@
 import { ApiError, Code, invalidField } from '../../api/errors.js';
 import { capability, roleBindings, roles } from '../../api/registry/index.js';
 import { within } from '../auth/authorize.js';
-import type { ServerContext } from '../context.js';
-import type { Principal } from '../http.js';
+import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
+import type { DomainContext } from './context.js';
 
 /** Built-in roles are outside the hierarchy: anyone holding roles.list somewhere sees them. */
-export function roleVisible(ctx: ServerContext, principal: Principal, role: Record_): boolean {
+export function roleVisible(ctx: DomainContext, principal: Principal, role: Record_): boolean {
   const cap = capability(roles, 'list');
   return role.parent ? ctx.authz.can(principal, cap, role.uid) : ctx.authz.canAnywhere(principal, cap);
 }
 
 /** 403 naming what is missing unless the caller holds every one of `capabilities` on the group. */
-export function ensureHolds(ctx: ServerContext, principal: Principal, groupUid: string, capabilities: readonly string[], what: string): void {
+export function ensureHolds(ctx: DomainContext, principal: Principal, groupUid: string, capabilities: readonly string[], what: string): void {
   const missing = missingOn(ctx, principal, groupUid, capabilities);
   if (missing.length) throw denied(`to ${what} you must hold ${missing.join(', ')} on ${groupUid}`, missing, groupUid);
 }
@@ -28,7 +28,7 @@ export function ensureHolds(ctx: ServerContext, principal: Principal, groupUid: 
  * role held there by the caller itself. Otherwise PERMISSION_DENIED naming `binding` (the
  * grant, in words) and what the caller lacks.
  */
-export function ensureCouldGrant(ctx: ServerContext, principal: Principal, groupUid: string, role: Record_ | undefined, binding: string, what: string): void {
+export function ensureCouldGrant(ctx: DomainContext, principal: Principal, groupUid: string, role: Record_ | undefined, binding: string, what: string): void {
   const missing = missingOn(ctx, principal, groupUid, role ? roleCapabilities(role) : []);
   if (missing.length) throw denied(`to ${what} you must be able to grant ${binding}, and you do not hold ${missing.join(', ')} on ${groupUid}`, missing, groupUid);
 }
@@ -38,7 +38,7 @@ export function ensureCouldGrant(ctx: ServerContext, principal: Principal, group
  * claimMatch) or delete it must be able to grant every role binding it holds, each on its own
  * group, as if creating them. Call inside the write that changes the identity.
  */
-export function ensureCouldGrantBindingsOf(ctx: ServerContext, principal: Principal, identity: Record_, what: string): void {
+export function ensureCouldGrantBindingsOf(ctx: DomainContext, principal: Principal, identity: Record_, what: string): void {
   for (const binding of ctx.store.findByAltKeyFirstPart(roleBindings.storeKind, identity.uid)) {
     const role = ctx.store.get(String(binding.data.roleUid), roles.storeKind);
     const named = `its role binding ${binding.uid} (role ${role?.name ?? String(binding.data.roleUid)} on ${binding.parent!})`;
@@ -50,7 +50,7 @@ function roleCapabilities(role: Record_): string[] {
   return Array.isArray(role.data.capabilities) ? (role.data.capabilities as string[]) : [];
 }
 
-function missingOn(ctx: ServerContext, principal: Principal, groupUid: string, capabilities: readonly string[]): string[] {
+function missingOn(ctx: DomainContext, principal: Principal, groupUid: string, capabilities: readonly string[]): string[] {
   const held = ctx.authz.capabilitiesOn(principal, groupUid);
   return capabilities.filter((c) => !held.has(c));
 }
@@ -67,7 +67,7 @@ function denied(why: string, missing: string[], groupUid: string): ApiError {
  * the caller can see (saying nothing more), or one defined elsewhere; 403 when it holds more
  * than the caller does there.
  */
-export function grantableRole(ctx: ServerContext, principal: Principal, groupUid: string, roleUid: string, field: string): Record_ {
+export function grantableRole(ctx: DomainContext, principal: Principal, groupUid: string, roleUid: string, field: string): Record_ {
   const role = ctx.store.get(roleUid, roles.storeKind);
   if (!role || !roleVisible(ctx, principal, role)) throw invalidField(field, `names no role: ${roleUid}`);
   if (role.parent && !within(groupUid, role.parent)) {

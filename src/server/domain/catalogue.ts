@@ -1,0 +1,160 @@
+// The read-only catalogues, loaded from seeds: libraries (/libraries/v2/artifacts and their
+// versions: libraries.list held on any group reads them all), security advisories, and the
+// Integrations data (advisory documents by package, vulnerability metadata: any valid token
+// reads them).
+import { invalidField, notFound } from '../../api/errors.js';
+import { advisories as ADV, artifacts as AR, capability } from '../../api/registry/index.js';
+import { ECOSYSTEMS, ecosystemOf, ecosystemRule, type AdvisoryDocument, type VulnerabilityMetadata } from '../../api/schemas.js';
+import { permissionDenied } from '../auth/authorize.js';
+import type { Principal } from '../auth/principal.js';
+import { singleParam } from '../params.js';
+import type { ListPage } from '../store/list.js';
+import type { Record_ } from '../store/store.js';
+import { now, type DomainContext } from './context.js';
+import { readOperations, type ListParams } from './reads.js';
+import { advisoryDocumentOf, newAdvisoryUid, newChildUid, records } from './records.js';
+
+export interface NewLibrary {
+  name: string;
+  ecosystem: (typeof ECOSYSTEMS)[number];
+  description?: string | undefined;
+  /** Oldest first: the last one is the latest version. */
+  versions: { version: string; description?: string | undefined; sizeBytes?: string | undefined; updateTime?: string | undefined }[];
+}
+
+export interface NewAdvisory { advisoryId: string; artifactName: string; updateTime?: string | undefined }
+
+export function artifactOperations(ctx: DomainContext) {
+  const { store, authz } = ctx;
+  const cap = capability(AR, 'list');
+  const requireCap = (principal: Principal) => {
+    if (!authz.canAnywhere(principal, cap)) throw permissionDenied(cap, 'any group');
+  };
+  return {
+    /** 403 unless the caller may read the catalogue (every path under it answers so first). */
+    async access(principal: Principal): Promise<void> {
+      requireCap(principal);
+    },
+
+    /** `ecosystems` is required; `query`, a substring of the name in any case; by name unless order_by says otherwise. */
+    async list(principal: Principal, params: ListParams): Promise<ListPage> {
+      requireCap(principal);
+      const ecosystems = ecosystemsOf(params);
+      const search = singleParam(params, 'query', ['query']);
+      const query = withDefaultOrder(params, 'name');
+      query.delete('query');
+      query.set('ecosystems', ecosystems.join(','));
+      return ctx.lists.list(query, { kind: AR.storeKind, filterColumns: { ecosystems: 'alt_key' }, ...(search ? { nameContains: search } : {}) });
+    },
+
+    /** How many artifacts each of the `ecosystems` holds. */
+    async count(principal: Principal, params: ListParams): Promise<{ ecosystem: string; totalCount: number }[]> {
+      requireCap(principal);
+      return ecosystemsOf(params).map((ecosystem) => ({ ecosystem, totalCount: store.countByAltKey(AR.storeKind, ecosystem) }));
+    },
+
+    /** An artifact's versions, oldest first unless order_by says otherwise. */
+    async versions(principal: Principal, artifactUid: string, params: ListParams): Promise<ListPage> {
+      requireCap(principal);
+      const artifact = store.get(artifactUid, AR.storeKind);
+      if (!artifact) throw notFound(AR.kind, artifactUid);
+      const query = withDefaultOrder(params, 'createTime');
+      for (const scope of ['uidp.children_of', 'uidp.childrenOf', 'uidp.descendants_of', 'uidp.descendantsOf']) {
+        if (query.has(scope)) throw invalidField(scope, 'is not a parameter of this list (the artifact is in the path)');
+      }
+      query.set('uidp.children_of', artifact.uid);
+      return ctx.lists.list(query, { kind: 'artifactVersion' });
+    },
+  };
+}
+
+export function advisoryOperations(ctx: DomainContext) {
+  return readOperations(ctx, ADV);
+}
+
+export function advisoryDocumentOperations(ctx: DomainContext) {
+  return {
+    /** Not paged: every document of the package `id` (or all), each cut to the advisories naming one of `cves`. */
+    async list(_principal: Principal, params: ListParams): Promise<AdvisoryDocument[]> {
+      for (const key of params.keys()) if (key !== 'id' && key !== 'cves') throw invalidField(key, 'is not a known query parameter');
+      const id = singleParam(params, 'id', ['id']);
+      const cves = params.getAll('cves').flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+      return ctx.store
+        .roots('advisoryDocument')
+        .filter((r) => id === undefined || r.name === id)
+        .map(advisoryDocumentOf)
+        .map((doc) => (cves.length ? { ...doc, advisories: doc.advisories.filter((a) => cves.some((c) => a.id === c || a.aliases.includes(c))) } : doc))
+        .filter((doc) => !cves.length || doc.advisories.length);
+    },
+  };
+}
+
+export function vulnerabilityMetadataOperations(ctx: DomainContext) {
+  return {
+    async list(_principal: Principal, params: ListParams): Promise<ListPage> {
+      return ctx.lists.list(params, { kind: 'vulnerabilityMetadata', filterColumns: { id: 'name', ids: 'name' } });
+    },
+  };
+}
+
+/** In a write, for serve alone (seeds): a library and its versions; their times are the versions'. */
+export function insertLibrary(ctx: DomainContext, lib: NewLibrary): Record_ {
+  const t = now(ctx);
+  const times = lib.versions.map((v) => v.updateTime ?? t);
+  const newest = times.length ? times.reduce((a, b) => (a > b ? a : b)) : t;
+  const oldest = times.length ? times.reduce((a, b) => (a < b ? a : b)) : t;
+  const uid = newAdvisoryUid(ctx.random);
+  const artifact = records.artifact({
+    uid, name: lib.name, ecosystem: lib.ecosystem, description: lib.description, latestVersion: lib.versions[lib.versions.length - 1]?.version ?? '',
+    versionCount: lib.versions.length, createTime: oldest, updateTime: newest,
+  });
+  ctx.store.insert(artifact);
+  lib.versions.forEach((v, i) => {
+    ctx.store.insert(records.artifactVersion({
+      uid: newChildUid(ctx.random, uid), parent: uid, artifactName: lib.name, version: v.version, description: v.description, sizeBytes: v.sizeBytes ?? '0',
+      createTime: times[i]!, updateTime: times[i]!,
+    }));
+  });
+  return artifact;
+}
+
+/** In a write, for serve alone (seeds): an advisory; `updateTime` keeps a data set's history. */
+export function insertAdvisory(ctx: DomainContext, a: NewAdvisory): Record_ {
+  const t = now(ctx);
+  const updated = a.updateTime ?? t;
+  const rec = records.advisory({ uid: newAdvisoryUid(ctx.random), advisoryId: a.advisoryId, artifactName: a.artifactName, createTime: updated < t ? updated : t, updateTime: updated });
+  ctx.store.insert(rec);
+  return rec;
+}
+
+export function insertAdvisoryDocument(ctx: DomainContext, document: AdvisoryDocument): Record_ {
+  const rec = records.advisoryDocument({ uid: newAdvisoryUid(ctx.random), document, createTime: now(ctx) });
+  ctx.store.insert(rec);
+  return rec;
+}
+
+export function insertVulnerabilityMetadata(ctx: DomainContext, metadata: VulnerabilityMetadata): Record_ {
+  const rec = records.vulnerabilityMetadata({ uid: newAdvisoryUid(ctx.random), metadata, createTime: now(ctx) });
+  ctx.store.insert(rec);
+  return rec;
+}
+
+/** `ecosystems`: required, repeatable and comma-separated, JAVA or PYTHON in any case. */
+function ecosystemsOf(query: URLSearchParams): string[] {
+  const values = query.getAll('ecosystems').flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  if (!values.length) throw invalidField('ecosystems', `is required: ${ECOSYSTEMS.join(', ')} (repeatable)`);
+  const out = new Set<string>();
+  for (const v of values) {
+    const ecosystem = ecosystemOf(v);
+    if (!ecosystem) throw invalidField('ecosystems', ecosystemRule(v));
+    out.add(ecosystem);
+  }
+  return [...out];
+}
+
+/** A catalogue reads best sorted: artifacts by name, versions oldest first, unless order_by says otherwise. */
+function withDefaultOrder(query: URLSearchParams, order: string): URLSearchParams {
+  const out = new URLSearchParams(query);
+  if (!out.has('order_by') && !out.has('orderBy')) out.set('order_by', order);
+  return out;
+}

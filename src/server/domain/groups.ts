@@ -1,0 +1,73 @@
+// Groups: create below an existing group, rename or describe, delete when empty; and the
+// organizations (groups without a parent) that only serve itself makes.
+import { failedPrecondition } from '../../api/errors.js';
+import { byStoreKind, capability, groups as G } from '../../api/registry/index.js';
+import { UPDATE_RULES } from '../../api/schemas.js';
+import type { Principal } from '../auth/principal.js';
+import type { Record_ } from '../store/store.js';
+import { authorize, commit, insertChild, mustGet, now, patchRecord, resolve, type Deferred, type DomainContext } from './context.js';
+import { ruledChanges, type Changes } from './patch.js';
+import { readOperations } from './reads.js';
+import { newOrganizationUid, records } from './records.js';
+
+export interface NewGroup {
+  parent: string;
+  name: string;
+  description?: string | undefined;
+}
+
+export function groupOperations(ctx: DomainContext) {
+  return {
+    ...readOperations(ctx, G),
+
+    async create(principal: Principal, input: NewGroup): Promise<Record_> {
+      authorize(ctx, principal, capability(G, 'create'), G, input.parent, 'parent');
+      return commit(ctx, principal, 'groups.create', () => insertGroup(ctx, input));
+    },
+
+    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
+      authorize(ctx, principal, capability(G, 'update'), G, uid);
+      const patch = await resolve(changes);
+      const { name, description } = ruledChanges(patch, UPDATE_RULES.group);
+      return commit(ctx, principal, 'groups.update', () => patchRecord(ctx, G, uid, patch, (rec) => {
+        if (name !== undefined) rec.name = name;
+        if (description !== undefined) rec.data.description = description;
+      }));
+    },
+
+    async delete(principal: Principal, uid: string): Promise<void> {
+      authorize(ctx, principal, capability(G, 'delete'), G, uid);
+      await commit(ctx, principal, 'groups.delete', () => {
+        const rec = mustGet(ctx, G, uid);
+        ensureEmpty(ctx, rec);
+        ctx.store.remove(rec.uid);
+      });
+    },
+  };
+}
+
+/** In a write: a group below an existing one. */
+export function insertGroup(ctx: DomainContext, input: NewGroup): Record_ {
+  return insertChild(ctx, records.group({ parent: input.parent, name: input.name, description: input.description, createTime: now(ctx) }));
+}
+
+/** In a write, for serve alone (bootstrap, seeds): an organization, a group without a parent. */
+export function insertOrganization(ctx: DomainContext, input: Omit<NewGroup, 'parent'>): Record_ {
+  const rec = records.group({ uid: newOrganizationUid(ctx.random), parent: null, name: input.name, description: input.description, createTime: now(ctx) });
+  ctx.store.insert(rec);
+  return rec;
+}
+
+/** A group may be deleted only when it holds nothing: no resource of any kind lives in it. */
+function ensureEmpty(ctx: DomainContext, group: Record_): void {
+  const counts = ctx.store.childCounts(group.uid);
+  const parts = Object.entries(counts).map(([kind, n]) => {
+    const nouns = byStoreKind(kind)?.nouns ?? { one: kind, many: kind };
+    return `${n} ${n === 1 ? nouns.one : nouns.many}`;
+  });
+  if (!parts.length) return;
+  const what = parts.join(', ');
+  throw failedPrecondition(`Group ${group.uid} is not empty: it still contains ${what}`, [
+    { type: 'RESOURCE_NOT_EMPTY', subject: group.uid, description: `the group still contains ${what}; delete them first` },
+  ]);
+}

@@ -1,0 +1,107 @@
+// Identities: each names one issuer and subject pair (claimMatch), unique across the data
+// dir, so that a token maps to one identity. Deleting one deletes its role bindings.
+import { alreadyExists } from '../../api/errors.js';
+import { capability, groups as G, identities as I, roleBindings as RB } from '../../api/registry/index.js';
+import { UPDATE_RULES } from '../../api/schemas.js';
+import type { Principal } from '../auth/principal.js';
+import type { Record_ } from '../store/store.js';
+import { authorize, commit, insertChild, mustGet, now, patchRecord, resolve, type Deferred, type DomainContext } from './context.js';
+import { ensureCouldGrantBindingsOf } from './grants.js';
+import { ruledChanges, type Changes } from './patch.js';
+import { readOperations } from './reads.js';
+import { claimKey, records, timestamp } from './records.js';
+
+export interface NewIdentity {
+  parent: string;
+  name: string;
+  description?: string | undefined;
+  claimMatch: { issuer: string; subject: string };
+}
+
+export function identityOperations(ctx: DomainContext) {
+  return {
+    ...readOperations(ctx, I),
+
+    async create(principal: Principal, input: NewIdentity): Promise<Record_> {
+      authorize(ctx, principal, capability(I, 'create'), G, input.parent, 'parent');
+      return commit(ctx, principal, 'identities.create', () => insertIdentity(ctx, principal, input));
+    },
+
+    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
+      authorize(ctx, principal, capability(I, 'update'), I, uid);
+      const patch = await resolve(changes);
+      const { name, description, 'claimMatch.issuer': issuer, 'claimMatch.subject': subject } = ruledChanges(patch, UPDATE_RULES.identity);
+      return commit(ctx, principal, 'identities.update', () => patchRecord(ctx, I, uid, patch, (rec) => {
+        const claim = rec.data.claimMatch as { issuer: string; subject: string };
+        const next = { issuer: issuer ?? claim.issuer, subject: subject ?? claim.subject };
+        if (next.issuer !== claim.issuer || next.subject !== claim.subject) {
+          // No escalation through identities: the new tokens get every binding it holds.
+          ensureCouldGrantBindingsOf(ctx, principal, rec, `change the claimMatch of identity ${rec.uid}`);
+          claim.issuer = next.issuer;
+          claim.subject = next.subject;
+          ensureClaimUnique(ctx, principal, claim.issuer, claim.subject, rec.uid);
+          rec.altKey = claimKey(claim.issuer, claim.subject);
+        }
+        if (name !== undefined) rec.name = name;
+        if (description !== undefined) rec.data.description = description;
+      }));
+    },
+
+    async delete(principal: Principal, uid: string): Promise<void> {
+      authorize(ctx, principal, capability(I, 'delete'), I, uid);
+      await commit(ctx, principal, 'identities.delete', () => {
+        const rec = mustGet(ctx, I, uid);
+        ensureCouldGrantBindingsOf(ctx, principal, rec, `delete identity ${rec.uid}`);
+        // A binding of a deleted identity grants nothing; it goes with the identity.
+        for (const binding of ctx.store.findByAltKeyFirstPart(RB.storeKind, rec.uid)) ctx.store.remove(binding.uid);
+        ctx.store.remove(rec.uid);
+      });
+    },
+
+    /**
+     * The identity was seen (a request with its token): lastSeenTime, written by serve, not an
+     * update by a user (updateTime stays). Nothing when the identity is gone meanwhile.
+     */
+    touch(uid: string, at: number): Promise<void> {
+      return ctx.store.write(() => {
+        const current = ctx.store.get(uid, I.storeKind);
+        if (!current) return;
+        current.data.lastSeenTime = timestamp(at);
+        ctx.store.update(current);
+      }, { actor: uid, time: timestamp(at), operation: 'identities.touch' });
+    },
+  };
+}
+
+/** In a write: a new identity in an existing group, its claimMatch not yet taken. */
+export function insertIdentity(ctx: DomainContext, principal: Principal, input: NewIdentity): Record_ {
+  const { issuer, subject } = input.claimMatch;
+  const rec = records.identity({ parent: input.parent, name: input.name, description: input.description, issuer, subject, createTime: now(ctx) });
+  return insertChild(ctx, rec, () => ensureClaimUnique(ctx, principal, issuer, subject));
+}
+
+/**
+ * In a write, for serve alone: serve is its own token issuer at its base URL, which changes
+ * when it restarts on another port (or gets --public-url); identities of the previous issuer
+ * move with it.
+ */
+export function moveIssuer(ctx: DomainContext, from: string, to: string): void {
+  for (const rec of ctx.store.findByAltKeyFirstPart(I.storeKind, from)) {
+    const claim = rec.data.claimMatch as { issuer: string; subject: string };
+    claim.issuer = to;
+    rec.altKey = claimKey(to, claim.subject);
+    ctx.store.update(rec);
+  }
+}
+
+/**
+ * A claimMatch names one identity across the whole data dir (a token maps to one identity),
+ * so a taken pair is always refused; the identity holding it is named only to a caller who
+ * may read it. Others learn that the pair is taken, and nothing about who holds it.
+ */
+function ensureClaimUnique(ctx: DomainContext, principal: Principal, issuer: string, subject: string, selfUid?: string): void {
+  const clash = ctx.store.findByAltKey(I.storeKind, claimKey(issuer, subject)).find((r) => r.uid !== selfUid);
+  if (!clash) return;
+  if (ctx.authz.can(principal, capability(I, 'list'), clash.uid)) throw alreadyExists(`An identity with this claimMatch already exists: ${clash.uid}`);
+  throw alreadyExists('An identity with this claimMatch already exists (each issuer and subject pair can belong to one identity only)');
+}
