@@ -34,4 +34,4 @@ export function capability(d: AnyResource, op: Operation): string {
 }
 
 export type { AnyResource as Resource };
-export { accountAssociations, artifacts, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags };
+export { accountAssociations, advisories, artifacts, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags };
