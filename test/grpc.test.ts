@@ -22,7 +22,7 @@ import { startTestServer, type TestServer } from './helpers/serve.js';
 const root = join(import.meta.dirname, '..');
 const PROTO_FILES = [
   'platform/iam/v2/iam.proto', 'platform/registry/v2/registry.proto', 'platform/vulnerabilities/v2/vulnerabilities.proto',
-  'platform/libraries/v2/libraries.proto', 'platform/advisory/v2/advisory.proto', 'google/rpc/status.proto', 'google/rpc/error_details.proto',
+  'platform/libraries/v2/libraries.proto', 'platform/advisory/v2/advisory.proto', 'platform/events/v2/events.proto', 'google/rpc/status.proto', 'google/rpc/error_details.proto',
   'grpc/reflection/v1/reflection.proto', 'grpc/reflection/v1alpha/reflection.proto',
 ];
 const definitions = loader.loadSync(PROTO_FILES, { includeDirs: [join(root, 'proto')], longs: String, enums: String, defaults: false });
@@ -34,6 +34,7 @@ const SERVICES = {
   vulnerabilities: pkg.platform.vulnerabilities.v2.VulnerabilitiesService,
   libraries: pkg.platform.libraries.v2.LibrariesService,
   advisory: pkg.platform.advisory.v2.AdvisoryService,
+  events: pkg.platform.events.v2.EventsService,
 } as const;
 type ServiceName = keyof typeof SERVICES;
 
@@ -235,6 +236,13 @@ test.serial('every RPC of every service answers over gRPC what REST answers', as
   same(await rpc('advisory', 'ListDocuments', {}), await rest('/advisory/v2/documents'), 'ListDocuments');
   same(await rpc('advisory', 'ListVulnerabilityMetadata', { pageSize: 2 }), await rest('/advisory/v2/metadata?page_size=2'), 'ListVulnerabilityMetadata');
 
+  const sub = await rpc('events', 'CreateSubscription', { parent: org, subscription: { sink: 'https://hooks.example.com/grpc' } });
+  same(sub, await rest(`/events/v2/subscriptions/${g(sub.uid)}`), 'CreateSubscription');
+  same(await rpc('events', 'GetSubscription', { uid: sub.uid }), await rest(`/events/v2/subscriptions/${g(sub.uid)}`), 'GetSubscription');
+  same(await rpc('events', 'ListSubscriptions', { uidp: { childrenOf: org } }), await rest(`/events/v2/subscriptions?uidp.children_of=${g(org)}`), 'ListSubscriptions');
+  await rpc('events', 'DeleteSubscription', { uid: sub.uid });
+  t.is((await srv.call('GET', `/events/v2/subscriptions/${g(sub.uid)}`)).status, 404);
+
   t.deepEqual(ALL_RPCS.filter((path) => !h.called.has(path)), [], 'every RPC in proto/ was called');
 });
 
@@ -366,7 +374,7 @@ test.serial('reflection (v1 and v1alpha) lists the services and serves their fil
     client.close();
 
     const services = answers[0].listServicesResponse.service.map((s: Any) => s.name);
-    t.deepEqual(services, ['platform.iam.v2.IamService', 'platform.registry.v2.RegistryService', 'platform.vulnerabilities.v2.VulnerabilitiesService', 'platform.libraries.v2.LibrariesService', 'platform.advisory.v2.AdvisoryService',
+    t.deepEqual(services, ['platform.iam.v2.IamService', 'platform.registry.v2.RegistryService', 'platform.vulnerabilities.v2.VulnerabilitiesService', 'platform.libraries.v2.LibrariesService', 'platform.advisory.v2.AdvisoryService', 'platform.events.v2.EventsService',
       // The v1 services beside them (src/server/v1/), by the vendor's names.
       'chainguard.platform.iam.Groups', 'chainguard.platform.iam.Identities', 'chainguard.platform.iam.Roles', 'chainguard.platform.iam.RoleBindings',
       'chainguard.platform.iam.IdentityProviders', 'chainguard.platform.iam.GroupInvites', 'chainguard.platform.iam.GroupAccountAssociations',

@@ -1,4 +1,4 @@
-// Seeds carry identity providers, invites and account associations under their group; export
+// Seeds carry identity providers, invites, account associations and webhook subscriptions under their group; export
 // round-trips them without a client secret or an invite code (the code's hash travels instead,
 // so a re-seeded invite still takes its code).
 import test from 'ava';
@@ -17,6 +17,7 @@ const seed: SeedDocument = {
       identityProviders: [{ name: 'okta', defaultRole: 'acme/auditor', oidc: { issuer: 'https://acme.okta.example', clientId: 'app', clientSecret: 'hush' } }],
       invites: [{ role: 'viewer', email: 'ana@example.com', expirationTime: '2099-01-01T00:00:00Z', singleUse: true, code: CODE }],
       accountAssociation: { name: 'prod', amazon: { account: '123456789012' } },
+      subscriptions: [{ sink: 'https://hooks.example.com/pctl' }],
     }],
   }],
 };
@@ -34,6 +35,7 @@ test('identity providers, invites and account associations load from a seed and 
     codeSha256: createHash('sha256').update(CODE).digest('hex'),
   }]);
   t.deepEqual(platform.accountAssociation, { name: 'prod', amazon: { account: '123456789012' } });
+  t.deepEqual(platform.subscriptions, [{ sink: 'https://hooks.example.com/pctl' }]);
   t.false(JSON.stringify(exported).includes('hush'));
   t.false(JSON.stringify(exported).includes(CODE));
 
@@ -42,6 +44,7 @@ test('identity providers, invites and account associations load from a seed and 
   t.deepEqual(exportSeed(again.store), exported);
   const invite = (await again.call('GET', '/iam/v2/groupInvites')).json.groupInvites[0];
   t.is(invite.keyId, createHash('sha256').update(CODE).digest('hex').slice(0, 16), 'the same code still finds it');
+  t.deepEqual((await again.call('GET', '/events/v2/subscriptions')).json.subscriptions.map((s: { sink: string }) => s.sink), ['https://hooks.example.com/pctl']);
 });
 
 test('a bad nested entry is refused with its path, nothing written', async (t) => {
@@ -51,4 +54,8 @@ test('a bad nested entry is refused with its path, nothing written', async (t) =
   platform.accountAssociation = { name: 'prod', amazon: { account: '1' } };
   const err = await t.throwsAsync(startTestServer({ seed: bad }));
   t.regex(err!.message, /organizations\[0\]\.groups\[0\]\.(identityProviders\[0\]\.defaultRole|accountAssociation\.amazon\.account)/);
+  const badSink = structuredClone(seed);
+  badSink.organizations![0]!.groups![0]!.subscriptions = [{ sink: 'http://hooks.example.com/x' }];
+  const sinkErr = await t.throwsAsync(startTestServer({ seed: badSink }));
+  t.regex(sinkErr!.message, /organizations\[0\]\.groups\[0\]\.subscriptions\[0\]\.sink/);
 });

@@ -5,11 +5,19 @@
 //   [METHOD] PATH [rpc=SERVICE/METHOD] EFFECT [p=PROBABILITY] [times=N] [seed=N]
 //   EFFECT: error=CODE [retry-after=SECONDS] | latency=DURATION[-DURATION] | reset | stall
 //
+// Webhook deliveries (docs/events.md) take rules of their own, matched on the sink URL:
+//   delivery=SINK_GLOB (drop | duplicate | latency=DURATION[-DURATION]) [p=P] [times=N] [seed=N]
+// drop: the attempt is lost on the way (it counts as failed and is retried); duplicate: the
+// event is sent twice (same Ce-Id); latency: the attempt waits first.
+//
 // PATH and rpc are globs (`*` any run of characters): `/iam/v2/groups*`, `IamService/List*`.
 // `--latency DURATION[-DURATION]` alone delays every request.
 import { codeName } from './errors.js';
 
-type FaultEffect = 'error' | 'latency' | 'reset' | 'stall';
+export type FaultEffect = 'error' | 'latency' | 'reset' | 'stall' | 'drop' | 'duplicate';
+
+/** The effects a delivery rule may have. */
+const DELIVERY_EFFECTS: readonly FaultEffect[] = ['drop', 'duplicate', 'latency'];
 
 export interface FaultRule {
   /** Given by the server: f1, f2, … */
@@ -20,6 +28,8 @@ export interface FaultRule {
   path?: string;
   /** A glob over the RPC (`platform.iam.v2.IamService/GetGroup`, or its `IamService/GetGroup` tail); only gRPC/Connect calls match one. */
   rpc?: string;
+  /** A glob over a webhook sink URL: the rule applies to deliveries to it (drop, duplicate, latency), not to requests. */
+  delivery?: string;
   effect: FaultEffect;
   /** effect error: the AIP-193 code (1-16); 8 answers 429 with Retry-After, 14 answers 503. */
   code?: number;
@@ -42,7 +52,7 @@ export class FaultSpecError extends Error {}
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', '*']);
 
 /** `100ms`, `2s`, `1.5s`, `250` (milliseconds) → milliseconds. */
-function parseMillis(text: string): number {
+export function parseMillis(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text.trim());
   if (!m) throw new FaultSpecError(`"${text}" is not a duration (e.g. 200ms, 1.5s)`);
   const ms = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
@@ -70,7 +80,8 @@ export function parseFaultSpec(spec: string): FaultRule {
     const value = eq === -1 ? '' : word.slice(eq + 1);
     if (eq === -1 && METHODS.has(word.toUpperCase()) && rule.method === undefined && rule.path === undefined) rule.method = word.toUpperCase();
     else if (eq === -1 && word.startsWith('/') && rule.path === undefined) rule.path = word;
-    else if (eq === -1 && (word === 'reset' || word === 'stall')) setEffect(rule, word);
+    else if (eq === -1 && (word === 'reset' || word === 'stall' || word === 'drop' || word === 'duplicate')) setEffect(rule, word);
+    else if (key === 'delivery') rule.delivery = value;
     else if (key === 'error') {
       setEffect(rule, 'error');
       rule.code = Number(value);
@@ -82,9 +93,9 @@ export function parseFaultSpec(spec: string): FaultRule {
     else if (key === 'p') rule.probability = Number(value);
     else if (key === 'times') rule.times = Number(value);
     else if (key === 'seed') rule.seed = Number(value);
-    else throw new FaultSpecError(`"${word}" is not part of a fault: [METHOD] PATH [rpc=NAME] (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]`);
+    else throw new FaultSpecError(`"${word}" is not part of a fault: [METHOD] PATH [rpc=NAME] (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N], or delivery=SINK_GLOB (drop | duplicate | latency=DURATION) …`);
   }
-  if (!rule.effect) throw new FaultSpecError('a fault needs an effect: error=CODE, latency=DURATION, reset or stall');
+  if (!rule.effect) throw new FaultSpecError('a fault needs an effect: error=CODE, latency=DURATION, reset or stall (deliveries: drop, duplicate or latency=DURATION)');
   return checkFaultRule(rule as FaultRule);
 }
 
@@ -103,7 +114,13 @@ export function checkFaultRule(rule: FaultRule): FaultRule {
   const fail = (what: string) => {
     throw new FaultSpecError(what);
   };
-  if (!['error', 'latency', 'reset', 'stall'].includes(rule.effect)) fail('effect: must be error, latency, reset or stall');
+  if (rule.delivery !== undefined) {
+    if (typeof rule.delivery !== 'string' || rule.delivery === '') fail('delivery: must be a glob over sink URLs (e.g. http://127.0.0.1:9000/*)');
+    if (!DELIVERY_EFFECTS.includes(rule.effect)) fail('effect: a delivery fault must be drop, duplicate or latency');
+    if (rule.method !== undefined || rule.path !== undefined || rule.rpc !== undefined) fail('delivery: a delivery fault has no method, path or rpc');
+  } else if (!['error', 'latency', 'reset', 'stall'].includes(rule.effect)) {
+    fail(rule.effect === 'drop' || rule.effect === 'duplicate' ? `effect: ${rule.effect} applies to deliveries only (delivery=SINK_GLOB ${rule.effect})` : 'effect: must be error, latency, reset or stall');
+  }
   if (rule.method !== undefined && !METHODS.has(rule.method.toUpperCase())) fail(`method: "${rule.method}" is not an HTTP method`);
   if (rule.path !== undefined && !(rule.path.startsWith('/') || rule.path === '*')) fail('path: must start with / (a glob: /iam/v2/groups*)');
   if (rule.effect === 'error' && !(Number.isInteger(rule.code) && rule.code! >= 1 && rule.code! <= 16)) fail('error: must be an AIP-193 code from 1 to 16 (e.g. error=14)');
@@ -121,7 +138,7 @@ export function checkFaultRule(rule: FaultRule): FaultRule {
 
 /** A rule as one line, the way `--fault` takes it (and `pctl serve faults list` shows it). */
 export function formatFaultRule(rule: FaultRule): string {
-  const parts = [rule.method ?? '*', rule.path ?? '*'];
+  const parts = rule.delivery !== undefined ? [`delivery=${rule.delivery}`] : [rule.method ?? '*', rule.path ?? '*'];
   if (rule.rpc) parts.push(`rpc=${rule.rpc}`);
   if (rule.effect === 'error') parts.push(`error=${rule.code} (${codeName(rule.code!)})`);
   else if (rule.effect === 'latency') parts.push(`latency=${rule.latencyMs![0] === rule.latencyMs![1] ? `${rule.latencyMs![0]}ms` : `${rule.latencyMs![0]}ms-${rule.latencyMs![1]}ms`}`);

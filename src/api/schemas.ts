@@ -100,6 +100,15 @@ export const Advisory = z.looseObject({
 });
 export type Advisory = z.infer<typeof Advisory>;
 
+/** A webhook subscription of the events domain: change events of its group and below go to `sink`. */
+export const Subscription = z.looseObject({
+  uid: Uid,
+  sink: z.string(),
+  createTime: Timestamp,
+  updateTime: Timestamp,
+});
+export type Subscription = z.infer<typeof Subscription>;
+
 /** The OIDC settings of an identity provider, as responses show them (clientSecret is write-only). */
 export const CORRELATION_RULES = ['SUB_EQUALS_EXTERNAL_ID', 'OID_EQUALS_EXTERNAL_ID'] as const;
 
@@ -282,7 +291,7 @@ export const FILTER_VALUE_RE = /^[^\s,]{1,255}$/;
 export const FILTER_VALUE_RULE = 'must be 1 to 255 characters with no whitespace or commas';
 
 /** The wire schema of each resource, by its registry `kind` (which names the message). */
-const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, IdentityProvider, GroupInvite, AccountAssociation, Repo, Tag, Advisory, Artifact } as const;
+const WIRE_SCHEMAS = { Group, Identity, Role, RoleBinding, IdentityProvider, GroupInvite, AccountAssociation, Repo, Tag, Advisory, Artifact, Subscription } as const;
 /** The messages that are resources: a registry declaration's `kind`. */
 export type WireName = keyof typeof WIRE_SCHEMAS;
 
@@ -327,6 +336,10 @@ const atMost = (max: number) => `must be at most ${max} characters`;
 const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 
 export const ISSUER_RULE = 'must be an https URL (http only on a loopback host: 127.0.0.0/8, ::1, localhost)';
+/** A webhook sink: the vendor requires https; serve also takes http to a loopback host (a local receiver). */
+export const SINK_RULE = 'must be an https URL (serve also accepts http on a loopback host: 127.0.0.0/8, ::1, localhost)';
+/** Sinks, like issuers, stay below what browsers and proxies handle reliably. */
+export const SINK_MAX = 2048;
 export const REPO_NAME_RULE = `must match ${REPO_NAME_PATTERN} and be at most ${NAME_MAX} characters`;
 
 export const groupNameProblem: FieldRule = (s) => (!GROUP_NAME_RE.test(s) ? GROUP_NAME_RULE : s.length > NAME_MAX ? atMost(NAME_MAX) : undefined);
@@ -357,6 +370,17 @@ export const issuerProblem: FieldRule = (s) => {
   if (url.protocol === 'https:' && url.hostname !== '') return undefined;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return ISSUER_RULE;
+};
+
+/** A subscription's sink: an https URL, or http to a loopback host (serve's local extension); no credentials in it. */
+export const sinkProblem: FieldRule = (s) => {
+  if (s === '') return 'is required';
+  if (s.length > SINK_MAX) return atMost(SINK_MAX);
+  const url = URL.parse(s);
+  if (!url || url.username || url.password) return SINK_RULE;
+  if (url.protocol === 'https:' && url.hostname !== '') return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
+  return SINK_RULE;
 };
 
 /** `hostname` as the URL parser leaves it: lower-case, IPv4 in dotted decimal, IPv6 in brackets. */
@@ -478,6 +502,12 @@ export type AccountAssociationFields = z.output<typeof AccountAssociationFields>
 
 export const CreateAccountAssociationBody = z.strictObject({ parent: UidRef, accountAssociation: AccountAssociationFields });
 
+export const CreateSubscriptionBody = z.strictObject({
+  parent: UidRef,
+  subscription: z.strictObject({ sink: ruled(sinkProblem) }),
+});
+export type CreateSubscriptionBody = z.infer<typeof CreateSubscriptionBody>;
+
 /** The create body of each resource the API creates, by its registry kind: `{parent, <wrapper>: {...}}`. */
 export const CREATE_BODIES = {
   Group: CreateGroupBody,
@@ -487,10 +517,11 @@ export const CREATE_BODIES = {
   IdentityProvider: CreateIdentityProviderBody,
   GroupInvite: CreateGroupInviteBody,
   AccountAssociation: CreateAccountAssociationBody,
+  Subscription: CreateSubscriptionBody,
 } as const satisfies Partial<Record<WireName, z.ZodObject>>;
 
 /** Wrapper keys of create bodies: violations inside them are named by the resource field alone. */
-export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role', 'identityProvider', 'groupInvite', 'accountAssociation']);
+export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role', 'identityProvider', 'groupInvite', 'accountAssociation', 'subscription']);
 
 /**
  * Turns zod issues into AIP-193 field violations with plain-English descriptions.

@@ -24,7 +24,7 @@ import { BUILTIN_ROLES, CAPABILITIES } from './capabilities.js';
 import type { FieldViolation } from './errors.js';
 import {
   AccountAssociationFields as AccountAssociationFieldsSchema, AdvisoryDocument, GROUP_NAME_PATTERN, CORRELATION_RULES, DIGEST_RE, emailProblem, DIGEST_RULE, descriptionProblem, ECOSYSTEMS, FILTER_VALUE_RE, FILTER_VALUE_RULE, VulnerabilityMetadata, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
-  subjectProblem, TAG_NAME_RE, TAG_NAME_RULE, Timestamp, uidRefProblem,
+  subjectProblem, TAG_NAME_RE, TAG_NAME_RULE, Timestamp, uidRefProblem, sinkProblem,
 } from './schemas.js';
 import type { AccountAssociationFields } from './schemas.js';
 
@@ -113,6 +113,8 @@ export interface SeedGroup {
   invites?: z.infer<typeof SeedInvite>[] | undefined;
   accountAssociation?: AccountAssociationFields | undefined;
   repos?: z.infer<typeof SeedRepo>[] | undefined;
+  /** Webhook subscriptions of the group (docs/events.md). */
+  subscriptions?: { sink: string }[] | undefined;
   groups?: SeedGroup[] | undefined;
 }
 
@@ -128,6 +130,7 @@ const groupSchema = (nameRule: z.ZodType<string>): z.ZodType<SeedGroup> => z.str
   invites: z.array(SeedInvite).optional().meta({ description: 'Seeds only: apply leaves invites alone (a code is shown once)' }),
   accountAssociation: AccountAssociationFieldsSchema.optional().meta({ description: 'The cloud accounts of this group (at most one association)' }),
   repos: z.array(SeedRepo).optional().meta({ description: 'Repos of this group; apply updates their descriptions (repos appear when images are pushed)' }),
+  subscriptions: z.array(z.strictObject({ sink: ruled(sinkProblem) })).optional().meta({ description: 'Seeds only: webhook sinks of this group (docs/events.md); apply leaves subscriptions alone' }),
   get groups() {
     return z.array(SeedGroupSchema).optional().meta({ description: 'Child groups, nested to any depth' });
   },

@@ -28,6 +28,7 @@ import { groupInviteRoutes } from './routes/group-invites.js';
 import { identityProviderRoutes } from './routes/identity-providers.js';
 import { registryRoutes } from './routes/registry.js';
 import { resourceRoutes, type RestContext } from './routes/resource.js';
+import { subscriptionRoutes } from './routes/subscriptions.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { redactDatabaseUrl } from './store/shared.js';
 import { Store } from './store/store.js';
@@ -42,6 +43,9 @@ import { systemRandom, type Random } from './random.js';
 import { routeOperations } from './v1/operations.js';
 import { V1_SERVICES, v1Surface, type V1Options } from './v1/index.js';
 import { v1Callers } from './v1/report.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, type RetrySchedule } from './events/deliverer.js';
+import { recordEvents } from './events/feed.js';
+import { eventControlRoutes } from './events/routes.js';
 
 export interface ServeOptions {
   /** owner.token, and (without `database`) the SQLite database, the signing key and the lock. */
@@ -88,6 +92,10 @@ export interface ServeOptions {
   journalSize?: number;
   /** Waits out an injected latency (default setTimeout; tests inject one). */
   sleep?: (ms: number) => Promise<void>;
+  /** When webhook deliveries are retried (`--event-retry`, `--event-attempts`): default DEFAULT_RETRY; tests shorten it. */
+  eventRetry?: RetrySchedule;
+  /** How long a sink has to answer one delivery (`--event-timeout`; default DEFAULT_DELIVERY_TIMEOUT_MS). */
+  eventTimeoutMs?: number;
   /** Offer the write tools on /mcp (`--mcp-writes`); without it /mcp only reads. */
   mcpWrites?: boolean;
   /** The v1 calls beside v2 (`--v1`, `--v1-sunset`); default: answered, no sunset date. */
@@ -142,9 +150,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const ctx = domainContext(store, clock, random);
     await ctx.lists.ensureTokenKey();
     const domain = createDomain(ctx);
+    // Every change a caller commits becomes a CloudEvent in the outbox, in the same transaction.
+    recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '' });
     const rest: RestContext = { domain, store };
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
-    const own = new Map([...iamRoutes(rest), identityProviderRoutes(rest), groupInviteRoutes(rest), accountAssociationRoutes(rest), libraryRoutes(rest), ...registryRoutes(rest)].map((r) => [r.path, r]));
+    const own = new Map([...iamRoutes(rest), identityProviderRoutes(rest), groupInviteRoutes(rest), accountAssociationRoutes(rest), libraryRoutes(rest), subscriptionRoutes(rest), ...registryRoutes(rest)].map((r) => [r.path, r]));
     const routes: ResourceRoutes[] = [
       ...(Object.entries(resources) as [ResourceName, (typeof resources)[ResourceName]][]).map(([name, d]) => own.get(d.path) ?? resourceRoutes(rest, d, domain[name])),
       ...advisoryDocumentRoutes(rest),
@@ -159,6 +169,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const faults = new FaultInjector();
     for (const rule of opts.faults ?? []) faults.add(rule);
     const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
+    const deliverer = new Deliverer({
+      outbox: store.outbox, key, issuer: () => openedStore.getMeta('issuer') ?? '', faults,
+      schedule: opts.eventRetry ?? DEFAULT_RETRY, timeoutMs: opts.eventTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+      // Other replicas commit events this one hears of only by looking.
+      ...(store.shared ? { pollMs: 1000 } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+      // A replica's mirror first catches up: a subscription another one just made is there.
+      subscriptionExists: async (uid) => (await openedStore.refresh(), openedStore.get(uid, 'subscription') !== undefined),
+    });
+    store.changes.subscribe(() => deliverer.wake());
     const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: (h) => authenticate(h) });
     let ownIssuer = ''; // serve's base URL, once listening
     const snapshots = new Snapshots({
@@ -186,7 +206,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),
       ...(opts.log ? { log: opts.log } : {}),
-      control: controlHandler({ store, faults, journal, snapshots, more: { 'GET /_pctl/v1-callers': () => ({ body: v1Callers(journal, openedStore) }) } }),
+      control: controlHandler({ store, faults, journal, snapshots, more: { ...eventControlRoutes(store, () => deliverer.wake()), 'GET /_pctl/v1-callers': () => ({ body: v1Callers(journal, openedStore) }) } }),
       faults,
       journal,
       clock,
@@ -220,6 +240,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     await store.shared?.started();
     authenticate = bearerAuthenticator(store, verifier, clock, touch);
     determinism?.markStarted();
+    await deliverer.start();
 
     const openStore = store;
     let closing: Promise<void> | undefined;
@@ -230,6 +251,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       issueToken: async (identityUid, ttlSeconds = 3600) => (await openStore.refresh(), await issueIdentityToken(openStore, key, identityUid, ttlSeconds, tokenClock)).token,
       // Requests in flight get a moment to finish; then connections are cut.
       close: () => (closing ??= mcp.close().then(() => server.close(2000)).then(async () => {
+        await deliverer.close();
         await openStore.close();
         unlock();
       })),

@@ -175,6 +175,10 @@ export function advisoryToWire(r: Record_): WireOut<'Advisory'> {
   return { uid: r.uid, advisoryId: r.altKey ?? '', artifactName: r.name, createTime: r.createTime, updateTime: r.updateTime };
 }
 
+export function subscriptionToWire(r: Record_): WireOut<'Subscription'> {
+  return { uid: r.uid, sink: r.name, createTime: r.createTime, updateTime: r.updateTime };
+}
+
 /**
  * The store kinds each wire form reads besides its own record (a role binding names its
  * identity, group and role): its cached JSON is encoded again after a write of one of them.
@@ -192,6 +196,7 @@ export const WIRE_READS: { [W in WireName]: readonly Kind[] } = {
   Repo: [],
   Tag: [],
   Advisory: [],
+  Subscription: [],
 };
 
 /**
@@ -243,4 +248,5 @@ export const TO_WIRE: { [W in WireName]: (r: Record_, store: Store) => WireOut<W
   Repo: repoToWire,
   Tag: tagToWire,
   Advisory: advisoryToWire,
+  Subscription: subscriptionToWire,
 };

@@ -83,6 +83,8 @@ export function exportSeed(store: Store): SeedDocument {
         };
       });
     }
+    const subscriptions = kids(g.uid, 'subscription');
+    if (subscriptions.length) out.subscriptions = subscriptions.map((s) => ({ sink: s.name }));
     const invites = kids(g.uid, 'groupInvite');
     if (invites.length) {
       // Never the code: its hash, which serve keeps anyway, so the re-seeded invite takes the same code.

@@ -15,6 +15,7 @@ import { builtinRoleUid, timestamp } from './domain/records.js';
 import { insertRepo, insertTag } from './domain/registry.js';
 import { bindRole } from './domain/role-bindings.js';
 import { insertRole } from './domain/roles.js';
+import { insertSubscription } from './domain/subscriptions.js';
 import { groupKeys, resolveRef, ROLE_NAMES, SeedValidationError, type SeedDocument, type SeedGroup } from '../api/seed.js';
 
 export interface LoadedSeed {
@@ -67,6 +68,7 @@ export function loadSeed(ctx: DomainContext, doc: SeedDocument): LoadedSeed {
       (repo.tags ?? []).forEach((tag, i) => at(`${path}.repos[${r}].tags[${i}]`, () => insertTag(ctx, { parent: repoUid, ...tag, updateTime: iso(tag.updateTime) })));
     });
     if (g.accountAssociation) at(`${path}.accountAssociation`, () => insertAccountAssociation(ctx, { parent: uid, ...g.accountAssociation! }));
+    (g.subscriptions ?? []).forEach((s, i) => at(`${path}.subscriptions[${i}]`, () => insertSubscription(ctx, { parent: uid, sink: s.sink })));
     if (g.roleBindings?.length || g.identityProviders?.length || g.invites?.length) pending.push({ groupUid: uid, chain, group: g, path });
     (g.groups ?? []).forEach((child, i) => {
       const childPath = `${path}.groups[${i}]`;

@@ -19,7 +19,7 @@ export type WireType<W extends WireName> = z.output<(typeof Wire)[W]>;
  */
 export const STORE_KINDS = [
   'group', 'identity', 'role', 'roleBinding', 'identityProvider', 'groupInvite', 'accountAssociation',
-  'repo', 'tag', 'advisory', 'artifact', 'artifactVersion', 'advisoryDocument', 'vulnerabilityMetadata',
+  'repo', 'tag', 'advisory', 'artifact', 'artifactVersion', 'advisoryDocument', 'vulnerabilityMetadata', 'subscription',
 ] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 
@@ -154,6 +154,10 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
   view: View<T>;
   /** Live completion: the candidates one listing (ordered so) offers, `value → description`. */
   completion?: { orderBy?: string; candidates: (item: T) => readonly (readonly [value: string, description: string])[] };
+  /** The seed document key items appear under (in their parent's entry), if seeds carry them. */
+  seedKey?: string;
+  /** The CLI command group the noun's command lives in (`pctl events subscriptions`) instead of the top level. */
+  commandGroup?: string;
   /** The CLI: the noun's help, and the generic verbs it offers (list, get, delete) with their help. */
   cli: {
     help: Help;

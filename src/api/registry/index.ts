@@ -11,9 +11,10 @@ import { identityProviders } from './identity-providers.js';
 import { repos } from './repos.js';
 import { roleBindings } from './role-bindings.js';
 import { roles } from './roles.js';
+import { subscriptions } from './subscriptions.js';
 import { tags } from './tags.js';
 
-export const resources = { groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations, repos, tags, advisories, artifacts } as const;
+export const resources = { groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations, repos, tags, advisories, artifacts, subscriptions } as const;
 export type ResourceName = keyof typeof resources;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry entry whatever its wire type, so entries can be listed together
 export type AnyResource = ResourceDecl<WireName, any>;
@@ -34,4 +35,4 @@ export function capability(d: AnyResource, op: Operation): string {
 }
 
 export type { AnyResource as Resource };
-export { accountAssociations, advisories, artifacts, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags };
+export { accountAssociations, advisories, artifacts, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, subscriptions, tags };

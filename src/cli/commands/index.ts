@@ -10,6 +10,7 @@ import { apiCommand } from './api/index.js';
 import { authCommand } from './auth/index.js';
 import { completionCommand } from './completion/index.js';
 import { configCommand } from './config/index.js';
+import { eventsCommand } from './events/index.js';
 import { groupCommands } from './groups/index.js';
 import { identityCommands } from './identities/index.js';
 import { identityProviderCommands } from './identity-providers/index.js';
@@ -45,12 +46,15 @@ const OLD_NAMES: Readonly<Record<string, readonly string[]>> = {
 };
 
 export function commandTree(resources: readonly AnyResource[] = registry): AnyCommand[] {
+  const subscriptions = resources.find((d) => d.commandGroup === 'events');
   return [
-    ...resources.map((d) => ({ ...resourceCommand(d, OWN_VERBS[d.plural]), aliases: OLD_NAMES[d.plural] ?? [] })),
+    // A resource with a command group is listed in it (pctl events subscriptions), not at the top.
+    ...resources.filter((d) => !d.commandGroup).map((d) => ({ ...resourceCommand(d, OWN_VERBS[d.plural]), aliases: OLD_NAMES[d.plural] ?? [] })),
     apiCommand,
     ...manifestCommands,
     authCommand,
     configCommand,
+    ...(subscriptions ? [eventsCommand(subscriptions)] : []),
     serveCommand,
     mcpCommand,
     completionCommand,

@@ -62,6 +62,8 @@ export interface MintOptions {
   ttlSeconds: number;
   now: number;
   extraClaims?: Record<string, unknown>;
+  /** Default AUDIENCE: a token for serve itself. */
+  audience?: string;
 }
 
 export async function mintToken(key: SigningKey, opts: MintOptions): Promise<string> {
@@ -70,7 +72,7 @@ export async function mintToken(key: SigningKey, opts: MintOptions): Promise<str
     .setProtectedHeader({ alg: ALGORITHM, kid: key.kid, typ: 'JWT' })
     .setIssuer(opts.issuer)
     .setSubject(opts.subject)
-    .setAudience(AUDIENCE)
+    .setAudience(opts.audience ?? AUDIENCE)
     .setIssuedAt(iat)
     .setExpirationTime(iat + opts.ttlSeconds)
     .sign(key.privateKey);

@@ -12,9 +12,16 @@ export type FaultDecision =
   | { rule: FaultRule; effect: 'error'; error: ApiError }
   | { rule: FaultRule; effect: 'reset' | 'stall' };
 
+/** What the injector decided for one webhook delivery attempt. */
+export type DeliveryFaultDecision =
+  | { rule: FaultRule; effect: 'latency'; delayMs: number }
+  | { rule: FaultRule; effect: 'drop' | 'duplicate' };
+
 interface ActiveRule {
   rule: FaultRule;
   match: (method: string, path: string, rpc: string | undefined) => boolean;
+  /** A delivery rule: whether it applies to this sink URL. */
+  matchSink?: (sink: string) => boolean;
   random: () => number;
   hits: number;
 }
@@ -35,8 +42,10 @@ export class FaultInjector {
     const method = rule.method && rule.method !== '*' ? rule.method : undefined;
     const path = globRegExp(rule.path ?? '*');
     const rpc = rule.rpc ? globRegExp(rule.rpc) : undefined;
+    const sink = rule.delivery !== undefined ? globRegExp(rule.delivery) : undefined;
     this.#rules.push({
       rule,
+      ...(sink ? { matchSink: (url: string) => sink.test(url) } : {}),
       hits: 0,
       random: mulberry32(rule.seed ?? 1),
       // An rpc rule matches the full name or its `Service/Method` tail.
@@ -62,6 +71,25 @@ export class FaultInjector {
     return n;
   }
 
+  /** The delivery rules that hit an attempt to send to `sink`, in order: latencies, then at most one drop or duplicate. */
+  decideDelivery(sink: string): DeliveryFaultDecision[] {
+    const out: DeliveryFaultDecision[] = [];
+    for (const r of this.#rules) {
+      if (!r.matchSink?.(sink) || (r.rule.times !== undefined && r.hits >= r.rule.times)) continue;
+      if (r.random() >= (r.rule.probability ?? 1)) continue;
+      r.hits++;
+      const rule = r.rule;
+      if (rule.effect === 'latency') {
+        const [min, max] = rule.latencyMs!;
+        out.push({ rule, effect: 'latency', delayMs: min === max ? min : Math.round(min + r.random() * (max - min)) });
+        continue;
+      }
+      out.push({ rule, effect: rule.effect as 'drop' | 'duplicate' });
+      break;
+    }
+    return out;
+  }
+
   /**
    * The rules that hit this call, in order: any latency rules, then at most one answer
    * (error, reset or stall), after which later rules are not drawn.
@@ -69,7 +97,7 @@ export class FaultInjector {
   decide(method: string, path: string, rpc?: string): FaultDecision[] {
     const out: FaultDecision[] = [];
     for (const r of this.#rules) {
-      if (r.rule.times !== undefined && r.hits >= r.rule.times) continue;
+      if (r.matchSink || (r.rule.times !== undefined && r.hits >= r.rule.times)) continue;
       if (!r.match(method, path, rpc)) continue;
       if (r.random() >= (r.rule.probability ?? 1)) continue;
       r.hits++;
@@ -79,7 +107,7 @@ export class FaultInjector {
         out.push({ rule, effect: 'latency', delayMs: min === max ? min : Math.round(min + r.random() * (max - min)) });
         continue;
       }
-      out.push(rule.effect === 'error' ? { rule, effect: 'error', error: injectedError(rule) } : { rule, effect: rule.effect });
+      out.push(rule.effect === 'error' ? { rule, effect: 'error', error: injectedError(rule) } : { rule, effect: rule.effect as 'reset' | 'stall' });
       break; // an answer (error, reset, stall) ends the call: later rules are not drawn
     }
     return out;

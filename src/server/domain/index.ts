@@ -13,6 +13,7 @@ import { identityProviderOperations } from './identity-providers.js';
 import { repoOperations, tagOperations } from './registry.js';
 import { roleBindingOperations } from './role-bindings.js';
 import { roleOperations } from './roles.js';
+import { subscriptionOperations } from './subscriptions.js';
 
 /** Each registry resource's operations. */
 export interface ResourceOperations {
@@ -27,6 +28,7 @@ export interface ResourceOperations {
   tags: ReturnType<typeof tagOperations>;
   advisories: ReturnType<typeof advisoryOperations>;
   artifacts: ReturnType<typeof artifactOperations>;
+  subscriptions: ReturnType<typeof subscriptionOperations>;
 }
 
 /** Exactly the registry's resources: one more or one less is a compile error. */
@@ -54,6 +56,7 @@ const OPERATIONS: { [R in ResourceName]: (ctx: DomainContext) => ResourceOperati
   tags: tagOperations,
   advisories: advisoryOperations,
   artifacts: artifactOperations,
+  subscriptions: subscriptionOperations,
 };
 
 export function createDomain(ctx: DomainContext): Domain {

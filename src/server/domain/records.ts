@@ -92,6 +92,9 @@ export const records = {
   identityProvider: (b: Base & { parent: string; name: string; description?: string | undefined; defaultRole: string; oidc: Oidc }) =>
     record('identityProvider', b.parent, b.name, null, b, { description: b.description ?? '', defaultRole: b.defaultRole, oidc: b.oidc }),
 
+  /** The sink is the name column: what NAME shows, order_by=name sorts and a reference may give. */
+  subscription: (b: Base & { parent: string; sink: string }) => record('subscription', b.parent, b.sink, null, b, {}),
+
   /** Only a hash of the code is kept; its first 16 hex digits are the keyId (alt_key, a list filter). */
   groupInvite: (b: Base & { parent: string; roleUid: string; roleName: string; email?: string | undefined; expirationTime: string; singleUse: boolean; codeHash: string }) =>
     record('groupInvite', b.parent, b.roleName, b.codeHash.slice(0, 16), b, {

@@ -10,6 +10,7 @@ import { fromJson, type DescMessage, type DescMethodUnary, type DescService, typ
 import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdvisoryService } from '../../gen/platform/advisory/v2/advisory_pb.js';
+import { EventsService } from '../../gen/platform/events/v2/events_pb.js';
 import { IamService } from '../../gen/platform/iam/v2/iam_pb.js';
 import { LibrariesService } from '../../gen/platform/libraries/v2/libraries_pb.js';
 import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
@@ -20,7 +21,7 @@ import { registerReflection } from './reflection.js';
 import { transcoderOf, type RestCall } from './transcode.js';
 
 /** The API's services, as proto/ defines them. */
-export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService];
+export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService];
 
 const DETAIL_SCHEMAS: Record<string, DescMessage> = {
   [ERROR_INFO_TYPE]: ErrorInfoSchema,

@@ -2,6 +2,7 @@
 import Database from './sqlite.js';
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { SQLITE_OUTBOX_SCHEMA } from './outbox.js';
 
 export type DB = import('better-sqlite3').Database;
 
@@ -37,6 +38,8 @@ const migrations: string[] = [
   // Not by update time: each index costs bulk inserts ~25% (100k groups: 5.0 s -> 6.2 s).
   `CREATE INDEX resources_parent_uid ON resources (parent, kind, uid);
    CREATE INDEX resources_parent_create ON resources (parent, kind, create_time, uid);`,
+  // The outbox: change events and their webhook deliveries, written in the write's transaction.
+  SQLITE_OUTBOX_SCHEMA,
 ];
 
 /** The database files: they hold every resource and the page-token key. */

@@ -10,6 +10,7 @@
 // up to date under that lock, so every rule it checks (a parent that exists, a unique name)
 // still holds when it commits, and no two replicas can interleave. Readers never wait on it.
 import pg from 'pg';
+import { DELIVERY_SELECT, HEAD, delivery, feedEvent, type Delivery, type DeliveryFilter, type DeliveryRow, type EventRow, type FeedEvent, type Outbox, type OutboxEntry, type Settlement } from './outbox.js';
 import { redactDatabaseUrl, type Change, type FullState, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
 
 /** How many log entries are kept: a replica further behind than this loads everything again. */
@@ -25,14 +26,28 @@ const MIGRATIONS: string[] = [
    CREATE TABLE changes (seq BIGINT PRIMARY KEY, target CHAR(1) NOT NULL, key TEXT NOT NULL, value TEXT);`,
   // Who wrote a row, when, by which operation: every replica's change feed reports them.
   `ALTER TABLE changes ADD COLUMN actor TEXT, ADD COLUMN time TEXT, ADD COLUMN operation TEXT;`,
+  // The outbox (see outbox.ts). Event seqs are drawn under the write lock, so they follow commit order.
+  `CREATE TABLE events (
+     seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL, type TEXT NOT NULL, source TEXT NOT NULL, subject TEXT NOT NULL,
+     grp TEXT NOT NULL, event_time TEXT NOT NULL, body_type TEXT NOT NULL, data TEXT NOT NULL
+   );
+   CREATE TABLE deliveries (
+     id BIGSERIAL PRIMARY KEY, event_seq BIGINT NOT NULL, subscription TEXT NOT NULL, sink TEXT NOT NULL, state TEXT NOT NULL,
+     attempts INT NOT NULL DEFAULT 0, next_attempt BIGINT NOT NULL, lease_until BIGINT NOT NULL DEFAULT 0,
+     last_status INT, last_error TEXT, update_time TEXT NOT NULL
+   );
+   CREATE INDEX deliveries_queue ON deliveries (subscription, state, id);
+   CREATE INDEX deliveries_due ON deliveries (state, next_attempt);`,
 ];
 
 export class PostgresDatabase implements SharedDatabase {
   private readonly pool: pg.Pool;
   private startLock: pg.PoolClient | undefined;
+  readonly outbox: Outbox;
 
   private constructor(url: string) {
     this.pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
+    this.outbox = new PostgresOutbox(this.pool);
     // An idle client losing its connection (the server restarted) must not take serve down.
     this.pool.on('error', () => {});
   }
@@ -126,9 +141,14 @@ export class PostgresDatabase implements SharedDatabase {
       const missed = changesFrom(results[results.length - 1]!.rows as ChangeRow[], seq);
       return {
         missed,
-        commit: async (changes) => {
+        commit: async (changes, outbox) => {
           try {
-            if (changes.length) await client.query({ name: 'pctl-write-changes', text: WRITE_CHANGES, values: writeChangesValues(changes) });
+            if (outbox.length) {
+              // The events go with the rows they describe, in the same statement: both or neither.
+              await client.query({ name: 'pctl-write-changes-events', text: WRITE_CHANGES_AND_EVENTS, values: [...writeChangesValues(changes), ...outboxValues(outbox)] });
+            } else if (changes.length) {
+              await client.query({ name: 'pctl-write-changes', text: WRITE_CHANGES, values: writeChangesValues(changes) });
+            }
             await client.query('COMMIT');
             finish();
           } catch (err) {
@@ -208,4 +228,91 @@ function writeChangesValues(changes: readonly Change[]): unknown[] {
   const last = changes[changes.length - 1]!.seq;
   const prune = Math.floor(last / PRUNE_EVERY) !== Math.floor((changes[0]!.seq - 1) / PRUNE_EVERY) ? last - LOG_KEPT : 0;
   return [JSON.stringify(rows), JSON.stringify(gone), JSON.stringify(meta), JSON.stringify(metaGone), JSON.stringify(changes), prune];
+}
+
+/** WRITE_CHANGES, and the outbox entries of the same writes: their events (in order) and deliveries. */
+const WRITE_CHANGES_AND_EVENTS = WRITE_CHANGES.replace('WITH ', `WITH input AS (
+    SELECT * FROM json_to_recordset($7::json) AS x(n INT, id TEXT, type TEXT, source TEXT, subject TEXT, grp TEXT, event_time TEXT, body_type TEXT, data TEXT, subscriptions JSON)
+  ), ev AS (
+    INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data)
+    SELECT id, type, source, subject, grp, event_time, body_type, data FROM input ORDER BY n RETURNING seq, id
+  ), dl AS (
+    INSERT INTO deliveries (event_seq, subscription, sink, state, next_attempt, update_time)
+    SELECT ev.seq, s.uid, s.sink, 'pending', $8, i.event_time FROM ev JOIN input i ON i.id = ev.id
+    CROSS JOIN LATERAL json_to_recordset(i.subscriptions) AS s(uid TEXT, sink TEXT)
+  ), `);
+
+function outboxValues(entries: readonly OutboxEntry[]): unknown[] {
+  const rows = entries.map(({ event: e, subscriptions }, n) => ({
+    n, id: e.id, type: e.type, source: e.source, subject: e.subject, grp: e.group, event_time: e.time, body_type: e.bodyType, data: e.data, subscriptions,
+  }));
+  return [JSON.stringify(rows), Date.now()];
+}
+
+/**
+ * The outbox every replica shares. A due delivery is claimed with FOR UPDATE SKIP LOCKED and a
+ * lease: one replica sends it; should that replica die, another takes it once the lease ends.
+ */
+class PostgresOutbox implements Outbox {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async eventsSince(seq: number, limit: number): Promise<FeedEvent[]> {
+    return (await this.pool.query<EventRow>('SELECT * FROM events WHERE seq > $1 ORDER BY seq LIMIT $2', [seq, limit])).rows.map(feedEvent);
+  }
+
+  async lastSeq(): Promise<number> {
+    return Number((await this.pool.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM events')).rows[0]?.seq ?? 0);
+  }
+
+  async claim(now: number, limit: number, leaseMs: number): Promise<{ delivery: Delivery; event: FeedEvent }[]> {
+    const claimed = await this.pool.query<{ id: string }>(
+      `UPDATE deliveries SET lease_until = $2 WHERE id IN (
+         SELECT d.id FROM deliveries d
+         WHERE ${HEAD} AND d.next_attempt <= $1 AND d.lease_until <= $1
+         ORDER BY d.id LIMIT $3 FOR UPDATE SKIP LOCKED
+       ) RETURNING id`,
+      [now, now + leaseMs, limit],
+    );
+    if (!claimed.rows.length) return [];
+    const ids = claimed.rows.map((r) => Number(r.id));
+    const rows = (await this.pool.query<DeliveryRow>(`${DELIVERY_SELECT} WHERE d.id = ANY($1::bigint[]) ORDER BY d.id`, [ids])).rows;
+    const events = new Map((await this.pool.query<EventRow>('SELECT * FROM events WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.event_seq)])).rows.map((r) => [Number(r.seq), feedEvent(r)]));
+    return rows.flatMap((r) => {
+      const event = events.get(Number(r.event_seq));
+      return event ? [{ delivery: delivery(r), event }] : [];
+    });
+  }
+
+  async settle(id: number, o: Settlement): Promise<void> {
+    await this.pool.query(
+      'UPDATE deliveries SET state = $1, attempts = $2, next_attempt = $3, lease_until = 0, last_status = $4, last_error = $5, update_time = $6 WHERE id = $7',
+      [o.state, o.attempts, o.nextAttempt, o.lastStatus, o.lastError, o.updateTime, id],
+    );
+  }
+
+  async deliveries(f: DeliveryFilter): Promise<Delivery[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (f.id !== undefined) (args.push(f.id), where.push(`d.id = $${args.length}`));
+    if (f.subscription) (args.push(f.subscription), where.push(`d.subscription = $${args.length}`));
+    if (f.state) (args.push(f.state), where.push(`d.state = $${args.length}`));
+    args.push(f.limit);
+    const sql = `${DELIVERY_SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY d.id DESC LIMIT $${args.length}`;
+    return (await this.pool.query<DeliveryRow>(sql, args)).rows.map(delivery);
+  }
+
+  async redeliver(id: number, now: number, time: string): Promise<boolean> {
+    const res = await this.pool.query("UPDATE deliveries SET state = 'pending', attempts = 0, next_attempt = $1, lease_until = 0, update_time = $2 WHERE id = $3", [now, time, id]);
+    return (res.rowCount ?? 0) > 0;
+  }
+
+  async nextDue(): Promise<number | undefined> {
+    const t = (await this.pool.query<{ t: string | null }>(`SELECT min(greatest(next_attempt, lease_until)) AS t FROM deliveries d WHERE ${HEAD}`)).rows[0]?.t;
+    return t === null || t === undefined ? undefined : Number(t);
+  }
+
+  async prune(keep: number): Promise<void> {
+    await this.pool.query("DELETE FROM deliveries WHERE state <> 'pending' AND id <= (SELECT max(id) FROM deliveries) - $1", [keep]);
+    await this.pool.query('DELETE FROM events e WHERE seq <= (SELECT max(seq) FROM events) - $1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_seq = e.seq)', [keep]);
+  }
 }

@@ -2,6 +2,7 @@
 // the log of changes a replica's mirror follows, and one write transaction at a time.
 // Kept apart from postgres.ts so that a SQLite serve never loads the PostgreSQL driver.
 import { ApiError, Code } from '../../api/errors.js';
+import type { Outbox, OutboxEntry } from './outbox.js';
 
 /** One entry of the log: a resource row (its JSON) or a meta value; `value` null: deleted. */
 export interface Change {
@@ -39,7 +40,8 @@ export interface FullState {
 export interface WriteTransaction {
   /** Changes committed since the position given to beginWrite; 'gap' when the log no longer holds them all. */
   missed: Change[] | 'gap';
-  commit(changes: readonly Change[]): Promise<void>;
+  /** Commits the changes, and the outbox entries of the same writes, in one transaction. */
+  commit(changes: readonly Change[], outbox: readonly OutboxEntry[]): Promise<void>;
   rollback(): Promise<void>;
 }
 
@@ -50,6 +52,8 @@ export interface SharedDatabase {
   changesSince(seq: number): Promise<Change[] | 'gap'>;
   /** Waits for the write lock; then the changes others committed since `seq`. */
   beginWrite(seq: number): Promise<WriteTransaction>;
+  /** The events and deliveries every replica shares. */
+  readonly outbox: Outbox;
   /** The start (load, bootstrap) is over: the next replica may start. */
   started(): Promise<void>;
   close(): Promise<void>;

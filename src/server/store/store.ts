@@ -3,6 +3,7 @@
 import type { Statement } from 'better-sqlite3';
 import { ChangeFeed, changeOf, type ResourceChange, type WriteOrigin } from './changes.js';
 import { openDatabase, openMirrorDatabase, type DB } from './db.js';
+import { SqliteOutbox, type Outbox, type OutboxEntry } from './outbox.js';
 import { rowToRecord, type Kind, type Record_ } from './record.js';
 import { databaseUnavailable, type Change, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
 import Database from './sqlite.js';
@@ -86,6 +87,8 @@ export class Store {
   constructor(home: string | SharedDatabase) {
     this.db = typeof home === 'string' ? openDatabase(home) : openMirrorDatabase();
     if (typeof home !== 'string') this.shared = home;
+    this.sqliteOutbox = new SqliteOutbox(this.db);
+    this.outbox = typeof home === 'string' ? this.sqliteOutbox : home.outbox;
     const db = this.db;
     this.stmts = {
       get: db.prepare('SELECT * FROM resources WHERE uid = ?'),
@@ -113,6 +116,14 @@ export class Store {
       metaRange: db.prepare('SELECT key, value FROM meta WHERE key > ? AND key < ? ORDER BY key LIMIT ?'),
     };
   }
+
+  /**
+   * The outbox (outbox.ts): events and their deliveries. A change feed hook writes them with
+   * `sqliteOutbox` into this database, in the write's transaction; on a shared database that
+   * is the mirror's transaction, and flushShared() carries what it holds into the commit.
+   */
+  readonly outbox: Outbox;
+  readonly sqliteOutbox: SqliteOutbox;
 
   /** Closes the database (and, for a shared one, its connections). */
   async close(): Promise<void> {
@@ -248,8 +259,8 @@ export class Store {
       tx = await this.shared!.beginWrite(this.seq);
       if (tx.missed === 'gap') await this.reload();
       else this.apply(tx.missed);
-      const changes = this.runAgainstMirror(batch, settle);
-      await tx.commit(changes);
+      const { changes, outbox } = this.runAgainstMirror(batch, settle);
+      await tx.commit(changes, outbox);
       this.apply(changes);
     } catch (err) {
       await tx?.rollback();
@@ -264,7 +275,7 @@ export class Store {
   }
 
   /** Runs the batch in a mirror transaction that is rolled back; returns the log entries of what it did. */
-  private runAgainstMirror(batch: PendingWrite[], settle: (() => void)[]): Change[] {
+  private runAgainstMirror(batch: PendingWrite[], settle: (() => void)[]): { changes: Change[]; outbox: OutboxEntry[] } {
     const entries: Change[] = [];
     this.db.exec('BEGIN');
     try {
@@ -304,7 +315,8 @@ export class Store {
           settle.push(() => item.reject(err));
         }
       }
-      return entries;
+      // The outbox rows the hooks wrote: the mirror's outbox tables hold nothing else.
+      return { changes: entries, outbox: this.sqliteOutbox.takeAll() };
     } finally {
       this.touched = undefined;
       this.db.exec('ROLLBACK');

@@ -27,6 +27,10 @@ export interface ServeCommandOptions {
   journal?: string;
   /** `--deterministic SEED`: reproducible uids, codes and timestamps. */
   deterministic?: string;
+  /** Webhook deliveries: `--event-retry DURATION`, `--event-attempts N`, `--event-timeout DURATION`. */
+  eventRetry?: string;
+  eventAttempts?: string;
+  eventTimeout?: string;
   /** `--mcp-writes`: the write tools on /mcp too. */
   mcpWrites?: boolean;
   /** `--v1 on|off`: the v1 API beside v2, or 410 Gone for every v1 call. */
@@ -42,6 +46,30 @@ function v1Flags(opts: ServeCommandOptions): { enabled: boolean; sunset?: Date }
   const sunset = /^\d{4}-\d{2}-\d{2}(T.+)?$/.test(opts.v1Sunset) ? new Date(opts.v1Sunset) : new Date(NaN);
   if (Number.isNaN(sunset.getTime())) throw UsageError.invalidField('v1-sunset', `must be a date such as 2027-06-30 or an RFC 3339 time, got "${opts.v1Sunset}"`);
   return { enabled: opts.v1 !== 'off', sunset };
+}
+
+/** The delivery schedule and timeout flags as ServeOptions take them (absent: the server's defaults). */
+async function eventFlags(opts: ServeCommandOptions): Promise<{ eventRetry?: import('../../../server/events/deliverer.js').RetrySchedule; eventTimeoutMs?: number }> {
+  const { parseMillis, FaultSpecError } = await import('../../../api/faults.js');
+  const duration = (flag: string, raw: string) => {
+    try {
+      const ms = parseMillis(raw);
+      if (ms >= 1) return ms;
+    } catch (e) {
+      if (!(e instanceof FaultSpecError)) throw e;
+    }
+    throw UsageError.invalidField(flag, `must be a duration from 1ms to 600s, such as 20ms or 2s, got "${raw}"`);
+  };
+  const out: { eventRetry?: import('../../../server/events/deliverer.js').RetrySchedule; eventTimeoutMs?: number } = {};
+  if (opts.eventRetry !== undefined || opts.eventAttempts !== undefined) {
+    const { DEFAULT_RETRY } = await import('../../../server/events/deliverer.js');
+    const baseMs = opts.eventRetry === undefined ? DEFAULT_RETRY.baseMs : duration('event-retry', opts.eventRetry);
+    const attempts = opts.eventAttempts === undefined ? DEFAULT_RETRY.attempts : Number(opts.eventAttempts);
+    if (!Number.isInteger(attempts) || attempts < 1 || attempts > 100) throw UsageError.invalidField('event-attempts', 'must be a whole number from 1 to 100');
+    out.eventRetry = { baseMs, maxDelayMs: baseMs * 300, attempts };
+  }
+  if (opts.eventTimeout !== undefined) out.eventTimeoutMs = duration('event-timeout', opts.eventTimeout);
+  return out;
 }
 
 /** `--fault` and `--latency` as rules; a usage error names the bad one. */
@@ -211,6 +239,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const rateLimit = await parseRateLimitFlag(opts.rateLimit);
   const faults = await faultFlags(opts);
   const journal = journalSize(opts.journal);
+  const events = await eventFlags(opts);
   const deterministic = deterministicSeed(opts.deterministic);
   const v1 = v1Flags(opts);
   // An empty PCTL_DATABASE_URL is unset, as shells leave it; an empty --database is a mistake.
@@ -235,6 +264,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       ...(ownerTokenTtlSeconds ? { ownerTokenTtlSeconds } : {}),
       faults,
       ...(journal !== undefined ? { journalSize: journal } : {}),
+      ...events,
       ...(deterministic !== undefined ? { deterministic } : {}),
       ...(opts.mcpWrites ? { mcpWrites: true } : {}),
       v1,

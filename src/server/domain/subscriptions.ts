@@ -1,0 +1,35 @@
+// Subscriptions (events domain): a webhook sink under a group. Create and delete; no update.
+// Every change committed in the group or below is delivered to the sink (src/server/events/).
+import { capability, groups as G, subscriptions as SB } from '../../api/registry/index.js';
+import type { Principal } from '../auth/principal.js';
+import type { Record_ } from '../store/store.js';
+import { authorize, commit, insertChild, mustGet, now, type DomainContext } from './context.js';
+import { readOperations } from './reads.js';
+import { records } from './records.js';
+
+export interface NewSubscription {
+  parent: string;
+  /** Checked by the wire contract (sinkProblem): https, or http to a loopback host. */
+  sink: string;
+}
+
+/** In a write: a new subscription in an existing group (the create operation's and seeds'). */
+export function insertSubscription(ctx: DomainContext, input: NewSubscription): Record_ {
+  return insertChild(ctx, records.subscription({ parent: input.parent, sink: input.sink, createTime: now(ctx) }));
+}
+
+export function subscriptionOperations(ctx: DomainContext) {
+  return {
+    ...readOperations(ctx, SB),
+
+    async create(principal: Principal, input: NewSubscription): Promise<Record_> {
+      authorize(ctx, principal, capability(SB, 'create'), G, input.parent, 'parent');
+      return commit(ctx, principal, 'subscriptions.create', () => insertSubscription(ctx, input));
+    },
+
+    async delete(principal: Principal, uid: string): Promise<void> {
+      authorize(ctx, principal, capability(SB, 'delete'), SB, uid);
+      await commit(ctx, principal, 'subscriptions.delete', () => ctx.store.remove(mustGet(ctx, SB, uid).uid));
+    },
+  };
+}
