@@ -14,7 +14,7 @@
 // `--latency DURATION[-DURATION]` alone delays every request.
 import { codeName } from './errors.js';
 
-export type FaultEffect = 'error' | 'latency' | 'reset' | 'stall' | 'drop' | 'duplicate';
+type FaultEffect = 'error' | 'latency' | 'reset' | 'stall' | 'drop' | 'duplicate';
 
 /** The effects a delivery rule may have. */
 const DELIVERY_EFFECTS: readonly FaultEffect[] = ['drop', 'duplicate', 'latency'];

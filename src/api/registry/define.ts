@@ -17,11 +17,9 @@ export type WireType<W extends WireName> = z.output<(typeof Wire)[W]>;
  * the records that hang off them (artifact versions) or are served outside the registry
  * (advisory documents, vulnerability metadata). A declaration's storeKind is one of these.
  */
-export const STORE_KINDS = [
-  'group', 'identity', 'role', 'roleBinding', 'identityProvider', 'groupInvite', 'accountAssociation',
-  'repo', 'tag', 'advisory', 'artifact', 'artifactVersion', 'advisoryDocument', 'vulnerabilityMetadata', 'subscription',
-] as const;
-export type StoreKind = (typeof STORE_KINDS)[number];
+export type StoreKind =
+  | 'group' | 'identity' | 'role' | 'roleBinding' | 'identityProvider' | 'groupInvite' | 'accountAssociation'
+  | 'repo' | 'tag' | 'advisory' | 'artifact' | 'artifactVersion' | 'advisoryDocument' | 'vulnerabilityMetadata' | 'subscription';
 
 /** The operations of the spec's domain table. */
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete';
