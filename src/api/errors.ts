@@ -35,7 +35,7 @@ const httpByCode: Record<number, number> = {
   8: 429, 9: 400, 10: 409, 11: 400, 12: 501, 13: 500, 14: 503, 15: 500, 16: 401,
 };
 
-function httpStatusForCode(code: number): number {
+export function httpStatusForCode(code: number): number {
   return httpByCode[code] ?? 500;
 }
 

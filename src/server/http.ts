@@ -76,6 +76,8 @@ export interface Call {
   form(): Promise<URLSearchParams>;
   /** The RPC a gRPC or Connect call came as: `platform.iam.v2.IamService/GetGroup`. */
   rpc?: string;
+  /** The operation that answers the call once its caller is known (an RPC the domain answers directly), instead of routing by path. */
+  operation?: (principal: Principal) => Promise<Response>;
 }
 
 /** What routing learned of a call, for the journal. */
@@ -217,9 +219,18 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
       const length = answer.raw === undefined && answer.bodyJson ? answer.bodyJson.bytes : Buffer.byteLength(payload);
       const headers: Record<string, string | number> = { 'content-length': length, ...answer.headers };
       if (payload && answer.raw === undefined) headers['content-type'] = 'application/json';
-      if (req.httpVersionMajor === 2) for (const h of CONNECTION_HEADERS) delete headers[h];
-      res.writeHead(status, headers);
-      res.end(payload);
+      if (req.httpVersionMajor === 2) {
+        for (const h of CONNECTION_HEADERS) delete headers[h];
+        // Straight to the stream: node's compatibility response halved the rate of a list page.
+        const { stream } = res as unknown as http2.Http2ServerResponse;
+        if (!stream.destroyed) {
+          stream.respond({ ':status': status, ...headers }, { endStream: req.method === 'HEAD' || payload === '' });
+          if (req.method !== 'HEAD' && payload !== '') stream.end(payload);
+        }
+      } else {
+        res.writeHead(status, headers);
+        res.end(payload);
+      }
       // The URL as sent may hold a token (`?access_token=…`): masked like the CLI's trace.
       log?.(`${req.method} ${redactUrl(rawUrl)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
     });
@@ -281,6 +292,10 @@ async function route(
   }
   admit(`identity ${principal.identityUid}`);
   facts.identity = principal.identityUid;
+  if (call.operation) {
+    facts.matched = true;
+    return call.operation(principal);
+  }
   if (opts.control && path.startsWith(CONTROL_PREFIX)) {
     const answer = await opts.control(makeRequest(call, '', principal));
     facts.matched = answer.status !== 404;

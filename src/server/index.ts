@@ -6,6 +6,7 @@ import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './aut
 import { importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
@@ -202,6 +203,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...oauth.routes,
         ...consoleRoutes(),
+        ...openApiRoutes(),
       },
       authenticate: (h) => authenticate(h),
       ...(rateLimiter ? { rateLimiter } : {}),
@@ -217,9 +219,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const dispatch: typeof dispatchCall = store.shared
       ? (call) => openedStore.refresh()!.then(() => ticked(call), (err: unknown) => toErrorResponse(err, opts.log))
       : ticked;
-    // One listener for both HTTP versions: RPCs by Connect, /mcp by MCP, the rest as REST.
+    // One listener for both HTTP versions: RPCs (rpc/), /mcp by MCP, the rest as REST.
     const mcp = mcpEndpoint({ dispatch, authenticate: (h) => authenticate(h), writes: opts.mcpWrites === true, log: opts.log });
-    const listener = rpcListener(dispatch, mcp.listener(restListener(dispatch, opts.log)), opts.log, [...API_SERVICES, ...V1_SERVICES]);
+    const listener = rpcListener(dispatch, mcp.listener(restListener(dispatch, opts.log)), opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
     const server = createFront(createHttp1Server(listener, rateLimiter), listener);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;

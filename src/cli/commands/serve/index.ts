@@ -1,4 +1,4 @@
-// pctl serve [export | token | faults | requests | snapshot | reset]: the local implementation of the API.
+// pctl serve [export | token | openapi | faults | requests | snapshot | reset]: the local implementation of the API.
 import { defineCommand, flag, parsePort } from '../../command.js';
 
 const data = flag.string('--data <dir>', 'data directory', { complete: 'dir' });
@@ -81,6 +81,24 @@ export const serveCommand = defineCommand({
       load: async () => {
         const m = await import('./token.js');
         return { run: (ctx, _args, opts) => m.runToken(ctx, opts) };
+      },
+    }),
+    defineCommand({
+      name: 'openapi',
+      help: {
+        summary: 'print the OpenAPI document of the routes serve answers',
+        description:
+          'Print the OpenAPI 3.1 document of the REST routes serve answers (JSON), the one a running serve sends at ' +
+          'GET /openapi.json: the v2 API, the deprecated v1 calls and serve\'s own extensions (x-pctl-extension). ' +
+          'Made from proto/; it needs no server.',
+        examples: [
+          ['generate a client', 'pctl serve openapi > openapi.json && npx @openapitools/openapi-generator-cli generate -i openapi.json -g go -o client'],
+          ['the operations of a path', "pctl serve openapi | jq '.paths[\"/iam/v2/groups\"] | keys'"],
+        ],
+      },
+      load: async () => {
+        const { openApiDocument } = await import('../../../api/openapi.js');
+        return { run: async (ctx) => (ctx.io.stdout.write(openApiDocument()), 0) };
       },
     }),
     defineCommand({
