@@ -14,7 +14,7 @@ import { request, startTestServer, tempDir, type ApiResponse, type TestServer } 
 
 const root = join(import.meta.dirname, '..');
 const text = readFileSync(join(root, 'openapi.json'), 'utf8');
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the OpenAPI document as parsed JSON; tests walk and assert it
 type Any = any;
 const doc = JSON.parse(text);
 
