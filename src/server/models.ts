@@ -31,7 +31,7 @@ export function groupToWire(r: Record_): WireOut<'Group'> {
   };
 }
 
-export function identityToWire(r: Record_): WireOut<'Identity'> {
+function identityToWire(r: Record_): WireOut<'Identity'> {
   return {
     uid: r.uid,
     name: r.name,
@@ -43,7 +43,7 @@ export function identityToWire(r: Record_): WireOut<'Identity'> {
   };
 }
 
-export function roleToWire(r: Record_): WireOut<'Role'> {
+function roleToWire(r: Record_): WireOut<'Role'> {
   return {
     uid: r.uid,
     name: r.name,
@@ -76,7 +76,7 @@ export function roleBindingToWire(r: Record_, store: Store): WireOut<'RoleBindin
 }
 
 /** Never the client secret: it is write-only. */
-export function identityProviderToWire(r: Record_): WireOut<'IdentityProvider'> {
+function identityProviderToWire(r: Record_): WireOut<'IdentityProvider'> {
   const oidc = (r.data.oidc ?? {}) as Partial<Oidc>;
   return {
     uid: r.uid,
@@ -161,15 +161,15 @@ export { advisoryDocumentOf as advisoryDocumentToWire, vulnerabilityMetadataOf a
  * record's data as it is, and the times (repos, tags). A resource stored otherwise says how
  * in TO_WIRE.
  */
-export function storedAsWire(r: Record_): Record<string, unknown> {
+function storedAsWire(r: Record_): Record<string, unknown> {
   return { uid: r.uid, name: r.name, ...r.data, createTime: r.createTime, updateTime: r.updateTime };
 }
 
-export function advisoryToWire(r: Record_): WireOut<'Advisory'> {
+function advisoryToWire(r: Record_): WireOut<'Advisory'> {
   return { uid: r.uid, advisoryId: r.altKey ?? '', artifactName: r.name, createTime: r.createTime, updateTime: r.updateTime };
 }
 
-export function subscriptionToWire(r: Record_): WireOut<'Subscription'> {
+function subscriptionToWire(r: Record_): WireOut<'Subscription'> {
   return { uid: r.uid, sink: r.name, createTime: r.createTime, updateTime: r.updateTime };
 }
 

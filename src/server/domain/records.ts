@@ -1,6 +1,5 @@
-// How each kind of stored record is built: one builder per kind, used by the domain operations
-// alone (every write path goes through them; a kind added later may keep its builder beside its
-// operations, with record()), and the uids and keys records get.
+// How each kind of stored record is built: one builder per kind, used by the domain
+// operations alone (every write path goes through them), and the uids and keys records get.
 import { createHash } from 'node:crypto';
 import type { AccountAssociationFields, AdvisoryDocument, CORRELATION_RULES, VulnerabilityMetadata } from '../../api/schemas.js';
 import type { Random } from '../random.js';
@@ -50,15 +49,14 @@ export interface Oidc {
   pkceEnabled: boolean;
 }
 
-export interface Base {
+interface Base {
   /** Empty for a record whose uid is made when it is inserted below its parent. */
   uid?: string;
   createTime: string;
   updateTime?: string;
 }
 
-/** A stored record of `kind`; a kind's builder below (or a new resource's domain module) says what goes where. */
-export function record(kind: Kind, parent: string | null, name: string, altKey: string | null, b: Base, data: Record<string, unknown>): Record_ {
+function record(kind: Kind, parent: string | null, name: string, altKey: string | null, b: Base, data: Record<string, unknown>): Record_ {
   return { uid: b.uid ?? '', kind, parent, name, altKey, createTime: b.createTime, updateTime: b.updateTime ?? b.createTime, data };
 }
 

@@ -25,7 +25,7 @@ const HTML_HEADERS = {
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http://127.0.0.1:* http://localhost:*; frame-ancestors 'none'; base-uri 'none'",
 };
 
-export function html(status: number, content: string, secrets: string[] = []): Response {
+function html(status: number, content: string, secrets: string[] = []): Response {
   return {
     status,
     ...(secrets.length ? { secrets } : {}),

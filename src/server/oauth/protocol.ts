@@ -23,7 +23,7 @@ export const DEVICE_POLL_INTERVAL_S = 5;
  * User codes: 8 letters shown as XXXX-XXXX, from consonants only (RFC 8628 §6.1): no vowels
  * (no words), no letters mistaken for digits (no I, O). 20^8 ≈ 2.6·10^10 codes.
  */
-export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 
 /**
  * The loopback addresses of RFC 8252 §7.3, and localhost. [::1] is there for the console of a

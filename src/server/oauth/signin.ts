@@ -28,16 +28,16 @@ export interface OAuthOptions {
 
 export interface SignIn extends SignInState {
   opts: OAuthOptions;
-  hasSession(req: Request): boolean;
+  hasSession: (req: Request) => boolean;
   /** The identities that name this server as their issuer (the ones one may sign in as). */
-  ownIdentities(): Record_[];
-  pickPage(csrf: string, target: PickTarget, notice?: string, status?: number): Response;
+  ownIdentities: () => Record_[];
+  pickPage: (csrf: string, target: PickTarget, notice?: string, status?: number) => Response;
   /** Whether `supplied` is a valid token of the owner identity. */
-  isOwnerToken(supplied: string | null): Promise<boolean>;
+  isOwnerToken: (supplied: string | null) => Promise<boolean>;
   /** The page after a proven owner token, with a session cookie so that this browser need not prove it again for a while. */
-  withSession(page: Response): Response;
+  withSession: (page: Response) => Response;
   /** The token response for an identity that signed in: an access token and an ID token. */
-  tokensFor(identityUid: string): Promise<Response>;
+  tokensFor: (identityUid: string) => Promise<Response>;
 }
 
 export function signIn(opts: OAuthOptions): SignIn {

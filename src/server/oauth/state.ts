@@ -14,7 +14,7 @@ export const MAX_CODES = 1000;
 export const MAX_DEVICE_GRANTS = 1000;
 export const MAX_SESSIONS = 100;
 
-export interface AuthorizeParams {
+interface AuthorizeParams {
   redirectUri: string;
   state: string;
   codeChallenge: string;
@@ -48,7 +48,7 @@ export interface DevicePending {
   proven: boolean;
 }
 
-export interface Grant {
+interface Grant {
   clientId: string;
   redirectUri: string;
   codeChallenge: string;
@@ -69,9 +69,9 @@ export interface SignInState {
   /** Verification pages in progress, by CSRF token. */
   devicePending: Map<string, DevicePending>;
   /** Drops whatever has expired. */
-  prune(): void;
+  prune: () => void;
   /** Drops everything, as at a start. */
-  forget(): void;
+  forget: () => void;
 }
 
 export function signInState(clock: () => number): SignInState {

@@ -11,8 +11,10 @@ import { resourceRoutes, type RestContext } from './resource.js';
 
 export function groupInviteRoutes(rest: RestContext): ResourceRoutes {
   const { domain, store } = rest;
-  const { list, get, delete: remove } = domain.groupInvites;
-  return resourceRoutes(rest, GI, { list, get, delete: remove }, {
+  const invites = domain.groupInvites;
+  // Not its create: that answers with the invite and its code.
+  const generic = { list: invites.list.bind(invites), get: invites.get.bind(invites), delete: invites.delete.bind(invites) };
+  return resourceRoutes(rest, GI, generic, {
     create: async (req) => {
       const body = parseBody(S.CreateGroupInviteBody, await req.json());
       const { roleUid, email, ttl, singleUse } = body.groupInvite;

@@ -24,7 +24,7 @@ export interface RestContext {
 }
 
 /** A declaration's wire JSON, encoded once per record (see WireJson). */
-export function wireOf(rest: RestContext, d: Resource): WireJson {
+function wireOf(rest: RestContext, d: Resource): WireJson {
   const form = wireFormOf(d.kind);
   return new WireJson(rest.store, (r: Record_) => form.toWire(r, rest.store), form.reads);
 }
@@ -50,7 +50,7 @@ export function resourceRoutes(rest: RestContext, d: Resource, ops: GenericOpera
   const body = createBodyOf(d);
   if (create && has('create') && body) {
     routes.create = async (req) => {
-      const parsed = parseBody(body.schema, await req.json()) as Record<string, unknown>;
+      const parsed = parseBody(body.schema, await req.json());
       const input = { ...(parsed[body.key] as Record<string, unknown>), parent: parsed.parent as string };
       return { body: toWire(await create(req.principal, input), rest.store) };
     };
