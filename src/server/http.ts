@@ -61,7 +61,7 @@ export interface HttpOptions {
 }
 
 /** serve's control endpoints (faults, journal, snapshots, reset): a serve-only extension, never a platform API path. */
-export const CONTROL_PREFIX = '/_pctl/';
+const CONTROL_PREFIX = '/_pctl/';
 
 /** The limiter's key of a caller that is not (or not yet) authenticated. */
 export function addressKey(socket: import('node:net').Socket): string {

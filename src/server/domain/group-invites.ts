@@ -32,7 +32,7 @@ export interface LoadedGroupInvite extends Omit<NewGroupInvite, 'ttlSeconds'> {
 export const inviteCodeHash = (code: string) => createHash('sha256').update(code).digest('hex');
 
 /** `pctl_invite_…`: the prefix lets log and trace masking recognise it. */
-export function newInviteCode(random: { bytes(n: number): Buffer }): string {
+function newInviteCode(random: { bytes(n: number): Buffer }): string {
   return `pctl_invite_${random.bytes(24).toString('base64url')}`;
 }
 

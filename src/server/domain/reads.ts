@@ -16,7 +16,7 @@ export interface ReadOperations {
   get(principal: Principal, uid: string): Promise<Record_>;
 }
 
-export function filterColumnsOf(d: Resource): FilterColumns {
+function filterColumnsOf(d: Resource): FilterColumns {
   return Object.fromEntries(Object.entries(d.filters).map(([param, f]) => [param, f.column]));
 }
 

@@ -15,9 +15,9 @@ import { addressKey, readText, textCall, toErrorResponse, type Dispatch } from '
 type StreamableHTTPServerTransport = import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 /** Open sessions one identity may hold; opening one more ends its oldest. */
-export const MAX_SESSIONS_PER_IDENTITY = 32;
+const MAX_SESSIONS_PER_IDENTITY = 32;
 
 export interface McpEndpointOptions {
   /** serve's dispatcher: the one path of every API call. */

@@ -150,7 +150,7 @@ function metadataOf(answer: Response): Headers {
 }
 
 /** An AIP-193 Status as a ConnectError: the same code (gRPC's codes are google.rpc.Code), message and details. */
-export function toConnectError(status: Status, metadata?: Headers): ConnectError {
+function toConnectError(status: Status, metadata?: Headers): ConnectError {
   const details = status.details.flatMap((detail) => {
     const { '@type': type, ...fields } = detail as { '@type': string } & JsonObject;
     const desc = DETAIL_SCHEMAS[type];

@@ -6,7 +6,7 @@
 import type { Database as DB } from 'better-sqlite3';
 
 /** An event as the outbox keeps it: the CloudEvent attributes and the exact body sent. */
-export interface OutboxEvent {
+interface OutboxEvent {
   /** Ce-Id: the same on every attempt and for every subscription. */
   id: string;
   type: string;
@@ -33,7 +33,7 @@ export interface FeedEvent extends OutboxEvent {
   seq: number;
 }
 
-export type DeliveryState = 'pending' | 'delivered' | 'failed';
+type DeliveryState = 'pending' | 'delivered' | 'failed';
 
 export interface Delivery {
   id: number;

@@ -10,7 +10,7 @@ import type { Operations, Wire } from './operations.js';
 
 type V1 = Record<string, unknown>;
 
-export interface CallContext {
+interface CallContext {
   principal: Principal;
   ops: Operations;
 }

@@ -10,7 +10,7 @@ import type { Request, ResourceRoutes, Response } from '../handler.js';
 
 export type Wire = Record<string, unknown>;
 
-export interface Page {
+interface Page {
   items: Wire[];
   nextPageToken: string;
   totalCount: string;
