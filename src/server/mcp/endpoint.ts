@@ -138,7 +138,7 @@ function dispatchCaller(dispatch: Dispatch, auth: CallerAuth | undefined): ApiCa
       path,
       query: new URLSearchParams(query ?? []),
       headers: auth ? { authorization: `Bearer ${auth.token}` } : {},
-      address: String(auth?.extra?.address ?? ''),
+      address: typeof auth?.extra?.address === 'string' ? auth.extra.address : '',
     }, body === undefined ? '' : JSON.stringify(body)));
     // An injected reset or stall has no HTTP answer to give back: the tool says so.
     if (answer.fault) throw new ApiError(Code.UNAVAILABLE, `The API call was ${answer.fault === 'reset' ? 'cut' : 'never answered'} (an injected fault)`, { reason: 'INJECTED_FAULT' });

@@ -195,9 +195,9 @@ export class SqliteOutbox implements Outbox {
   async deliveries(f: DeliveryFilter): Promise<Delivery[]> {
     const where: string[] = [];
     const args: unknown[] = [];
-    if (f.id !== undefined) (where.push('d.id = ?'), args.push(f.id));
-    if (f.subscription) (where.push('d.subscription = ?'), args.push(f.subscription));
-    if (f.state) (where.push('d.state = ?'), args.push(f.state));
+    if (f.id !== undefined) { where.push('d.id = ?'); args.push(f.id); }
+    if (f.subscription) { where.push('d.subscription = ?'); args.push(f.subscription); }
+    if (f.state) { where.push('d.state = ?'); args.push(f.state); }
     const sql = `${DELIVERY_SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY d.id DESC LIMIT ?`;
     return (this.db.prepare(sql).all(...args, f.limit) as DeliveryRow[]).map(delivery);
   }
