@@ -153,8 +153,8 @@ export function artifactVersionToWire(r: Record_): z.input<typeof Wire.ArtifactV
   };
 }
 
-/** Advisory documents and vulnerability metadata are sent as stored. */
-export { advisoryDocumentOf as advisoryDocumentToWire, vulnerabilityMetadataOf as vulnerabilityMetadataToWire } from './domain/records.js';
+/** Vulnerability metadata is sent as stored. */
+export { vulnerabilityMetadataOf as vulnerabilityMetadataToWire } from './domain/records.js';
 
 /**
  * The wire form of a resource stored as its wire fields: uid, the name column as `name`, the
