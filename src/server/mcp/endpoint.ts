@@ -83,7 +83,7 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
     let body: unknown;
     if (req.method === 'POST') {
       try {
-        body = JSON.parse(await readText(req));
+        body = JSON.parse(await readText(req, req.headers));
       } catch (err) {
         rpcError(res, 400, -32700, `Parse error: ${err instanceof ApiError ? err.message : 'the body is not JSON'}`);
         return;
