@@ -96,13 +96,16 @@ export function rpcListeners(
   };
   return {
     request: (req, res) => {
-      if (!(req.method === 'POST' && unary.has(req.url ?? '') && served(http1Exchange(req, res)))) viaConnect(req, res);
+      if (req.method === 'POST' && unary.has(req.url ?? '') && served(http1Exchange(req, res))) return;
+      // Connect sees only what may be an RPC (reflection, compressed messages, gRPC-Web text, Connect GETs, unknown methods).
+      if (isRpcPath(req.url)) viaConnect(req, res);
+      else rest.node(req, res);
     },
     stream: (stream, headers, _flags, rawHeaders) => {
       const x = http2Exchange(stream, headers, rawHeaders);
       if (served(x)) return;
       const path = x.url.split('?')[0]!;
-      // Connect's calls (reflection, compressed messages, gRPC-Web text, Connect GETs, unknown methods) and what rest.node answers need node's objects.
+      // Connect's calls and what rest.node answers need node's objects.
       if (isRpcPath(path) || rest.needsNode(path)) {
         const [req, res] = x.node();
         viaConnect(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
