@@ -137,7 +137,7 @@ async function api(path, signal) {
 async function listAll(collection, key) {
   const items = [];
   let pageToken = '';
-  let total = 0;
+  let total;
   do {
     const query = new URLSearchParams({ page_size: String(PAGE_SIZE) });
     if (pageToken) query.set('page_token', pageToken);

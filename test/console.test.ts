@@ -191,7 +191,7 @@ test('the sign-in page calls a redirect to / of this very server the console, an
   });
   const pickText = async (redirectUri: string) => {
     const b = browser();
-    const owner = await b.go(`${srv.url}/oauth/authorize?${params(redirectUri)}`);
+    const owner = await b.go(`${srv.url}/oauth/authorize?${params(redirectUri).toString()}`);
     const pick = await b.go(`${srv.url}/oauth/authorize`, { csrf: csrfOf(owner.html), step: 'owner', owner_token: srv.ownerToken });
     return pick.html;
   };

@@ -13,7 +13,7 @@ export interface Exchange {
   url: string;
   headers: http.IncomingHttpHeaders;
   httpVersionMajor: 1 | 2;
-  /** The rate-limit key of the caller's address (addressKey). */
+  /** The limiter's key of the caller's address (addressKey). */
   address: string;
   /** The request body. */
   body: Readable;
@@ -27,7 +27,7 @@ export interface Exchange {
   reset(): void;
 }
 
-/** The rate-limit key of a caller that is not (or not yet) authenticated. */
+/** The limiter's key of a caller that is not (or not yet) authenticated. */
 export function addressKey(socket: import('node:net').Socket): string {
   return `address ${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
 }

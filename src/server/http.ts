@@ -1,5 +1,5 @@
 // The one path of every API call, REST or RPC (createDispatcher): routing by resource path,
-// bearer authentication, rate limits per caller, and the one place where errors become
+// bearer authentication, the limits per caller (fair queuing or a rate), and the one place where errors become
 // AIP-193 responses; and the REST front over node:http (bounded JSON bodies, parser errors).
 import http from 'node:http';
 import type { Readable } from 'node:stream';
@@ -8,7 +8,7 @@ import type { FaultInjector } from './control/faults.js';
 import type { Journal, JournalInput } from './control/journal.js';
 import { parseParams } from './params.js';
 import { maskValues, redactUrl } from '../api/redact.js';
-import type { RateLimiter } from './ratelimit.js';
+import type { Admitted, Limiter } from './ratelimit.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
 import type { Principal } from './auth/principal.js';
 import type { Handler, Request, ResourceRoutes, PublicRoutes, Response } from './handler.js';
@@ -42,8 +42,14 @@ export interface HttpOptions {
   surfaces?: Surface[];
   publicRoutes?: PublicRoutes;
   authenticate: (authorization: string | undefined) => Principal | Promise<Principal>;
-  /** Counts each request against its caller's bucket; absent, nothing is limited. */
-  rateLimiter?: RateLimiter;
+  /** Admits each request of its caller (fair queuing or a rate); absent, nothing is limited. */
+  limiter?: Limiter;
+  /**
+   * Public routes ("GET /") the limiter never counts: the console's files. serve's control
+   * endpoints (CONTROL_PREFIX) are never counted either: they answer the owner only, and
+   * refuse anyone else at once (a test's reset must not wait behind the test's own load).
+   */
+  unlimited?: ReadonlySet<string>;
   log?: (line: string) => void;
   /** serve's own endpoints under CONTROL_PREFIX, for an authenticated caller (they check it is the owner). */
   control?: (req: Request) => Promise<Response>;
@@ -67,11 +73,17 @@ export interface Call {
   path: string;
   query: URLSearchParams;
   headers: http.IncomingHttpHeaders;
-  /** The rate-limit key of the caller until its token is checked (addressKey). */
+  /** The limiter's key of the caller until its token is checked (addressKey). */
   address: string;
   /** The parsed body (a code-3 error when missing or malformed). */
   json(): Promise<unknown>;
   form(): Promise<URLSearchParams>;
+  /**
+   * Resolves once the body has arrived, or failed to: the limiter lets a request in only then,
+   * so that a slow upload holds none of the seats it counts. Absent, the body is there already
+   * (an RPC's message).
+   */
+  arrived?(): Promise<void>;
   /** The RPC a gRPC or Connect call came as: `platform.iam.v2.IamService/GetGroup`. */
   rpc?: string;
   /** The operation that answers the call once its caller is known (an RPC the domain answers directly), instead of routing by path. */
@@ -89,7 +101,7 @@ interface CallFacts {
 export type Dispatch = (call: Call) => Promise<Response>;
 
 /**
- * The one path every call takes, REST or RPC: public routes, authentication, the rate limit
+ * The one path every call takes, REST or RPC: public routes, authentication, the limits
  * (by identity once the token is checked, else by address, so that requests with no or a bad
  * token are limited too), routing, and errors as AIP-193 responses.
  */
@@ -105,11 +117,15 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     const bodies: CapturedBodies = {};
     const call: Call = opts.journal ? capturingBodies(incoming, bodies) : incoming;
     let rateHeaders: Record<string, string> | undefined;
-    const admit = (caller: string) => {
-      if (!opts.rateLimiter) return;
-      const admission = opts.rateLimiter.take(caller);
-      rateHeaders = admission.headers;
-      if (admission.error) throw admission.error;
+    let admitted: Admitted | undefined;
+    // A refusal is an ApiError that carries the fields itself.
+    // Awaited only when there is something to wait for: each await costs every request a turn.
+    const admit = async (caller: string) => {
+      if (!opts.limiter) return;
+      if (call.arrived) await call.arrived();
+      const admission = opts.limiter.admit(caller);
+      admitted = admission instanceof Promise ? await admission : admission;
+      rateHeaders = admitted.headers;
     };
     let out: Response;
     let fault: { id: string; effect: string } | undefined;
@@ -125,6 +141,8 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
       out = answer ?? (await route(call, opts, byPath, admit, facts));
     } catch (err) {
       out = toErrorResponse(err, opts.log);
+    } finally {
+      admitted?.done();
     }
     const surface = opts.surfaces?.find((s) => s.owns(call.path));
     const marked = surface?.mark(call.method, call.path, out);
@@ -174,6 +192,10 @@ function responseText(r: Response): string | (() => string) {
   return r.journalText ?? r.raw ?? r.bodyJson?.text ?? (r.body === undefined ? '' : later(r.body, JSON.stringify));
 }
 
+/** Methods whose requests serve reads no body of. */
+const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const noop = () => {};
+
 /** The REST front: an HTTP request (HTTP/1.1 or HTTP/2) in, a JSON answer out. */
 export function restHandler(dispatch: Dispatch, log?: (line: string) => void): (x: Exchange) => void {
   return (x) => {
@@ -192,6 +214,7 @@ export function restHandler(dispatch: Dispatch, log?: (line: string) => void): (
         address: x.address,
         json: () => body().then(parseJson),
         form: () => body().then(parseParams),
+        ...(BODILESS.has(x.method) ? {} : { arrived: () => body().then(noop, noop) }),
       });
     } catch (err) {
       out = Promise.resolve(toErrorResponse(err, log));
@@ -225,7 +248,7 @@ export function restHandler(dispatch: Dispatch, log?: (line: string) => void): (
  * bad request line or header, headers too large) never reaches it, and without this node
  * answers a bare 400 with no body.
  */
-export function createHttp1Server(listener: http.RequestListener, rateLimiter?: RateLimiter): http.Server {
+export function createHttp1Server(listener: http.RequestListener, limiter?: Limiter): http.Server {
   // requireHostHeader off: an HTTP/1.1 request without Host is served like any other, instead of
   // node answering a bare 400 before the handler (and its AIP-193 errors) ever sees it.
   const server = http.createServer({ requireHostHeader: false }, listener);
@@ -245,7 +268,7 @@ export function createHttp1Server(listener: http.RequestListener, rateLimiter?: 
     const apiError = new ApiError(status === 408 ? Code.DEADLINE_EXCEEDED : Code.INVALID_ARGUMENT, message, { reason: 'MALFORMED_REQUEST', httpStatus: status });
     const payload = JSON.stringify(apiError.toStatus());
     // Not counted (it was never a request), but reported like every other answer.
-    const rate = Object.entries(rateLimiter?.peek(addressKey(socket)) ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const rate = Object.entries(limiter?.peek(addressKey(socket)) ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
     socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n${rate}connection: close\r\n\r\n${payload}`);
   });
   server.keepAliveTimeout = 65_000;
@@ -254,14 +277,15 @@ export function createHttp1Server(listener: http.RequestListener, rateLimiter?: 
   return server;
 }
 
-/** Routes one call; `admit` counts it against its caller, throwing the 429 when over the limit. */
+/** Routes one call; `admit` waits for its caller's turn, throwing the 429 when over the limit. */
 async function route(
-  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => void, facts: CallFacts,
+  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => Promise<void>, facts: CallFacts,
 ): Promise<Response> {
   const { method, path } = call;
-  const publicHandler = opts.publicRoutes?.[`${method} ${path}`];
+  const publicRoute = `${method} ${path}`;
+  const publicHandler = opts.publicRoutes?.[publicRoute];
   if (publicHandler) {
-    admit(call.address);
+    if (!opts.unlimited?.has(publicRoute)) await admit(call.address);
     facts.matched = true;
     return publicHandler(makeRequest(call, '', { identityUid: '' }));
   }
@@ -270,19 +294,19 @@ async function route(
   try {
     principal = await opts.authenticate(call.headers.authorization);
   } catch (err) {
-    admit(call.address);
+    await admit(call.address);
     throw err;
   }
-  admit(`identity ${principal.identityUid}`);
   facts.identity = principal.identityUid;
-  if (call.operation) {
-    facts.matched = true;
-    return call.operation(principal);
-  }
   if (opts.control && path.startsWith(CONTROL_PREFIX)) {
     const answer = await opts.control(makeRequest(call, '', principal));
     facts.matched = answer.status !== 404;
     return answer;
+  }
+  await admit(`identity ${principal.identityUid}`);
+  if (call.operation) {
+    facts.matched = true;
+    return call.operation(principal);
   }
 
   const surface = opts.surfaces?.find((s) => s.owns(path));

@@ -34,7 +34,7 @@ import { subscriptionRoutes } from './routes/subscriptions.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { redactDatabaseUrl } from './store/shared.js';
 import { Store } from './store/store.js';
-import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from './ratelimit.js';
+import { createLimiter, DEFAULT_FAIR_QUEUING, type Limits } from './ratelimit.js';
 import type { FaultRule } from '../api/faults.js';
 import { FaultInjector } from './control/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './control/journal.js';
@@ -86,8 +86,8 @@ export interface ServeOptions {
   trustedIssuers?: Record<string, { keys: JWK[] }>;
   /** Lifetime of DIR/owner.token in seconds (default 30 days, at most MAX_TOKEN_TTL_S). */
   ownerTokenTtlSeconds?: number;
-  /** Requests per caller (`--rate-limit`); default DEFAULT_RATE_LIMIT, 'off' for none. Its buckets run on `clock`. */
-  rateLimit?: RateLimit | 'off';
+  /** The limits per caller (`--rate-limit`): fair queuing (the default), a rate (its buckets run on `clock`), or 'off'. */
+  rateLimit?: Limits;
   /** Fault and latency rules in force from the start (`--fault`, `--latency`); more come through /_pctl/faults. */
   faults?: FaultRule[];
   /** How many requests the journal keeps (`--journal N`; default DEFAULT_JOURNAL_SIZE, 0 for none). */
@@ -165,7 +165,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     let authenticate: (h: string | undefined) => Promise<Principal> = async () => {
       throw unauthenticated('The server is starting; try again in a moment');
     };
-    const rateLimiter = opts.rateLimit === 'off' ? undefined : new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
+    const limiter = opts.rateLimit === 'off' ? undefined : createLimiter(opts.rateLimit ?? DEFAULT_FAIR_QUEUING, clock);
     const faults = new FaultInjector();
     for (const rule of opts.faults ?? []) faults.add(rule);
     const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
@@ -198,17 +198,18 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         oauth.forget();
       },
     });
+    const consoleFiles = consoleRoutes();
     const dispatchCall = createDispatcher({
       routes,
       surfaces: [v1Surface(routeOperations(routes), opts.v1 ?? { enabled: true })],
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...oauth.routes,
-        ...consoleRoutes(),
+        ...consoleFiles,
         ...openApiRoutes(),
       },
       authenticate: (h) => authenticate(h),
-      ...(rateLimiter ? { rateLimiter } : {}),
+      ...(limiter ? { limiter, unlimited: new Set(Object.keys(consoleFiles)) } : {}),
       ...(opts.log ? { log: opts.log } : {}),
       control: controlHandler({ store, faults, journal, snapshots, more: { ...eventControlRoutes(store, () => deliverer.wake()), 'GET /_pctl/v1-callers': () => ({ body: v1Callers(journal, openedStore) }) } }),
       faults,
@@ -226,7 +227,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const restExchange = restHandler(dispatch, opts.log);
     const restNode = mcp.listener((req, res) => restExchange(http1Exchange(req, res)));
     const listeners = rpcListeners(dispatch, { exchange: restExchange, node: restNode, needsNode: (path) => path === MCP_PATH }, opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
-    const server = createFront(createHttp1Server(listeners.request, rateLimiter), listeners.stream);
+    const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

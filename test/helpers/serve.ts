@@ -68,7 +68,7 @@ export interface TestServer extends RunningServer {
   /** Calls the API as the owner; `body` is JSON-encoded. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   /** Like call(), for setup steps: the JSON body of a 200, else it throws with the status and body. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as the API sent it; tests assert its shape
   ok(method: string, path: string, body?: unknown): Promise<any>;
   /** The uid of a role by name (built-in ones included). */
   roleUid(name: string): Promise<string>;
@@ -82,22 +82,18 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as the API sent it; tests assert its shape
   json: any;
 }
 
-/**
- * Rate limiting is off unless a test names `rateLimit` (`rateLimit: undefined` is the server's
- * default): tests about other things send many requests, some with the clock standing still.
- */
+/** A serve with its defaults (fair queuing per caller, as users run it) unless a test names others. */
 export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
-  const rateLimit = 'rateLimit' in opts ? opts.rateLimit : 'off';
   // A test that names its own database keeps it (and drops it itself).
   const database = 'database' in opts ? undefined : await testDatabase(dataDir);
   let srv: RunningServer;
   try {
-    srv = await startServer({ port: 0, host: '127.0.0.1', ...opts, dataDir, ...(rateLimit ? { rateLimit } : {}), ...(database ? { database } : {}) });
+    srv = await startServer({ port: 0, host: '127.0.0.1', ...opts, dataDir, ...(database ? { database } : {}) });
   } catch (err) {
     if (!opts.dataDir) await dropTestDatabase(dataDir);
     throw err;
@@ -152,9 +148,6 @@ export async function request(
   return { status: res.status, headers: res.headers, text, json };
 }
 
-/** Path of a resource by uid, with the uid's slashes left raw (the server also takes %2F). */
-export const item = (collection: string, uid: string) => `${collection}/${uid}`;
-
 /**
  * Test data straight through the store, for tests about listing rather than creating: `count`
  * groups under `parent`, named by `name(i)`, created at `time(i)` (ms), in one transaction.
@@ -182,8 +175,8 @@ export function insertGroups(
 export function tempStore(t: ExecutionContext): { store: Store; dir: string } {
   const dir = tempDir();
   const store = new Store(dir);
-  t.teardown(() => {
-    store.close();
+  t.teardown(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
   return { store, dir };

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const PCTL = join(ROOT, 'bin', 'pctl.js');
 
 export const G = '/iam/v2/groups';
@@ -37,7 +37,7 @@ export async function cleanup(): Promise<void> {
   dirs.clear();
 }
 
-export function assertBuilt(): void {
+function assertBuilt(): void {
   if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
     throw new Error('dist/ is missing: run `npm run build` first (npm ci does it through prepare)');
   }
@@ -57,13 +57,15 @@ export interface Serve {
 
 /**
  * Spawns `node bin/pctl.js serve --port 0 --data DIR --rate-limit off`; resolves when it prints
- * its URL. No rate limit unless asked: 50 clients as one identity are the load under test.
+ * its URL. No limits unless asked (`rateLimit`; null: serve's default): 50 clients as one
+ * identity are the load under test.
  */
-export function startServe(dataDir: string, opts: { timeoutMs?: number; rateLimit?: string; database?: string; args?: string[] } = {}): Promise<Serve> {
+export function startServe(dataDir: string, opts: { timeoutMs?: number; rateLimit?: string | null; database?: string; args?: string[] } = {}): Promise<Serve> {
   assertBuilt();
   const configDir = tempDir('pctl-stress-config-');
   const database = opts.database ? ['--database', opts.database] : [];
-  const child = spawn(process.execPath, [PCTL, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--rate-limit', opts.rateLimit ?? 'off', ...database, ...(opts.args ?? [])], {
+  const rateLimit = opts.rateLimit === null ? [] : ['--rate-limit', opts.rateLimit ?? 'off'];
+  const child = spawn(process.execPath, [PCTL, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, ...rateLimit, ...database, ...(opts.args ?? [])], {
     env: { ...process.env, PCTL_CONFIG_DIR: configDir, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -146,7 +148,7 @@ export async function stopServe(srv: Serve): Promise<{ code: number | null; sign
 export interface Res {
   status: number;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as the API sent it; tests assert its shape
   json: any;
   headers: Record<string, string | string[] | undefined>;
 }
@@ -246,4 +248,3 @@ export function prng(seed: number) {
 }
 export type Rng = ReturnType<typeof prng>;
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

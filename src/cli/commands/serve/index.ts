@@ -3,7 +3,7 @@ import { defineCommand, flag, parsePort } from '../../command.js';
 
 const data = flag.string('--data <dir>', 'data directory', { complete: 'dir' });
 
-export const serveFlags = {
+const serveFlags = {
   host: { ...flag.string('--host <host>', 'interface to listen on'), default: '127.0.0.1' },
   port: flag.parsed('--port <port>', 'port to listen on (0 picks a free port)', parsePort, { default: 8700 }),
   data,
@@ -12,7 +12,7 @@ export const serveFlags = {
   seed: flag.string('--seed <file>', 'load groups, identities, repos, tags and advisories from a YAML or JSON file into an empty data dir', { complete: 'file' }),
   demo: flag.bool('--demo', 'load the built-in demo data set into an empty data dir'),
   log: flag.bool('--log', 'log each request to stderr (tokens masked)'),
-  rateLimit: flag.string('--rate-limit <rate>', 'requests per caller (identity, else client address): RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200; or off (default: 100/s)'),
+  rateLimit: flag.string('--rate-limit <rate>', "limits per caller (identity, else client address): fair, fair queuing: 8 requests served at once, 100 more wait their turn, only more than that is refused (429); RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200: a token bucket that emulates the API's rate limits (429 with Retry-After); or off (default: fair)"),
   trustIssuer: flag.list('--trust-issuer <url=jwks-file>', 'also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)'),
   ownerTokenTtl: flag.string('--owner-token-ttl <duration>', 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)'),
   fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]', or into webhook deliveries: 'delivery=SINK_GLOB (drop | duplicate | latency=DURATION)' (repeatable; see pctl serve faults add)"),
@@ -27,7 +27,7 @@ export const serveFlags = {
   deterministic: flag.string('--deterministic <seed>', 'reproducible runs: the clock starts at 2026-01-01T00:00:00Z and moves 1s per request, and uids and codes come from SEED (a whole number), so the same requests to a fresh data dir get the same response bodies; tokens still differ (ES256 signatures are randomized). Never for a server others can reach: its codes are predictable'),
 };
 
-export const tokenFlags = {
+const tokenFlags = {
   identity: flag.string('--identity <uid>', "identity uid (its claimMatch.issuer must be this serve); default: the data dir's owner", { complete: { live: 'identities' } }),
   ttl: { ...flag.string('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d (at most 90d)'), default: '1h' },
   data,
@@ -42,7 +42,12 @@ export const serveCommand = defineCommand({
     description:
       'Run the local, file-backed implementation of the API (SQLite in the data dir). The first start bootstraps an ' +
       'organization, an owner identity, the built-in roles and the owner token, and saves a profile named "local". ' +
-      'With --database the data lives in PostgreSQL instead, and several serves on one database are replicas of one state.',
+      'With --database the data lives in PostgreSQL instead, and several serves on one database are replicas of one state. ' +
+      'Limits (--rate-limit): by default each caller (identity, else client address) has 8 requests served at once and up ' +
+      'to 100 more wait their turn, callers served in turns, so a sequential script is never refused and no caller can ' +
+      "starve another; only a caller with more waiting gets a 429 with Retry-After. --rate-limit 100/s emulates the API's rate " +
+      "limits instead (a token bucket per caller: 429 with Retry-After past it); off removes both. serve's control API and the " +
+      "console's files are never limited. Every answer carries the RateLimit-Policy and RateLimit fields (docs/limits.md).",
     examples: [
       ['a local API with demo data on the default port', 'pctl serve --demo'],
       ['a throwaway server on a free port, the same uids and times each run', 'pctl serve --port 0 --data "$(mktemp -d)" --deterministic 42'],

@@ -16,7 +16,7 @@ export interface ServeCommandOptions {
   seed?: string;
   demo?: boolean;
   log?: boolean;
-  /** `100/s`, `6000/m,200`, `off` (see server/ratelimit.ts); absent, the server's default. */
+  /** `fair`, `100/s`, `6000/m,200`, `off` (see server/ratelimit.ts); absent, the server's default (fair). */
   rateLimit?: string;
   /** `URL=JWKS_FILE`, repeatable: another issuer whose tokens serve accepts, checked offline. */
   trustIssuer?: string[];
@@ -146,7 +146,7 @@ async function defaultDataDir(): Promise<string> {
 }
 
 /** `--rate-limit` as ServeOptions takes it; undefined (the server's default) when not given. */
-async function parseRateLimitFlag(raw: string | undefined): Promise<import('../../../server/ratelimit.js').RateLimit | 'off' | undefined> {
+async function parseRateLimitFlag(raw: string | undefined): Promise<import('../../../server/ratelimit.js').Limits | undefined> {
   if (raw === undefined) return undefined;
   const { parseRateLimit, RateLimitSyntaxError } = await import('../../../server/ratelimit.js');
   try {
@@ -157,10 +157,12 @@ async function parseRateLimitFlag(raw: string | undefined): Promise<import('../.
   }
 }
 
-async function describeRateLimit(rateLimit: import('../../../server/ratelimit.js').RateLimit | 'off' | undefined): Promise<string> {
+async function describeRateLimit(rateLimit: import('../../../server/ratelimit.js').Limits | undefined): Promise<string> {
   if (rateLimit === 'off') return 'Rate limit: off';
-  const { DEFAULT_RATE_LIMIT, formatRateLimit } = await import('../../../server/ratelimit.js');
-  return `Rate limit: ${formatRateLimit(rateLimit ?? DEFAULT_RATE_LIMIT)} per caller${rateLimit ? '' : ' (the default; --rate-limit sets it, --rate-limit off removes it)'}`;
+  const { DEFAULT_FAIR_QUEUING, formatRateLimit } = await import('../../../server/ratelimit.js');
+  const limits = rateLimit ?? DEFAULT_FAIR_QUEUING;
+  if ('windowSeconds' in limits) return `Rate limit: ${formatRateLimit(limits)} per caller`;
+  return `Rate limit: fair queuing, ${limits.perCaller} requests at once per caller and ${limits.queue} more waiting${rateLimit ? '' : ' (the default; --rate-limit RATE/UNIT emulates the API\'s rate limits, --rate-limit off removes all limits)'}`;
 }
 
 function parsePort(raw: string | number | undefined): number {
@@ -274,13 +276,13 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     const code = (e as NodeJS.ErrnoException).code;
     const usage = await seedUsageError(e, opts.demo ? 'the demo data set' : `seed file ${opts.seed}`);
     if (usage) throw usage;
-    if (e instanceof DataDirLockedError) throw new Error(e.message);
+    if (e instanceof DataDirLockedError) throw new Error(e.message, { cause: e });
     const syscall = (e as NodeJS.ErrnoException).syscall;
-    if (syscall === 'listen' && code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use; pass --port 0 to pick a free one`);
-    if (syscall === 'listen' && code === 'EACCES') throw new Error(`not allowed to listen on port ${port}; pick a port above 1023`);
-    if (syscall === 'listen' && code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${opts.host}: no such address on this machine`);
+    if (syscall === 'listen' && code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use; pass --port 0 to pick a free one`, { cause: e });
+    if (syscall === 'listen' && code === 'EACCES') throw new Error(`not allowed to listen on port ${port}; pick a port above 1023`, { cause: e });
+    if (syscall === 'listen' && code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${opts.host}: no such address on this machine`, { cause: e });
     const storage = await dataDirProblem(e, dataDir);
-    if (storage) throw new Error(storage);
+    if (storage) throw new Error(storage, { cause: e });
     throw e;
   }
 
@@ -376,7 +378,7 @@ export async function runExport(ctx: Context, opts: { data?: string }): Promise<
   try {
     doc = store.transaction(() => exportSeed(store));
   } finally {
-    store.close();
+    await store.close();
   }
   ctx.io.stdout.write(await seedToYaml(doc));
   return 0;
@@ -409,7 +411,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   try {
     unlock = lockDataDir(dataDir);
   } catch (e) {
-    if (e instanceof DataDirLockedError) throw new Error(`${e.message} (stop it before reset)`);
+    if (e instanceof DataDirLockedError) throw new Error(`${e.message} (stop it before reset)`, { cause: e });
     throw e;
   }
   let organization: string;
@@ -419,7 +421,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
     try {
       issuer = old.getMeta('issuer') ?? issuer;
     } finally {
-      old.close();
+      await old.close();
     }
     // The signing key goes too, so tokens issued before the reset stop working.
     for (const file of ['pctl.db', 'pctl.db-wal', 'pctl.db-shm', 'owner.token', 'signing-key.jwk']) rmSync(join(dataDir, file), { force: true });
@@ -431,7 +433,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
       await new Snapshots({ dataDir, store, clock }).saveInitial();
       organization = store.getMeta('organization')!;
     } finally {
-      store.close();
+      await store.close();
     }
   } finally {
     unlock();
