@@ -179,8 +179,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       subscriptionExists: async (uid) => (await openedStore.refresh(), openedStore.get(uid, 'subscription') !== undefined),
     });
     // Every change a caller commits becomes a CloudEvent in the outbox, in the same transaction;
-    // the deliverer looks for work after a commit that queued deliveries (a look per create
-    // without any cost sequential creates a fifth of their rate).
+    // the deliverer looks for work only after a commit that queued deliveries (a look after
+    // every commit cost each create two reads before its answer went out).
     recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '', onDeliveries: () => deliverer.wake() });
     const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: (h) => authenticate(h) });
     let ownIssuer = ''; // serve's base URL, once listening
