@@ -54,7 +54,7 @@ interface Harness {
   srv: TestServer;
   org: string;
   /** Calls Service/Method with the owner's token (or `token`; '' for none). */
-  rpc(service: ServiceName, method: string, request: Any, token?: string): Promise<Any>;
+  rpc: (service: ServiceName, method: string, request: Any, token?: string) => Promise<Any>;
   called: Set<string>;
   close(): void;
 }
@@ -254,7 +254,7 @@ function rawCall(path: string, bytes: Buffer, token = h.srv.ownerToken): Promise
   return new Promise((resolve) => {
     client.makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, bytes, metadata, { deadline: Date.now() + 20_000 }, (err, res) => {
       client.close();
-      resolve(err ? (err as RpcError) : res!);
+      resolve(err ? err : res!);
     });
   });
 }
@@ -263,7 +263,7 @@ test.serial('errors: the AIP-193 code as the gRPC status, with ErrorInfo, BadReq
   const { rpc, org, srv } = h;
   const fail = async (promise: Promise<unknown>) => {
     const err = await t.throwsAsync<RpcError>(promise);
-    return { err: err!, status: statusDetails(err!) };
+    return { err, status: statusDetails(err) };
   };
 
   const missing = await fail(rpc('iam', 'GetGroup', { uid: `${org}/0000000000000000` }));
@@ -298,8 +298,8 @@ test.serial('errors: the AIP-193 code as the gRPC status, with ErrorInfo, BadReq
 test.serial('auth: the token in `authorization` metadata; none or a bad one is UNAUTHENTICATED', async (t) => {
   for (const token of ['', 'not-a-jwt', `${h.srv.ownerToken.slice(0, -4)}AAAA`]) {
     const err = await t.throwsAsync<RpcError>(h.rpc('iam', 'ListGroups', {}, token));
-    t.is(err!.code, grpc.status.UNAUTHENTICATED, token || '(no token)');
-    t.is(statusDetails(err!).details.ErrorInfo.domain, 'platform.api.v2');
+    t.is(err.code, grpc.status.UNAUTHENTICATED, token || '(no token)');
+    t.is(statusDetails(err).details.ErrorInfo.domain, 'platform.api.v2');
   }
 });
 
@@ -404,8 +404,8 @@ test.serial('gRPC-Web and Connect over HTTP/1.1, and REST over HTTP/2, on the sa
     t.is(group.uid, org, name);
     t.is(group.name, expected.name, name);
     const err = await t.throwsAsync<ConnectError>(iam.getGroup({ uid: `${org}/0000000000000000` }, { headers }));
-    t.is(err!.code, Code.NotFound, name);
-    t.is(err!.findDetails(ErrorInfoSchema)[0]?.domain, 'platform.api.v2', name);
+    t.is(err.code, Code.NotFound, name);
+    t.is(err.findDetails(ErrorInfoSchema)[0]?.domain, 'platform.api.v2', name);
   }
 
   const session = http2.connect(srv.url);
@@ -461,7 +461,7 @@ test.serial('the rate limit counts RPCs too: RESOURCE_EXHAUSTED with retry-after
 test.serial("a request message over REST's body limit (1 MiB) is refused with RESOURCE_EXHAUSTED, gRPC's code for a message too large", async (t) => {
   const description = 'x'.repeat(MAX_BODY_BYTES + 10);
   const err = await t.throwsAsync<RpcError>(h.rpc('iam', 'CreateGroup', { parent: h.org, group: { name: 'too-big', description } }));
-  t.is(err!.code, grpc.status.RESOURCE_EXHAUSTED, err!.details);
+  t.is(err.code, grpc.status.RESOURCE_EXHAUSTED, err.details);
 });
 
 test.serial('injected faults reach gRPC calls, scoped by RPC name: an error keeps its code, a reset is UNAVAILABLE, other RPCs are untouched', async (t) => {

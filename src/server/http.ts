@@ -64,7 +64,7 @@ export interface HttpOptions {
 }
 
 /** serve's control endpoints (faults, journal, snapshots, reset): a serve-only extension, never a platform API path. */
-export const CONTROL_PREFIX = '/_pctl/';
+const CONTROL_PREFIX = '/_pctl/';
 
 /** One API call, whichever protocol brought it: a REST request, or an RPC transcoded to one. */
 export interface Call {
@@ -76,8 +76,8 @@ export interface Call {
   /** The limiter's key of the caller until its token is checked (addressKey). */
   address: string;
   /** The parsed body (a code-3 error when missing or malformed). */
-  json(): Promise<unknown>;
-  form(): Promise<URLSearchParams>;
+  json: () => Promise<unknown>;
+  form: () => Promise<URLSearchParams>;
   /**
    * Resolves once the body has arrived, or failed to: the limiter lets a request in only then,
    * so that a slow upload holds none of the seats it counts. Absent, the body is there already
@@ -152,7 +152,7 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     if (opts.journal && !call.path.startsWith(CONTROL_PREFIX)) {
       const answered = out;
       opts.journal.record({
-        timeMs: time, method: call.method, rawPath: call.query.size ? `${call.path}?${call.query}` : call.path,
+        timeMs: time, method: call.method, rawPath: call.query.size ? `${call.path}?${call.query.toString()}` : call.path,
         ...(call.rpc ? { rpc: call.rpc } : {}),
         status: answered.fault ? 0 : (answered.status ?? 200),
         durationMs: Math.round((performance.now() - started) * 10) / 10,

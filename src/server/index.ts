@@ -334,6 +334,6 @@ function makeDataDirPrivate(dataDir: string): void {
   try {
     chmodSync(dataDir, 0o700);
   } catch (err) {
-    throw new Error(`cannot make the data dir ${dataDir} private (mode 0700): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; use a directory you own`);
+    throw new Error(`cannot make the data dir ${dataDir} private (mode 0700): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; use a directory you own`, { cause: err });
   }
 }

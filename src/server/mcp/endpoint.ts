@@ -15,9 +15,9 @@ import { addressKey, readText, textCall, toErrorResponse, type Dispatch } from '
 type StreamableHTTPServerTransport = import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 /** Open sessions one identity may hold; opening one more ends its oldest. */
-export const MAX_SESSIONS_PER_IDENTITY = 32;
+const MAX_SESSIONS_PER_IDENTITY = 32;
 
 export interface McpEndpointOptions {
   /** serve's dispatcher: the one path of every API call. */
@@ -138,7 +138,7 @@ function dispatchCaller(dispatch: Dispatch, auth: CallerAuth | undefined): ApiCa
       path,
       query: new URLSearchParams(query ?? []),
       headers: auth ? { authorization: `Bearer ${auth.token}` } : {},
-      address: String(auth?.extra?.address ?? ''),
+      address: typeof auth?.extra?.address === 'string' ? auth.extra.address : '',
     }, body === undefined ? '' : JSON.stringify(body)));
     // An injected reset or stall has no HTTP answer to give back: the tool says so.
     if (answer.fault) throw new ApiError(Code.UNAVAILABLE, `The API call was ${answer.fault === 'reset' ? 'cut' : 'never answered'} (an injected fault)`, { reason: 'INJECTED_FAULT' });

@@ -125,9 +125,10 @@ function encodeGrpcMessageMinimally(res: http.ServerResponse): void {
     if (h && typeof h['grpc-message'] === 'string') h['grpc-message'] = grpcPercentEncode(decodeURIComponent(h['grpc-message']));
     return headers;
   };
-  const { addTrailers, writeHead } = res;
-  res.addTrailers = (headers) => addTrailers.call(res, fix(headers) as never);
-  res.writeHead = ((status: number, ...rest: unknown[]) => writeHead.call(res, status, ...(rest.map(fix) as []))) as typeof res.writeHead;
+  const addTrailers = res.addTrailers.bind(res);
+  const writeHead = res.writeHead.bind(res);
+  res.addTrailers = (headers) => addTrailers(fix(headers) as never);
+  res.writeHead = ((status: number, ...rest: unknown[]) => writeHead(status, ...(rest.map(fix) as [])));
 }
 
 function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch, log?: (line: string) => void): void {
@@ -186,13 +187,13 @@ function metadataOf(answer: Response): Headers {
 }
 
 /** An AIP-193 Status as a ConnectError: the same code (gRPC's codes are google.rpc.Code), message and details. */
-export function toConnectError(status: Status, metadata?: Headers): ConnectError {
+function toConnectError(status: Status, metadata?: Headers): ConnectError {
   const details = status.details.flatMap((detail) => {
     const { '@type': type, ...fields } = detail as { '@type': string } & JsonObject;
     const desc = DETAIL_SCHEMAS[type];
     return desc ? [{ desc, value: fromJson(desc, fields as JsonValue) }] : [];
   });
-  return new ConnectError(status.message, status.code as Code, metadata, details);
+  return new ConnectError(status.message, status.code, metadata, details);
 }
 
 /**
