@@ -15,7 +15,7 @@ import { addressKey, readText, textCall, toErrorResponse, type Dispatch } from '
 type StreamableHTTPServerTransport = import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-const MCP_PATH = '/mcp';
+export const MCP_PATH = '/mcp';
 /** Open sessions one identity may hold; opening one more ends its oldest. */
 const MAX_SESSIONS_PER_IDENTITY = 32;
 
