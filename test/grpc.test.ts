@@ -409,15 +409,36 @@ test.serial('gRPC-Web and Connect over HTTP/1.1, and REST over HTTP/2, on the sa
   }
 
   const session = http2.connect(srv.url);
-  const body = await new Promise<string>((resolve, reject) => {
-    const req = session.request({ ':path': `/iam/v2/groups/${encodeURIComponent(org)}`, authorization: headers.authorization });
+  t.teardown(() => session.close());
+  const h2 = (request: http2.OutgoingHttpHeaders, body?: unknown) => new Promise<{ status: number; type: string; text: string }>((resolve, reject) => {
+    const req = session.request({ authorization: headers.authorization, ...request });
+    let status = 0;
+    let type = '';
     let text = '';
+    req.on('response', (h) => ((status = Number(h[':status'])), (type = String(h['content-type'] ?? ''))));
     req.on('data', (c) => (text += c));
-    req.on('end', () => resolve(text));
+    req.on('end', () => resolve({ status, type, text }));
     req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
   });
-  session.close();
-  t.deepEqual(JSON.parse(body), expected, 'REST over h2c');
+  const got = await h2({ ':path': `/iam/v2/groups/${encodeURIComponent(org)}` });
+  t.deepEqual(JSON.parse(got.text), expected, 'REST over h2c');
+
+  // A request body over HTTP/2, read from the stream itself; and a client mistake as REST answers it.
+  const made = await h2({ ':method': 'POST', ':path': '/iam/v2/groups', 'content-type': 'application/json' }, { parent: org, group: { name: 'made-over-h2' } });
+  t.is(made.status, 200, made.text);
+  const uid = (JSON.parse(made.text) as { uid: string }).uid;
+  t.is((await srv.ok('GET', `/iam/v2/groups/${encodeURIComponent(uid)}`)).name, 'made-over-h2');
+  const bad = await h2({ ':method': 'POST', ':path': '/iam/v2/groups', 'content-type': 'application/json' }, { group: { name: 'no-parent' } });
+  t.is(bad.status, 400);
+  t.is((JSON.parse(bad.text) as { code: number }).code, 3);
+  t.is((await h2({ ':method': 'DELETE', ':path': `/iam/v2/groups/${encodeURIComponent(uid)}` })).status, 200);
+
+  // /mcp over HTTP/2 is answered by MCP (through node's request and response objects).
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h2', version: '1' } } };
+  const mcp = await h2({ ':method': 'POST', ':path': '/mcp', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, initialize);
+  t.is(mcp.status, 200, mcp.text);
+  t.regex(mcp.text, /"serverInfo"/);
 });
 
 test.serial('the rate limit counts RPCs too: RESOURCE_EXHAUSTED with retry-after in the metadata', async (t) => {

@@ -15,7 +15,7 @@ import { addressKey, readText, textCall, toErrorResponse, type Dispatch } from '
 type StreamableHTTPServerTransport = import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-const MCP_PATH = '/mcp';
+export const MCP_PATH = '/mcp';
 /** Open sessions one identity may hold; opening one more ends its oldest. */
 const MAX_SESSIONS_PER_IDENTITY = 32;
 
@@ -83,7 +83,7 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
     let body: unknown;
     if (req.method === 'POST') {
       try {
-        body = JSON.parse(await readText(req));
+        body = JSON.parse(await readText(req, req.headers));
       } catch (err) {
         rpcError(res, 400, -32700, `Parse error: ${err instanceof ApiError ? err.message : 'the body is not JSON'}`);
         return;

@@ -264,10 +264,6 @@ export function compareText(a: string, b: string): number {
   return a.length < b.length ? -1 : 1;
 }
 
-export function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
 export function sortValue(rec: Record_, field: SortField): string {
   switch (field) {
     case 'uid': return rec.uid;
@@ -300,4 +296,3 @@ export function parseOrderBy(raw: string | undefined): { sortField: SortField; d
   }
   return { sortField: field, desc: direction === 'desc' };
 }
-
