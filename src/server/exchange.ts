@@ -65,7 +65,7 @@ export function http2Exchange(stream: http2.ServerHttp2Stream, headers: http2.In
     url: headers[':path'] ?? '/',
     headers,
     httpVersionMajor: 2,
-    address: addressKey(stream.session!.socket as import('node:net').Socket),
+    address: addressKey(stream.session!.socket),
     body: stream,
     gone: () => stream.destroyed || stream.headersSent,
     onClose: (listener) => stream.once('close', listener),
