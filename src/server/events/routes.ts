@@ -26,7 +26,7 @@ export function eventControlRoutes(store: Store, wakeDeliverer: () => void): Rec
   const outbox = store.outbox;
   return {
     'GET /_pctl/events': async (req) => {
-      const limit = whole(req, 'limit', FEED_LIMIT) ?? FEED_LIMIT;
+      const limit = whole(req, 'limit', FEED_LIMIT, 1) ?? FEED_LIMIT;
       const wait = whole(req, 'wait', MAX_WAIT_S) ?? 0;
       const after = whole(req, 'after', Number.MAX_SAFE_INTEGER) ?? (await outbox.lastSeq());
       const group = req.query.get('descendants_of') ?? undefined;
@@ -81,11 +81,11 @@ function nextCommit(store: Store, deadline: number): Promise<void> {
   });
 }
 
-function whole(req: Request, name: string, max: number): number | undefined {
+function whole(req: Request, name: string, max: number, min = 0): number | undefined {
   const raw = req.query.get(name);
   if (raw === null) return undefined;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n > max) throw invalidField(name, `must be a whole number from 0 to ${max}`);
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw invalidField(name, `must be a whole number from ${min} to ${max}`);
   return n;
 }
 
