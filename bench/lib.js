@@ -48,12 +48,14 @@ export function stopChild(child) {
 }
 
 /**
- * Starts `pctl serve` on a data dir, port 0, in a child process; no rate limit (the load is
- * the point). With `database`, the data lives there (a replica of it), not in the data dir.
+ * Starts `pctl serve` on a data dir, port 0, in a child process; no limits unless `rateLimit`
+ * names them (the load is the point; null: serve's default). With `database`, the data lives
+ * there (a replica of it), not in the data dir.
  */
-export async function startServe(dataDir, { database } = {}) {
+export async function startServe(dataDir, { database, rateLimit = 'off' } = {}) {
   const configDir = tempDir('pctl-bench-config-');
-  return startChild([pctl, 'serve', '--port', '0', '--data', dataDir, '--rate-limit', 'off', ...(database ? ['--database', database] : [])], { PCTL_CONFIG_DIR: configDir });
+  const limits = rateLimit === null ? [] : ['--rate-limit', rateLimit];
+  return startChild([pctl, 'serve', '--port', '0', '--data', dataDir, ...limits, ...(database ? ['--database', database] : [])], { PCTL_CONFIG_DIR: configDir });
 }
 
 /** req/s of autocannon against one URL (10 connections). */

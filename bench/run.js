@@ -1,4 +1,4 @@
-// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --org-as-code] [-- --domain]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --org-as-code] [-- --domain] [-- --protocols] [-- --writes] [-- --page]
 // One report of ratios measured in the same run, each with the command behind it, and at
 // the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
@@ -24,6 +24,12 @@ const storesOnly = process.argv.includes('--stores');
 const orgAsCodeOnly = process.argv.includes('--org-as-code');
 // --domain runs only the cost of the domain's async boundary.
 const domainOnly = process.argv.includes('--domain');
+// --protocols runs only REST over HTTP/1.1 and HTTP/2, gRPC, gRPC-Web and Connect (h2load).
+const protocolsOnly = process.argv.includes('--protocols');
+// --writes runs only the sequential and concurrent creates against GETs and raw commits.
+const writesOnly = process.argv.includes('--writes');
+// --page runs only the sorted page of 50 at 100k groups against a bare node:http server.
+const pageOnly = process.argv.includes('--page');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
@@ -98,6 +104,20 @@ async function orgUid(baseUrl, headers) {
   return res.groups[0].uid;
 }
 
+/** `--page`: only the sorted page of 50 at the target's scale against a bare server sending it. */
+async function pageTarget() {
+  const dataDir = tempDir();
+  cleanup.push(dataDir);
+  const { org } = await populate(dataDir, PAGE_TARGET_SCALE);
+  const serve = await startServe(dataDir);
+  try {
+    const headers = { authorization: `Bearer ${readFileSync(`${dataDir}/owner.token`, 'utf8').trim()}` };
+    await sortedPageVsBare(PAGE_TARGET_SCALE, `${serve.url}/iam/v2/groups?order_by=name&page_size=50&uidp.descendants_of=${org}`, headers);
+  } finally {
+    await serve.stop();
+  }
+}
+
 /** `--scoped`: only the viewer-versus-owner lists, at 10k and 100k groups. */
 async function scopedAtScale(n) {
   const dataDir = tempDir();
@@ -169,7 +189,7 @@ async function sortedPageVsBare(n, url, headers) {
     const serveFig = { what: `[${fmt(n)} groups] descendants_of the organization, by name, page of 50`, value: s, unit: 'req/s', command: `autocannon -c 10 -d ${duration} '${url}'` };
     report(bareFig.what, b, 'req/s', { command: bareFig.command });
     report(serveFig.what, s, 'req/s', { command: serveFig.command });
-    target(`sorted page of 50 at ${fmt(n)} groups vs bare node:http`, serveFig, bareFig, { min: 0.25 });
+    target(`sorted page of 50 at ${fmt(n)} groups vs bare node:http`, serveFig, bareFig, { min: 0.3 });
   } finally {
     await bare.stop();
   }
@@ -266,21 +286,31 @@ async function writes() {
       if (r.statusCode !== 200) throw new Error(`get: ${r.statusCode}`);
     };
     const n = quick ? 500 : 2000;
+    const commitDir = tempDir();
+    cleanup.push(commitDir);
+    const commit = await rawCommits(commitDir);
     await sequentialRate(get, 200); // warm-up (JIT, the connection)
     await sequentialRate(create(one), 200);
+    await sequentialRate(commit.one, 200);
     const gets = [];
     const creates = [];
+    const commits = [];
     for (let i = 0; i < 3; i++) {
       gets.push(await sequentialRate(get, n));
       creates.push(await sequentialRate(create(one), n));
+      commits.push(await sequentialRate(commit.one, n));
     }
+    commit.close();
     const g = median(gets);
     const c = median(creates);
+    const commitFig = { what: 'raw durable commits (one-row transactions), same disk', value: median(commits), unit: 'commits/s', command: `node bench/run.js: BEGIN IMMEDIATE; INSERT one row; COMMIT x ${n}, the project's SQLite binding and pragmas (WAL, synchronous=FULL)` };
+    report(commitFig.what, commitFig.value, 'commits/s', { command: commitFig.command });
     const getFig = { what: 'sequential GETs by uid, 1 client, keep-alive', value: g, unit: 'req/s', command: `GET /iam/v2/groups/{uid} x ${n}, one after another` };
     const createFig = { what: 'sequential durable creates, 1 client, keep-alive', value: c, unit: 'creates/s', command: `POST /iam/v2/groups x ${n}, one after another` };
     report(getFig.what, g, 'req/s', { command: getFig.command });
     report(createFig.what, c, 'creates/s', { command: createFig.command });
     target('durable creates vs GETs, 1 client each', createFig, getFig, { min: 0.5 });
+    target('sequential durable creates vs raw durable commits', createFig, commitFig, { min: 0.5 });
     const t0 = performance.now();
     const send = create(ten);
     let sent = 0;
@@ -294,6 +324,26 @@ async function writes() {
     await ten.close();
     await serve.stop();
   }
+}
+
+/**
+ * The disk's pace for serve's writes: one-row transactions committed one after another with
+ * the project's SQLite binding, opened as the store opens its database (WAL, synchronous=FULL).
+ */
+async function rawCommits(dir) {
+  const { openDatabase } = await import('../dist/server/store/db.js');
+  const db = openDatabase(dir);
+  db.exec('CREATE TABLE bench_commit (k INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO bench_commit (v) VALUES (?)');
+  const row = JSON.stringify({ name: 'g', description: '', verified: false });
+  return {
+    one: async () => {
+      db.exec('BEGIN IMMEDIATE');
+      insert.run(row);
+      db.exec('COMMIT');
+    },
+    close: () => db.close(),
+  };
 }
 
 /**
@@ -420,16 +470,22 @@ function varint(n) {
   return Buffer.from(out);
 }
 
-/** One gRPC call over node:http2: its grpc-status, so that the load run counts answers, not errors. */
-async function grpcStatus(url, path, body, token) {
+/** One call over node:http2 (gRPC) or HTTP/1.1 (gRPC-Web, Connect): its grpc-status, or the HTTP status of a Connect call, so that load runs count answers, not errors. */
+async function rpcStatus(url, path, body, headers, { h1 = false } = {}) {
+  if (h1) {
+    const r = await request(`${url}${path}`, { method: 'POST', headers, body });
+    const bytes = Buffer.from(await r.body.arrayBuffer());
+    if (headers['content-type'].startsWith('application/grpc-web')) return /grpc-status:\s*(\d+)/.exec(bytes.toString('latin1'))?.[1] ?? r.headers['grpc-status'];
+    return r.statusCode === 200 ? '0' : `HTTP ${r.statusCode}: ${bytes}`;
+  }
   const http2 = await import('node:http2');
   const session = http2.connect(url);
   try {
     return await new Promise((resolve, reject) => {
-      const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', authorization: `Bearer ${token}` });
+      const req = session.request({ ':method': 'POST', ':path': path, te: 'trailers', ...headers });
       let status;
-      req.on('response', (headers) => { status = headers['grpc-status']; });
-      req.on('trailers', (trailers) => { status = trailers['grpc-status']; });
+      req.on('response', (h) => { status = h['grpc-status']; });
+      req.on('trailers', (h) => { status = h['grpc-status']; });
       req.on('end', () => resolve(status));
       req.on('error', reject);
       req.resume();
@@ -440,19 +496,25 @@ async function grpcStatus(url, path, body, token) {
   }
 }
 
-/** req/s from h2load (nghttp2-client): `--h1` for REST over HTTP/1.1, h2c for gRPC. */
+/** req/s from h2load (nghttp2-client): `--h1` for HTTP/1.1, else h2c with prior knowledge. Fails on any 4xx/5xx. */
 function h2load(args) {
   const r = spawnSync('h2load', args, { encoding: 'utf8' });
   const rate = /finished in [\d.]+m?s, ([\d.]+) req\/s/.exec(r.stdout);
   const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(r.stdout);
-  if (!rate || !codes || Number(codes[3]) + Number(codes[4]) > 0) throw new Error(`h2load ${args.join(' ')}: ${r.stdout.slice(-300)}${r.stderr}`);
+  const failed = /requests: \d+ total, \d+ started, \d+ done, \d+ succeeded, (\d+) failed, (\d+) errored/.exec(r.stdout);
+  if (!rate || !codes || Number(codes[3]) + Number(codes[4]) > 0 || Number(failed?.[1] ?? 0) > 0) throw new Error(`h2load ${args.join(' ')}: ${r.stdout.slice(-400)}${r.stderr}`);
   return Number(rate[1]);
 }
 
-/** GetGroup and a page of 50 over gRPC (h2c) against the same calls over REST, 10 at a time each. */
-async function grpcVsRest() {
+/**
+ * Every protocol serve speaks against REST over HTTP/1.1, with one load tool (h2load, 10
+ * connections, one request at a time on each), the same serve and data, interleaved rounds
+ * (A B C … A B C …), medians: REST over h2c, gRPC (h2c), gRPC-Web and Connect JSON (HTTP/1.1),
+ * for GetGroup and for a sorted page of 50.
+ */
+async function protocols() {
   if (spawnSync('sh', ['-c', 'command -v h2load']).status !== 0) {
-    report('gRPC vs REST (skipped: no h2load; apt-get install nghttp2-client)', 0, 'req/s');
+    report('protocols (skipped: no h2load; apt-get install nghttp2-client)', 0, 'req/s');
     return;
   }
   const dataDir = tempDir();
@@ -462,37 +524,61 @@ async function grpcVsRest() {
   try {
     const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const auth = `authorization: Bearer ${token}`;
-    const bodies = tempDir('pctl-bench-grpc-');
+    const bodies = tempDir('pctl-bench-rpc-');
     cleanup.push(bodies);
+    const file = (name, bytes) => {
+      const path = join(bodies, name);
+      writeFileSync(path, bytes);
+      return path;
+    };
     const cases = [
       // GetGroupRequest{uid = 1}; ListGroupsRequest{page_size = 1, order_by = 3, uidp = 5 {descendants_of = 1}}.
-      ['GetGroup', `/iam/v2/groups/${org}`, '/platform.iam.v2.IamService/GetGroup', grpcFrame([[1, org]])],
-      ['ListGroups, page of 50 by name', `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name&page_size=50`, '/platform.iam.v2.IamService/ListGroups',
-        grpcFrame([[1, 50], [3, 'name'], [5, grpcFrame([[1, org]]).subarray(5)]])],
+      { name: 'GetGroup', rest: `/iam/v2/groups/${org}`, rpc: '/platform.iam.v2.IamService/GetGroup', proto: grpcFrame([[1, org]]), json: { uid: org } },
+      {
+        name: 'ListGroups, page of 50 by name', rest: `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name&page_size=50`, rpc: '/platform.iam.v2.IamService/ListGroups',
+        proto: grpcFrame([[1, 50], [3, 'name'], [5, grpcFrame([[1, org]]).subarray(5)]]), json: { pageSize: 50, orderBy: 'name', uidp: { descendantsOf: org } },
+      },
     ];
-    for (const [name, restPath, rpcPath, body] of cases) {
-      const file = join(bodies, `${name.split(',')[0]}.bin`);
-      writeFileSync(file, body);
-      const status = await grpcStatus(serve.url, rpcPath, body, token);
-      if (status !== '0') throw new Error(`${rpcPath}: grpc-status ${status}`);
-      const restArgs = (secs) => ['--h1', '-c', '10', '-D', String(secs), '-H', auth, `${serve.url}${restPath}`];
-      const grpcArgs = (secs, base = serve.url, headers = ['-H', auth]) =>
-        ['-c', '10', '-m', '1', '-D', String(secs), '-d', file, ...headers, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${base}${rpcPath}`];
-      h2load(restArgs(1)); // warm-up (JIT) before anything is counted
-      h2load(grpcArgs(1));
-      const rest = h2load(restArgs(duration));
-      const grpc = h2load(grpcArgs(duration));
-      report(`REST ${name} (HTTP/1.1, 10 connections)`, rest, 'req/s', { command: `h2load --h1 -c 10 -D ${duration} -H 'authorization: Bearer …' '${restPath}'` });
-      report(`gRPC ${name} (h2c, 10 connections)`, grpc, 'req/s', { ratio: grpc / rest, target: '>= 1', command: `h2load -c 10 -m 1 -D ${duration} -d BODY -H 'content-type: application/grpc' -H 'te: trailers' … ${rpcPath}` });
-      if (rpcPath.endsWith('/GetGroup')) {
-        const floor = await startChild([fileURLToPath(new URL('./connect-floor-server.js', import.meta.url))]);
-        try {
-          // The same load, without a token (the floor server checks none).
-          h2load(grpcArgs(1, floor.url, []));
-          report('gRPC GetGroup, a Connect handler that does nothing (h2c)', h2load(grpcArgs(duration, floor.url, [])), 'req/s', { command: 'node bench/connect-floor-server.js; the same h2load' });
-        } finally {
-          await floor.stop();
-        }
+    for (const c of cases) {
+      const key = c.name.split(',')[0];
+      const grpcBody = file(`${key}.grpc`, c.proto);
+      const jsonBody = file(`${key}.json`, JSON.stringify(c.json));
+      const runs = {
+        rest1: { what: `REST ${c.name}, HTTP/1.1`, args: ['--h1', '-H', auth, `${serve.url}${c.rest}`], command: `h2load --h1 -c 10 -D ${duration} -H 'authorization: Bearer …' '${c.rest}'` },
+        rest2: { what: `REST ${c.name}, HTTP/2 (h2c)`, args: ['-m', '1', '-H', auth, `${serve.url}${c.rest}`], command: `h2load -c 10 -m 1 -D ${duration} -H 'authorization: Bearer …' '${c.rest}'` },
+        grpc: {
+          what: `gRPC ${c.name} (h2c, protobuf)`, args: ['-m', '1', '-d', grpcBody, '-H', auth, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${serve.url}${c.rpc}`],
+          command: `h2load -c 10 -m 1 -D ${duration} -d BODY -H 'content-type: application/grpc' -H 'te: trailers' … ${c.rpc}`,
+          check: () => rpcStatus(serve.url, c.rpc, c.proto, { authorization: `Bearer ${token}`, 'content-type': 'application/grpc' }),
+        },
+        grpcWeb: {
+          what: `gRPC-Web ${c.name} (HTTP/1.1, protobuf)`, args: ['--h1', '-d', grpcBody, '-H', auth, '-H', 'content-type: application/grpc-web+proto', '-H', 'x-grpc-web: 1', `${serve.url}${c.rpc}`],
+          command: `h2load --h1 -c 10 -D ${duration} -d BODY -H 'content-type: application/grpc-web+proto' … ${c.rpc}`,
+          check: () => rpcStatus(serve.url, c.rpc, c.proto, { authorization: `Bearer ${token}`, 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' }, { h1: true }),
+        },
+        connect: {
+          what: `Connect ${c.name} (HTTP/1.1, JSON)`, args: ['--h1', '-d', jsonBody, '-H', auth, '-H', 'content-type: application/json', `${serve.url}${c.rpc}`],
+          command: `h2load --h1 -c 10 -D ${duration} -d BODY.json -H 'content-type: application/json' … ${c.rpc}`,
+          check: () => rpcStatus(serve.url, c.rpc, JSON.stringify(c.json), { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, { h1: true }),
+        },
+      };
+      for (const r of Object.values(runs)) {
+        const status = await r.check?.();
+        if (r.check && status !== '0') throw new Error(`${r.what}: grpc-status ${status}`);
+      }
+      const order = Object.keys(runs);
+      const rates = Object.fromEntries(order.map((k) => [k, []]));
+      for (const k of order) h2load(['-c', '10', '-D', '1', ...runs[k].args]); // warm-up (JIT) before anything is counted
+      for (let round = 0; round < (quick ? 1 : 3); round++) {
+        for (const k of order) rates[k].push(h2load(['-c', '10', '-D', String(duration), ...runs[k].args]));
+      }
+      const fig = Object.fromEntries(order.map((k) => [k, { what: runs[k].what, value: median(rates[k]), unit: 'req/s', command: runs[k].command }]));
+      for (const k of order) report(fig[k].what, fig[k].value, 'req/s', { command: fig[k].command });
+      target(`gRPC ${key} vs REST over HTTP/1.1`, fig.grpc, fig.rest1, { min: 1 });
+      if (key === 'GetGroup') {
+        target('REST GetGroup: HTTP/2 vs HTTP/1.1', fig.rest2, fig.rest1, { min: 0.9 });
+        target('Connect JSON GetGroup vs REST over HTTP/1.1', fig.connect, fig.rest1, { min: 0.8 });
+        target('gRPC-Web GetGroup vs gRPC', fig.grpcWeb, fig.grpc, { min: 0.8 });
       }
     }
   } finally {
@@ -512,12 +598,18 @@ try {
     await orgAsCode(report);
   } else if (domainOnly) {
     await asyncBoundary();
+  } else if (protocolsOnly) {
+    await protocols();
+  } else if (writesOnly) {
+    await writes();
+  } else if (pageOnly) {
+    await pageTarget();
   } else {
     await asyncBoundary();
     await cliStart();
     await getByUid();
     await writes();
-    await grpcVsRest();
+    await protocols();
     await stores();
     await orgAsCode(report);
     for (const n of SCALES) await atScale(n);

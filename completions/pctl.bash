@@ -92,6 +92,7 @@ _pctl_sub() {
     'events subscriptions:delete'|'events subscriptions:rm') REPLY='events subscriptions delete' ;;
     'serve:export') REPLY='serve export' ;;
     'serve:token') REPLY='serve token' ;;
+    'serve:openapi') REPLY='serve openapi' ;;
     'serve:faults') REPLY='serve faults' ;;
     'serve:requests') REPLY='serve requests' ;;
     'serve:v1-callers'|'serve:v1-report') REPLY='serve v1-callers' ;;
@@ -129,7 +130,7 @@ _pctl_subs() {
     'config') REPLY='list get set use delete' ;;
     'events') REPLY='subscriptions deliveries redeliver watch' ;;
     'events subscriptions') REPLY='list get create delete' ;;
-    'serve') REPLY='export token faults requests v1-callers snapshot reset' ;;
+    'serve') REPLY='export token openapi faults requests v1-callers snapshot reset' ;;
     'serve faults') REPLY='list add clear' ;;
     'serve snapshot') REPLY='save list restore delete' ;;
   esac
@@ -180,6 +181,7 @@ _pctl_flags() {
     'serve') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --v1 --v1-sunset --deterministic' ;;
     'serve export') REPLY='--data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --v1 --v1-sunset --deterministic' ;;
     'serve token') REPLY='--identity --ttl --data --host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --v1 --v1-sunset --deterministic' ;;
+    'serve openapi') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --v1 --v1-sunset --deterministic' ;;
     'serve faults') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --v1 --v1-sunset --deterministic' ;;
     'serve faults list') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --v1 --v1-sunset --deterministic' ;;
     'serve faults add') REPLY='--host --port --data --public-url --database --seed --demo --log --rate-limit --trust-issuer --owner-token-ttl --fault --latency --journal --event-retry --event-attempts --event-timeout --mcp-writes --v1 --v1-sunset --deterministic' ;;
@@ -268,6 +270,9 @@ _pctl_flag() {
     'serve token --ttl'|'serve token --host'|'serve token --port'|'serve token --public-url'|'serve token --database'|'serve token --rate-limit'|'serve token --trust-issuer'|'serve token --owner-token-ttl'|'serve token --fault'|'serve token --latency'|'serve token --journal'|'serve token --event-retry'|'serve token --event-attempts'|'serve token --event-timeout'|'serve token --v1'|'serve token --v1-sunset'|'serve token --deterministic') REPLY='value' ;;
     'serve token --data'|'serve token --data') REPLY='dir' ;;
     'serve token --seed') REPLY='file' ;;
+    'serve openapi --host'|'serve openapi --port'|'serve openapi --public-url'|'serve openapi --database'|'serve openapi --rate-limit'|'serve openapi --trust-issuer'|'serve openapi --owner-token-ttl'|'serve openapi --fault'|'serve openapi --latency'|'serve openapi --journal'|'serve openapi --event-retry'|'serve openapi --event-attempts'|'serve openapi --event-timeout'|'serve openapi --v1'|'serve openapi --v1-sunset'|'serve openapi --deterministic') REPLY='value' ;;
+    'serve openapi --data') REPLY='dir' ;;
+    'serve openapi --seed') REPLY='file' ;;
     'serve faults --host'|'serve faults --port'|'serve faults --public-url'|'serve faults --database'|'serve faults --rate-limit'|'serve faults --trust-issuer'|'serve faults --owner-token-ttl'|'serve faults --fault'|'serve faults --latency'|'serve faults --journal'|'serve faults --event-retry'|'serve faults --event-attempts'|'serve faults --event-timeout'|'serve faults --v1'|'serve faults --v1-sunset'|'serve faults --deterministic') REPLY='value' ;;
     'serve faults --data') REPLY='dir' ;;
     'serve faults --seed') REPLY='file' ;;

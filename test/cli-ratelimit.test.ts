@@ -61,3 +61,12 @@ test.serial('with --retries 0 the 429 is the answer: the server\'s message, exit
   t.deepEqual(waits, []);
   t.regex(refused.stderr, /Rate limit exceeded: each caller may make 1 request per second; retry in 1 s/);
 });
+
+test.serial("serve's control API is never limited for the owner: pctl serve requests with the bucket spent waits for nothing", async (t) => {
+  const { srv, waits, run } = await tinyLimit(t);
+  t.is((await run(['groups', 'get', srv.organizationUid])).code, 0);
+  const journal = await run(['serve', 'requests', '--limit', '1', '-o', 'json']);
+  t.is(journal.code, 0, journal.stderr);
+  t.deepEqual(waits, [], 'no 429 to wait out');
+  t.is(JSON.parse(journal.stdout)[0].path, `/iam/v2/groups/${srv.organizationUid}`);
+});

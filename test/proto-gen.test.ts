@@ -1,5 +1,5 @@
-// src/gen/ is what `buf generate` (npm run gen) makes of proto/ today: regenerated into a temp
-// dir and compared file by file, like the completions and the man page.
+// src/gen/ and openapi.json are what `buf generate` (npm run gen) makes of proto/ today:
+// regenerated into a temp dir and compared file by file, like the completions and the man page.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -15,7 +15,7 @@ function files(dir: string): string[] {
   });
 }
 
-test('src/gen matches proto/ (run npm run gen after changing a .proto file)', (t) => {
+test('src/gen and openapi.json match proto/ (run npm run gen after changing a .proto file)', (t) => {
   const out = tempDir('pctl-gen-');
   const bin = join(root, 'node_modules/.bin');
   execFileSync(join(bin, 'buf'), ['generate', '--output', out], { cwd: root, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
@@ -27,4 +27,5 @@ test('src/gen matches proto/ (run npm run gen after changing a .proto file)', (t
     t.is(readFileSync(join(committed, name), 'utf8'), readFileSync(join(fresh, name), 'utf8'), `src/gen/${name} is stale`);
   }
   t.true(names(fresh).some((n) => n.endsWith('iam_pb.ts')));
+  t.is(readFileSync(join(root, 'openapi.json'), 'utf8'), readFileSync(join(out, 'openapi.json'), 'utf8'), 'openapi.json is stale');
 });

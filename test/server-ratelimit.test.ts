@@ -1,18 +1,22 @@
-// Rate limits: a token bucket per caller (identity, else client address), on by default.
-// Over the limit: 429, code 8, reason RATE_LIMITED, Retry-After; every answer carries the
-// RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers-11). The
-// buckets run on serve's injected clock: time moves only when a test moves it.
+// Limits per caller (identity, else client address). By default fair queuing: each caller
+// has a few requests served at once, more wait their turn, and only a full queue (or a wait
+// past its bound) is refused. On request (`rateLimit: RATE/UNIT`), a token bucket per caller
+// that emulates the API's rate limits. Over either: 429, code 8, reason RATE_LIMITED,
+// Retry-After; every answer carries the RateLimit-Policy and RateLimit fields
+// (draft-ietf-httpapi-ratelimit-headers-11). The buckets run on serve's injected clock: time
+// moves only when a test moves it. test/server-fair-queue.test.ts has the queue's order.
 import test from 'ava';
 import { existsSync, rmSync } from 'node:fs';
+import http2 from 'node:http2';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { DEFAULT_RATE_LIMIT, formatRateLimit, parseRateLimit, type RateLimit } from '../src/server/ratelimit.js';
+import { DEFAULT_FAIR_QUEUING, formatRateLimit, parseRateLimit, type FairQueuing, type RateLimit } from '../src/server/ratelimit.js';
 import { cli } from './helpers/cli.js';
 import { request, startTestServer, tempDir, type ApiResponse, type TestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
 
-async function frozen(t: import('ava').ExecutionContext, rateLimit: RateLimit | undefined) {
+async function frozen(t: import('ava').ExecutionContext, rateLimit: RateLimit | FairQueuing | undefined) {
   let now = Date.parse('2026-06-01T12:00:00Z');
   const srv = await startTestServer({ rateLimit, clock: () => now });
   t.teardown(() => srv.dispose());
@@ -92,20 +96,6 @@ test('each identity has its own bucket; requests without a valid token are count
   t.is(anonymous[1]!.headers.get('ratelimit'), '"default";r=0;t=1');
 });
 
-test('on by default: 100 requests per second per caller', async (t) => {
-  const { srv } = await frozen(t, undefined);
-  const first = await getOrg(srv);
-  t.deepEqual(fields(first), { policy: '"default";q=100;w=1', limit: '"default";r=99;t=1' });
-  for (let i = 1; i < 100; i++) {
-    const res = await getOrg(srv);
-    if (res.status !== 200) return t.fail(`request ${i + 1} answered ${res.status}`);
-  }
-  const over = await getOrg(srv);
-  t.is(over.status, 429);
-  t.is(over.headers.get('retry-after'), '1');
-  t.is(formatRateLimit(DEFAULT_RATE_LIMIT), '100/s');
-});
-
 test('a burst above the rate, and a window of a minute: the policy says both, Retry-After waits for one request', async (t) => {
   const { srv, advance } = await frozen(t, { limit: 2, windowSeconds: 60, burst: 3 });
   const statuses: number[] = [];
@@ -144,6 +134,7 @@ test('rateLimit off: no limit and no fields', async (t) => {
 });
 
 test('--rate-limit syntax', (t) => {
+  t.deepEqual(parseRateLimit('fair'), DEFAULT_FAIR_QUEUING);
   t.deepEqual(parseRateLimit('50/s'), { limit: 50, windowSeconds: 1, burst: 50 });
   t.deepEqual(parseRateLimit('6000/m,200'), { limit: 6000, windowSeconds: 60, burst: 200 });
   t.deepEqual(parseRateLimit(' 10 / hour , 20 '), { limit: 10, windowSeconds: 3600, burst: 20 });
@@ -152,6 +143,7 @@ test('--rate-limit syntax', (t) => {
     t.throws(() => parseRateLimit(bad), { message: /RATE\/UNIT|from 1 to/ }, bad);
   }
   t.is(formatRateLimit({ limit: 50, windowSeconds: 1, burst: 200 }), '50/s,200');
+  t.is(formatRateLimit(DEFAULT_FAIR_QUEUING), 'fair');
 });
 
 test('a request too malformed to parse is not counted, but its answer reports the caller\'s bucket', async (t) => {
@@ -174,8 +166,91 @@ test('pctl serve: a bad --rate-limit is a usage error (exit 2) before anything i
   const pctl = cli({ PCTL_CONFIG_DIR: tempDir('pctl-rl-cfg-') });
   const bad = await pctl(['serve', '--port', '0', '--data', data, '--rate-limit', '100/day']);
   t.is(bad.code, 2);
-  t.regex(bad.stderr, /Invalid argument: rate-limit: must be RATE\/UNIT\[,BURST\] with UNIT s, m or h \(e\.g\. 100\/s, 6000\/m, 50\/s,200\) or off, got "100\/day"/);
+  t.regex(bad.stderr, /Invalid argument: rate-limit: must be fair, RATE\/UNIT\[,BURST\] with UNIT s, m or h \(e\.g\. 100\/s, 6000\/m, 50\/s,200\) or off, got "100\/day"/);
   t.false(existsSync(join(data, 'pctl.db')), 'no data dir was opened');
-  const help = await pctl(['serve', '--help']);
-  t.true(help.stdout.replace(/\s+/g, ' ').includes(`(default: ${formatRateLimit(DEFAULT_RATE_LIMIT)})`), help.stdout);
+  const help = (await pctl(['serve', '--help'])).stdout.replace(/\s+/g, ' ');
+  const { perCaller, queue } = DEFAULT_FAIR_QUEUING;
+  t.true(help.includes(`fair, fair queuing: ${perCaller} requests served at once, ${queue} more wait their turn`), help);
+  t.true(help.includes('(default: fair)'), help);
+});
+
+// ---- Fair queuing (the default) ------------------------------------------------------------
+
+const FAIR_POLICY = (p: FairQueuing) => `"fair";q=${p.perCaller};qu="concurrent-requests";pctl-queue=${p.queue}`;
+
+interface H2Answer { status: number; headers: http2.IncomingHttpHeaders; json: any } // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** One HTTP/2 session to serve: a request's body can be sent in parts, and the answers read as they come. */
+function h2session(t: import('ava').ExecutionContext, url: string) {
+  const session = http2.connect(url);
+  t.teardown(() => void session.destroy());
+  return (method: string, path: string, token: string, body?: string) => {
+    const stream = session.request(
+      { ':method': method, ':path': path, authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      { endStream: body === undefined },
+    );
+    if (body !== undefined) stream.write(body);
+    const answer = new Promise<H2Answer>((resolve, reject) => {
+      let headers: http2.IncomingHttpHeaders = {};
+      let text = '';
+      stream.on('response', (h) => { headers = h; });
+      stream.setEncoding('utf8').on('data', (c: string) => { text += c; });
+      stream.on('end', () => resolve({ status: Number(headers[':status']), headers, json: text ? JSON.parse(text) : undefined }));
+      stream.on('error', reject);
+    });
+    return { stream, answer };
+  };
+}
+
+test('by default, fair queuing: a sequential client is never refused, whatever its speed (300 creates, 1,000 GETs)', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  const statuses = new Map<number, number>();
+  const count = (res: ApiResponse) => statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+  const first = await getOrg(srv);
+  t.deepEqual(fields(first), { policy: FAIR_POLICY(DEFAULT_FAIR_QUEUING), limit: `"fair";r=${DEFAULT_FAIR_QUEUING.perCaller - 1}` });
+  for (let i = 0; i < 300; i++) count(await srv.call('POST', G, { parent: srv.organizationUid, group: { name: `g${i}` } }));
+  for (let i = 0; i < 1000; i++) count(await getOrg(srv));
+  t.deepEqual(Object.fromEntries(statuses), { 200: 1300 });
+});
+
+test('by default, 30 concurrent requests of one caller are slowed, not refused', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => srv.call('POST', G, { parent: srv.organizationUid, group: { name: `c${i}` } })));
+  t.deepEqual(answers.map((r) => r.status), answers.map(() => 200));
+  t.is((await srv.ok('GET', `${G}?page_size=1`)).totalCount, '31', 'the organization and the 30');
+});
+
+test('fair queuing: a slow upload holds no seat; the caller\'s other requests are served meanwhile', async (t) => {
+  const srv = await startTestServer({ rateLimit: { perCaller: 1, total: 1, queue: 1, maxWaitMs: 60_000 } });
+  t.teardown(() => srv.dispose());
+  const send = h2session(t, srv.url);
+  const org = `${G}/${srv.organizationUid}`;
+  t.is((await send('GET', org, srv.ownerToken).answer).status, 200);
+  const create = send('POST', G, srv.ownerToken, `{"parent":"${srv.organizationUid}",`);
+  for (let i = 0; i < 3; i++) {
+    const read = await send('GET', org, srv.ownerToken).answer;
+    t.is(read.status, 200, 'the only seat is free: the create is not let in before its body is there');
+    t.is(read.headers.ratelimit, '"fair";r=0');
+  }
+  create.stream.end('"group":{"name":"slow"}}');
+  const created = await create.answer;
+  t.is(created.status, 200);
+  t.is(created.json.name, 'slow');
+});
+
+test('the control API and the console are never limited: a rate of 1 request an hour, spent', async (t) => {
+  const { srv } = await frozen(t, { limit: 1, windowSeconds: 3600, burst: 1 });
+  t.is((await getOrg(srv)).status, 200);
+  t.is((await getOrg(srv)).status, 429);
+  for (const path of ['/_pctl/requests', '/_pctl/faults', '/_pctl/requests']) {
+    const res = await srv.call('GET', path);
+    t.is(res.status, 200, path);
+    t.is(res.headers.get('ratelimit'), null, `${path}: not counted`);
+  }
+  // The console's files, by client address: unlimited; the address's other public routes are limited.
+  for (let i = 0; i < 3; i++) t.is((await request(srv.url, 'GET', '/')).status, 200);
+  t.is((await request(srv.url, 'GET', '/.well-known/openid-configuration')).status, 200);
+  t.is((await request(srv.url, 'GET', '/.well-known/openid-configuration')).status, 429);
 });

@@ -32,6 +32,8 @@ export interface Response {
    * between the collector's generations cost lists ~20% of their rate.
    */
   journalText?: () => string;
+  /** An RPC's answer already encoded as its protobuf response message (rpc/reads.ts), instead of `body`. */
+  proto?: Uint8Array;
   /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
   raw?: string;
   /**

@@ -1,5 +1,5 @@
 // The one path of every API call, REST or RPC (createDispatcher): routing by resource path,
-// bearer authentication, rate limits per caller, and the one place where errors become
+// bearer authentication, the limits per caller (fair queuing or a rate), and the one place where errors become
 // AIP-193 responses; and the REST front over node:http (bounded JSON bodies, parser errors).
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -8,7 +8,7 @@ import type { FaultInjector } from './control/faults.js';
 import type { Journal, JournalInput } from './control/journal.js';
 import { parseParams } from './params.js';
 import { maskValues, redactUrl } from '../api/redact.js';
-import type { RateLimiter } from './ratelimit.js';
+import type { Admitted, Limiter } from './ratelimit.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
 import type { Principal } from './auth/principal.js';
 import type { Handler, Request, ResourceRoutes, PublicRoutes, Response } from './handler.js';
@@ -39,8 +39,14 @@ export interface HttpOptions {
   surfaces?: Surface[];
   publicRoutes?: PublicRoutes;
   authenticate: (authorization: string | undefined) => Principal | Promise<Principal>;
-  /** Counts each request against its caller's bucket; absent, nothing is limited. */
-  rateLimiter?: RateLimiter;
+  /** Admits each request of its caller (fair queuing or a rate); absent, nothing is limited. */
+  limiter?: Limiter;
+  /**
+   * Public routes ("GET /") the limiter never counts: the console's files. serve's control
+   * endpoints (CONTROL_PREFIX) are never counted either: they answer the owner only, and
+   * refuse anyone else at once (a test's reset must not wait behind the test's own load).
+   */
+  unlimited?: ReadonlySet<string>;
   log?: (line: string) => void;
   /** serve's own endpoints under CONTROL_PREFIX, for an authenticated caller (they check it is the owner). */
   control?: (req: Request) => Promise<Response>;
@@ -57,7 +63,7 @@ export interface HttpOptions {
 /** serve's control endpoints (faults, journal, snapshots, reset): a serve-only extension, never a platform API path. */
 export const CONTROL_PREFIX = '/_pctl/';
 
-/** The rate-limit key of a caller that is not (or not yet) authenticated. */
+/** The limiter's key of a caller that is not (or not yet) authenticated. */
 export function addressKey(socket: import('node:net').Socket): string {
   return `address ${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
 }
@@ -69,13 +75,21 @@ export interface Call {
   path: string;
   query: URLSearchParams;
   headers: http.IncomingHttpHeaders;
-  /** The rate-limit key of the caller until its token is checked (addressKey). */
+  /** The limiter's key of the caller until its token is checked (addressKey). */
   address: string;
   /** The parsed body (a code-3 error when missing or malformed). */
   json(): Promise<unknown>;
   form(): Promise<URLSearchParams>;
+  /**
+   * Resolves once the body has arrived, or failed to: the limiter lets a request in only then,
+   * so that a slow upload holds none of the seats it counts. Absent, the body is there already
+   * (an RPC's message).
+   */
+  arrived?(): Promise<void>;
   /** The RPC a gRPC or Connect call came as: `platform.iam.v2.IamService/GetGroup`. */
   rpc?: string;
+  /** The operation that answers the call once its caller is known (an RPC the domain answers directly), instead of routing by path. */
+  operation?: (principal: Principal) => Promise<Response>;
 }
 
 /** What routing learned of a call, for the journal. */
@@ -89,7 +103,7 @@ interface CallFacts {
 export type Dispatch = (call: Call) => Promise<Response>;
 
 /**
- * The one path every call takes, REST or RPC: public routes, authentication, the rate limit
+ * The one path every call takes, REST or RPC: public routes, authentication, the limits
  * (by identity once the token is checked, else by address, so that requests with no or a bad
  * token are limited too), routing, and errors as AIP-193 responses.
  */
@@ -105,11 +119,15 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     const bodies: CapturedBodies = {};
     const call: Call = opts.journal ? capturingBodies(incoming, bodies) : incoming;
     let rateHeaders: Record<string, string> | undefined;
-    const admit = (caller: string) => {
-      if (!opts.rateLimiter) return;
-      const admission = opts.rateLimiter.take(caller);
-      rateHeaders = admission.headers;
-      if (admission.error) throw admission.error;
+    let admitted: Admitted | undefined;
+    // A refusal is an ApiError that carries the fields itself.
+    // Awaited only when there is something to wait for: each await costs every request a turn.
+    const admit = async (caller: string) => {
+      if (!opts.limiter) return;
+      if (call.arrived) await call.arrived();
+      const admission = opts.limiter.admit(caller);
+      admitted = admission instanceof Promise ? await admission : admission;
+      rateHeaders = admitted.headers;
     };
     let out: Response;
     let fault: { id: string; effect: string } | undefined;
@@ -125,6 +143,8 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
       out = answer ?? (await route(call, opts, byPath, admit, facts));
     } catch (err) {
       out = toErrorResponse(err, opts.log);
+    } finally {
+      admitted?.done();
     }
     const surface = opts.surfaces?.find((s) => s.owns(call.path));
     const marked = surface?.mark(call.method, call.path, out);
@@ -174,6 +194,10 @@ function responseText(r: Response): string | (() => string) {
   return r.journalText ?? r.raw ?? r.bodyJson?.text ?? (r.body === undefined ? '' : later(r.body, JSON.stringify));
 }
 
+/** Methods whose requests serve reads no body of. */
+const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const noop = () => {};
+
 /** Headers HTTP/2 forbids (RFC 9113 §8.2.2); node throws on them. */
 const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
 
@@ -195,6 +219,7 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
         address: addressKey(req.socket),
         json: () => body().then(parseJson),
         form: () => body().then(parseParams),
+        ...(BODILESS.has(req.method ?? 'GET') ? {} : { arrived: () => body().then(noop, noop) }),
       });
     } catch (err) {
       out = Promise.resolve(toErrorResponse(err, log));
@@ -217,9 +242,18 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
       const length = answer.raw === undefined && answer.bodyJson ? answer.bodyJson.bytes : Buffer.byteLength(payload);
       const headers: Record<string, string | number> = { 'content-length': length, ...answer.headers };
       if (payload && answer.raw === undefined) headers['content-type'] = 'application/json';
-      if (req.httpVersionMajor === 2) for (const h of CONNECTION_HEADERS) delete headers[h];
-      res.writeHead(status, headers);
-      res.end(payload);
+      if (req.httpVersionMajor === 2) {
+        for (const h of CONNECTION_HEADERS) delete headers[h];
+        // Straight to the stream: node's compatibility response halved the rate of a list page.
+        const { stream } = res as unknown as http2.Http2ServerResponse;
+        if (!stream.destroyed) {
+          stream.respond({ ':status': status, ...headers }, { endStream: req.method === 'HEAD' || payload === '' });
+          if (req.method !== 'HEAD' && payload !== '') stream.end(payload);
+        }
+      } else {
+        res.writeHead(status, headers);
+        res.end(payload);
+      }
       // The URL as sent may hold a token (`?access_token=…`): masked like the CLI's trace.
       log?.(`${req.method} ${redactUrl(rawUrl)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
     });
@@ -231,7 +265,7 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
  * bad request line or header, headers too large) never reaches it, and without this node
  * answers a bare 400 with no body.
  */
-export function createHttp1Server(listener: http.RequestListener, rateLimiter?: RateLimiter): http.Server {
+export function createHttp1Server(listener: http.RequestListener, limiter?: Limiter): http.Server {
   // requireHostHeader off: an HTTP/1.1 request without Host is served like any other, instead of
   // node answering a bare 400 before the handler (and its AIP-193 errors) ever sees it.
   const server = http.createServer({ requireHostHeader: false }, listener);
@@ -251,7 +285,7 @@ export function createHttp1Server(listener: http.RequestListener, rateLimiter?: 
     const apiError = new ApiError(status === 408 ? Code.DEADLINE_EXCEEDED : Code.INVALID_ARGUMENT, message, { reason: 'MALFORMED_REQUEST', httpStatus: status });
     const payload = JSON.stringify(apiError.toStatus());
     // Not counted (it was never a request), but reported like every other answer.
-    const rate = Object.entries(rateLimiter?.peek(addressKey(socket)) ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const rate = Object.entries(limiter?.peek(addressKey(socket)) ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
     socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n${rate}connection: close\r\n\r\n${payload}`);
   });
   server.keepAliveTimeout = 65_000;
@@ -260,14 +294,15 @@ export function createHttp1Server(listener: http.RequestListener, rateLimiter?: 
   return server;
 }
 
-/** Routes one call; `admit` counts it against its caller, throwing the 429 when over the limit. */
+/** Routes one call; `admit` waits for its caller's turn, throwing the 429 when over the limit. */
 async function route(
-  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => void, facts: CallFacts,
+  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => Promise<void>, facts: CallFacts,
 ): Promise<Response> {
   const { method, path } = call;
-  const publicHandler = opts.publicRoutes?.[`${method} ${path}`];
+  const publicRoute = `${method} ${path}`;
+  const publicHandler = opts.publicRoutes?.[publicRoute];
   if (publicHandler) {
-    admit(call.address);
+    if (!opts.unlimited?.has(publicRoute)) await admit(call.address);
     facts.matched = true;
     return publicHandler(makeRequest(call, '', { identityUid: '' }));
   }
@@ -276,15 +311,19 @@ async function route(
   try {
     principal = await opts.authenticate(call.headers.authorization);
   } catch (err) {
-    admit(call.address);
+    await admit(call.address);
     throw err;
   }
-  admit(`identity ${principal.identityUid}`);
   facts.identity = principal.identityUid;
   if (opts.control && path.startsWith(CONTROL_PREFIX)) {
     const answer = await opts.control(makeRequest(call, '', principal));
     facts.matched = answer.status !== 404;
     return answer;
+  }
+  await admit(`identity ${principal.identityUid}`);
+  if (call.operation) {
+    facts.matched = true;
+    return call.operation(principal);
   }
 
   const surface = opts.surfaces?.find((s) => s.owns(path));

@@ -6,6 +6,7 @@ import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './aut
 import { importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
@@ -32,7 +33,7 @@ import { subscriptionRoutes } from './routes/subscriptions.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { redactDatabaseUrl } from './store/shared.js';
 import { Store } from './store/store.js';
-import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from './ratelimit.js';
+import { createLimiter, DEFAULT_FAIR_QUEUING, type Limits } from './ratelimit.js';
 import type { FaultRule } from '../api/faults.js';
 import { FaultInjector } from './control/faults.js';
 import { DEFAULT_JOURNAL_SIZE, Journal } from './control/journal.js';
@@ -84,8 +85,8 @@ export interface ServeOptions {
   trustedIssuers?: Record<string, { keys: JWK[] }>;
   /** Lifetime of DIR/owner.token in seconds (default 30 days, at most MAX_TOKEN_TTL_S). */
   ownerTokenTtlSeconds?: number;
-  /** Requests per caller (`--rate-limit`); default DEFAULT_RATE_LIMIT, 'off' for none. Its buckets run on `clock`. */
-  rateLimit?: RateLimit | 'off';
+  /** The limits per caller (`--rate-limit`): fair queuing (the default), a rate (its buckets run on `clock`), or 'off'. */
+  rateLimit?: Limits;
   /** Fault and latency rules in force from the start (`--fault`, `--latency`); more come through /_pctl/faults. */
   faults?: FaultRule[];
   /** How many requests the journal keeps (`--journal N`; default DEFAULT_JOURNAL_SIZE, 0 for none). */
@@ -165,7 +166,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     let authenticate: (h: string | undefined) => Promise<Principal> = async () => {
       throw unauthenticated('The server is starting; try again in a moment');
     };
-    const rateLimiter = opts.rateLimit === 'off' ? undefined : new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT, clock);
+    const limiter = opts.rateLimit === 'off' ? undefined : createLimiter(opts.rateLimit ?? DEFAULT_FAIR_QUEUING, clock);
     const faults = new FaultInjector();
     for (const rule of opts.faults ?? []) faults.add(rule);
     const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
@@ -195,16 +196,18 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         oauth.forget();
       },
     });
+    const consoleFiles = consoleRoutes();
     const dispatchCall = createDispatcher({
       routes,
       surfaces: [v1Surface(routeOperations(routes), opts.v1 ?? { enabled: true })],
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...oauth.routes,
-        ...consoleRoutes(),
+        ...consoleFiles,
+        ...openApiRoutes(),
       },
       authenticate: (h) => authenticate(h),
-      ...(rateLimiter ? { rateLimiter } : {}),
+      ...(limiter ? { limiter, unlimited: new Set(Object.keys(consoleFiles)) } : {}),
       ...(opts.log ? { log: opts.log } : {}),
       control: controlHandler({ store, faults, journal, snapshots, more: { ...eventControlRoutes(store, () => deliverer.wake()), 'GET /_pctl/v1-callers': () => ({ body: v1Callers(journal, openedStore) }) } }),
       faults,
@@ -217,10 +220,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const dispatch: typeof dispatchCall = store.shared
       ? (call) => openedStore.refresh()!.then(() => ticked(call), (err: unknown) => toErrorResponse(err, opts.log))
       : ticked;
-    // One listener for both HTTP versions: RPCs by Connect, /mcp by MCP, the rest as REST.
+    // One listener for both HTTP versions: RPCs (rpc/), /mcp by MCP, the rest as REST.
     const mcp = mcpEndpoint({ dispatch, authenticate: (h) => authenticate(h), writes: opts.mcpWrites === true, log: opts.log });
-    const listener = rpcListener(dispatch, mcp.listener(restListener(dispatch, opts.log)), opts.log, [...API_SERVICES, ...V1_SERVICES]);
-    const server = createFront(createHttp1Server(listener, rateLimiter), listener);
+    const listener = rpcListener(dispatch, mcp.listener(restListener(dispatch, opts.log)), opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
+    const server = createFront(createHttp1Server(listener, limiter), listener);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

@@ -86,18 +86,14 @@ export interface ApiResponse {
   json: any;
 }
 
-/**
- * Rate limiting is off unless a test names `rateLimit` (`rateLimit: undefined` is the server's
- * default): tests about other things send many requests, some with the clock standing still.
- */
+/** A serve with its defaults (fair queuing per caller, as users run it) unless a test names others. */
 export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
-  const rateLimit = 'rateLimit' in opts ? opts.rateLimit : 'off';
   // A test that names its own database keeps it (and drops it itself).
   const database = 'database' in opts ? undefined : await testDatabase(dataDir);
   let srv: RunningServer;
   try {
-    srv = await startServer({ port: 0, host: '127.0.0.1', ...opts, dataDir, ...(rateLimit ? { rateLimit } : {}), ...(database ? { database } : {}) });
+    srv = await startServer({ port: 0, host: '127.0.0.1', ...opts, dataDir, ...(database ? { database } : {}) });
   } catch (err) {
     if (!opts.dataDir) await dropTestDatabase(dataDir);
     throw err;

@@ -57,13 +57,15 @@ export interface Serve {
 
 /**
  * Spawns `node bin/pctl.js serve --port 0 --data DIR --rate-limit off`; resolves when it prints
- * its URL. No rate limit unless asked: 50 clients as one identity are the load under test.
+ * its URL. No limits unless asked (`rateLimit`; null: serve's default): 50 clients as one
+ * identity are the load under test.
  */
-export function startServe(dataDir: string, opts: { timeoutMs?: number; rateLimit?: string; database?: string; args?: string[] } = {}): Promise<Serve> {
+export function startServe(dataDir: string, opts: { timeoutMs?: number; rateLimit?: string | null; database?: string; args?: string[] } = {}): Promise<Serve> {
   assertBuilt();
   const configDir = tempDir('pctl-stress-config-');
   const database = opts.database ? ['--database', opts.database] : [];
-  const child = spawn(process.execPath, [PCTL, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--rate-limit', opts.rateLimit ?? 'off', ...database, ...(opts.args ?? [])], {
+  const rateLimit = opts.rateLimit === null ? [] : ['--rate-limit', opts.rateLimit ?? 'off'];
+  const child = spawn(process.execPath, [PCTL, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, ...rateLimit, ...database, ...(opts.args ?? [])], {
     env: { ...process.env, PCTL_CONFIG_DIR: configDir, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,7 +1,10 @@
-// gRPC, gRPC-Web and the Connect protocol, by Connect for Node, beside REST on serve's one
-// port. Every RPC is transcoded to the REST call its google.api.http rule names and runs
-// through the same dispatcher (auth, rate limit, routes, errors), so the two cannot diverge;
-// the AIP-193 answer of a failure becomes the gRPC status with the same details.
+// gRPC, gRPC-Web and the Connect protocol beside REST on serve's one port. Every unary call
+// of the API's services is served by unary.ts (the request message names its REST call by
+// the method's google.api.http rule and runs through the same dispatcher: auth, rate limit,
+// faults, journal, errors; reads answered by the domain in protobuf). Connect for Node serves
+// what that does not: server reflection, compressed messages, gRPC-Web text, Connect GETs —
+// its handlers transcode to the REST call the same way. The AIP-193 answer of a failure is
+// the gRPC status with the same details either way.
 import type http from 'node:http';
 import type http2 from 'node:http2';
 import { createContextValues, createContextKey, Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
@@ -17,8 +20,10 @@ import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
 import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
+import { directReadOf, type ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
 import { transcoderOf, type RestCall } from './transcode.js';
+import { grpcPercentEncode, protocolOf, serveUnary, type UnaryMethod } from './unary.js';
 
 /** The API's services, as proto/ defines them. */
 export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService];
@@ -40,9 +45,18 @@ type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => voi
 
 /**
  * The request listener of serve's port: RPCs (a POST to `/package.Service/Method`) of
- * `services` by Connect, everything else by `rest`.
+ * `services` by unary.ts or Connect, everything else by `rest`; `reads` lets the domain
+ * answer List and Get.
  */
-export function rpcListener(dispatch: Dispatch, rest: NodeListener, log?: (line: string) => void, services: readonly DescService[] = API_SERVICES): NodeListener {
+export function rpcListener(dispatch: Dispatch, rest: NodeListener, log: ((line: string) => void) | undefined, services: readonly DescService[], reads: ReadContext): NodeListener {
+  const unary = new Map<string, UnaryMethod>();
+  for (const service of services) {
+    for (const method of service.methods) {
+      if (method.methodKind !== 'unary') continue;
+      const transcoder = transcoderOf(method);
+      unary.set(`/${service.typeName}/${method.name}`, { name: `${service.typeName}/${method.name}`, method, transcoder, read: directReadOf(reads, method.output, transcoder) });
+    }
+  }
   const adapter = connectNodeAdapter({
     routes: (router) => {
       for (const service of services) registerService(router, service, dispatch, log);
@@ -56,6 +70,9 @@ export function rpcListener(dispatch: Dispatch, rest: NodeListener, log?: (line:
     fallback: (req, res) => (isRpcPath(req.url) && isRpcContentType(req.headers['content-type']) ? unimplemented(req, res as NodeResponse) : rest(req as http.IncomingMessage, res as never)),
   }) as NodeListener;
   return (req, res) => {
+    const m = req.method === 'POST' ? unary.get(req.url ?? '') : undefined;
+    const protocol = m && protocolOf(req);
+    if (protocol) return serveUnary(req, res, m, protocol, dispatch, log);
     if (req.headers['content-type']?.startsWith('application/grpc')) encodeGrpcMessageMinimally(res);
     adapter(req, res);
   };
@@ -75,12 +92,6 @@ function encodeGrpcMessageMinimally(res: http.ServerResponse): void {
   const { addTrailers, writeHead } = res;
   res.addTrailers = (headers) => addTrailers.call(res, fix(headers) as never);
   res.writeHead = ((status: number, ...rest: unknown[]) => writeHead.call(res, status, ...(rest.map(fix) as []))) as typeof res.writeHead;
-}
-
-function grpcPercentEncode(text: string): string {
-  let out = '';
-  for (const byte of Buffer.from(text, 'utf8')) out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  return out;
 }
 
 function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch, log?: (line: string) => void): void {
@@ -109,7 +120,7 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
         headers,
         address: ctx.values.get(callerAddress),
         // No depth check as for REST: protobuf's decoder refuses more than 100 levels (50 of a Struct), so no RPC body nests as deep as MAX_JSON_DEPTH.
-        json: () => Promise.resolve(call.body),
+        json: () => Promise.resolve(call.body()),
         form: () => Promise.resolve(new URLSearchParams()),
         rpc: `${service.typeName}/${method.name}`,
       });

@@ -1,9 +1,10 @@
 // RPC ⇄ REST, by each method's google.api.http rule (the AIP-127 transcoding that Google's
-// gateways do): the request message becomes the REST call the rule names (path variables
-// from its fields, the `body` field or the whole rest as the JSON body, what is left as
-// query parameters), and the REST answer's JSON becomes the response message. The JSON of
-// both sides is the proto3 JSON mapping, which is what the REST API speaks.
-import { create, fromJson, getExtension, toJson, type DescField, type DescMessage, type DescMethod, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+// gateways do): the request message names the REST call the rule describes (path variables
+// from its fields, the `body` field or the whole rest as the JSON body, what is left as query
+// parameters), and a REST answer's JSON becomes the response message. The JSON of both sides
+// is the proto3 JSON mapping, which is what the REST API speaks. The path and query are read
+// from the message's fields directly; the JSON body is made only when a route reads it.
+import { create, fromJson, getExtension, isFieldSet, toJson, type DescField, type DescMessage, type DescMethod, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { invalidField } from '../../api/errors.js';
 import { http as httpRuleExtension } from '../../gen/google/api/annotations_pb.js';
 
@@ -13,20 +14,23 @@ export interface RestCall {
   /** Percent-encoded, as on the wire. */
   path: string;
   query: URLSearchParams;
-  /** The JSON body (undefined: none). */
-  body: JsonValue | undefined;
+  /** The JSON body (undefined: none), made when asked for. */
+  body(): JsonValue | undefined;
 }
 
 interface Variable {
   /** The field path as the rule writes it (`group.uid`). */
   fieldPath: string;
-  /** The same path in JSON names (`group.uid`, `identityProvider.uid`). */
-  jsonPath: string[];
+  /** The fields along it. */
+  fields: DescField[];
   /** `**` (and `=**`) keeps slashes: a uid is a path of its own. */
   multiSegment: boolean;
 }
 
 export interface Transcoder {
+  /** The REST method and path template (`GET /iam/v2/groups/{uid=**}`). */
+  readonly verb: string;
+  readonly template: string;
   toRest(request: Message): RestCall;
   fromRest(body: unknown): Message;
 }
@@ -45,37 +49,36 @@ export function transcoderOf(method: DescMethod): Transcoder {
     const m = /^\{([^=}]+)(?:=([^}]*))?\}$/.exec(part);
     if (!m) return part;
     const fieldPath = m[1]!;
-    const variable: Variable = { fieldPath, jsonPath: jsonPathOf(input, fieldPath), multiSegment: (m[2] ?? '*').includes('**') };
+    const variable: Variable = { fieldPath, fields: fieldsAlong(input, fieldPath), multiSegment: (m[2] ?? '*').includes('**') };
     variables.push(variable);
     return variable;
   });
-  // '' (no body), '*' (the whole request) or one top-level field, by JSON and proto name.
-  const bodyField = rule.body === '' || rule.body === '*' ? rule.body : jsonPathOf(input, rule.body)[0]!;
-  const bodyProtoName = rule.body;
+  // '' (no body), '*' (the whole request) or one top-level field.
+  const bodyField = rule.body === '' || rule.body === '*' ? undefined : fieldsAlong(input, rule.body)[0]!;
+  // The fields left for the query: neither the body nor the first field of a path variable.
+  const inPath = new Set(variables.map((v) => v.fields[0]!));
+  const queryFields = rule.body === '*' ? [] : input.fields.filter((f) => f !== bodyField && !inPath.has(f));
 
   return {
+    verb: verb.toUpperCase(),
+    template,
     toRest(request) {
-      const json = toJson(input, request) as JsonObject;
       const path = parts.map((part) => {
         if (typeof part === 'string') return part;
-        const value = takePath(json, part.jsonPath);
+        const value = valueAt(request, part.fields);
         if (typeof value !== 'string' || value === '') throw invalidField(part.fieldPath, 'is required');
         return part.multiSegment ? value.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(value);
       }).join('');
-      let body: JsonValue | undefined;
-      if (bodyField === '*') {
-        body = json;
-      } else if (bodyField !== '') {
-        body = json[bodyField] ?? {};
-        delete json[bodyField];
-      }
       const query = new URLSearchParams();
-      if (bodyField !== '*') {
-        const rest = toJson(input, request, { useProtoFieldName: true }) as JsonObject;
-        for (const v of variables) takePath(rest, v.fieldPath.split('.'));
-        if (bodyField !== '') delete rest[bodyProtoName];
-        appendQuery(query, input, rest, '');
-      }
+      appendQuery(query, request, queryFields, '');
+      const body = (): JsonValue | undefined => {
+        if (rule.body === '') return undefined;
+        // The request less the path variables (a gateway takes those from the path: the
+        // path's copy of `group.uid` is the one that counts); the body field's value, or all of it.
+        const json = toJson(input, request) as JsonObject;
+        for (const v of variables) removePath(json, v.fields.map((f) => f.jsonName));
+        return bodyField ? (json[bodyField.jsonName] ?? {}) : json;
+      };
       return { method: verb.toUpperCase(), path, query, body };
     },
     fromRest(body) {
@@ -85,43 +88,55 @@ export function transcoderOf(method: DescMethod): Transcoder {
   };
 }
 
-/** `identity_provider.uid` → ['identityProvider', 'uid'], checking each field exists. */
-function jsonPathOf(message: DescMessage, fieldPath: string): string[] {
-  const out: string[] = [];
+/** `identity_provider.uid` → its fields, checking each exists. */
+function fieldsAlong(message: DescMessage, fieldPath: string): DescField[] {
+  const out: DescField[] = [];
   let desc: DescMessage | undefined = message;
   for (const name of fieldPath.split('.')) {
     const field: DescField | undefined = desc?.fields.find((f) => f.name === name);
     if (!field) throw new Error(`${message.typeName} has no field ${fieldPath} (google.api.http)`);
-    out.push(field.jsonName);
+    out.push(field);
     desc = field.fieldKind === 'message' ? field.message : undefined;
   }
   return out;
 }
 
-/** Removes and returns the value at a JSON path. */
-function takePath(json: JsonObject, path: string[]): JsonValue | undefined {
+function valueAt(message: Message, fields: DescField[]): unknown {
+  let node: unknown = message;
+  for (const f of fields) node = node === undefined ? undefined : (node as Record<string, unknown>)[f.localName];
+  return node;
+}
+
+function removePath(json: JsonObject, path: string[]): void {
   let node: JsonValue | undefined = json;
   for (const key of path.slice(0, -1)) node = node && typeof node === 'object' && !Array.isArray(node) ? node[key] : undefined;
-  if (!node || typeof node !== 'object' || Array.isArray(node)) return undefined;
-  const last = path[path.length - 1]!;
-  const value = node[last];
-  delete node[last];
-  return value;
+  if (node && typeof node === 'object' && !Array.isArray(node)) delete node[path[path.length - 1]!];
 }
 
 /**
- * The set fields of a request (its proto-name JSON) as query parameters: `page_size`,
+ * The set fields of a request as query parameters by proto name: `page_size`,
  * `uidp.descendants_of`; repeated fields once per value, enums by name, a FieldMask as its
  * comma-separated paths. The spec's own spellings, which the REST routes read.
  */
-function appendQuery(query: URLSearchParams, desc: DescMessage, json: JsonObject, prefix: string): void {
-  for (const field of desc.fields) {
-    const value = json[field.name];
-    if (value === undefined || value === null) continue;
+function appendQuery(query: URLSearchParams, message: Message, fields: readonly DescField[], prefix: string): void {
+  for (const field of fields) {
+    if (!isFieldSet(message, field)) continue;
     const name = `${prefix}${field.name}`;
-    const nested = field.fieldKind === 'message' && !field.message.typeName.startsWith('google.protobuf.');
-    if (nested && typeof value === 'object' && !Array.isArray(value)) appendQuery(query, field.message, value, `${name}.`);
-    else if (Array.isArray(value)) for (const v of value) query.append(name, String(v));
-    else query.append(name, String(value));
+    const value = (message as unknown as Record<string, unknown>)[field.localName];
+    switch (field.fieldKind) {
+      case 'message':
+        if (field.message.typeName === 'google.protobuf.FieldMask') query.append(name, (value as { paths: string[] }).paths.join(','));
+        else if (field.message.typeName.startsWith('google.protobuf.')) query.append(name, String(toJson(field.message, value as Message)));
+        else appendQuery(query, value as Message, field.message.fields, `${name}.`);
+        break;
+      case 'enum':
+        query.append(name, field.enum.value[value as number]?.name ?? String(value));
+        break;
+      case 'list':
+        for (const v of value as unknown[]) query.append(name, field.listKind === 'enum' ? (field.enum.value[v as number]?.name ?? String(v)) : String(v));
+        break;
+      default:
+        query.append(name, String(value));
+    }
   }
 }

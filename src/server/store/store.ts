@@ -584,10 +584,11 @@ export class Store {
     const records = uids.map((uid) => cache.get(uid));
     const missing = uids.filter((_, i) => !records[i]);
     if (!missing.length) return records as Record_[];
+    // A full cache is cleared, the records this page found in it included: those come from `records`.
     if (cache.size + missing.length > 50_000) cache.clear();
     for (const row of this.stmts.getMany.all(JSON.stringify(missing)) as Row[]) cache.set(row.uid, rowToRecord(row));
-    return uids.map((uid) => {
-      const rec = cache.get(uid);
+    return uids.map((uid, i) => {
+      const rec = records[i] ?? cache.get(uid);
       if (!rec) throw new Error(`no resource ${uid}`);
       return rec;
     });

@@ -1,4 +1,4 @@
-// pctl serve [export | token | faults | requests | snapshot | reset]: the local implementation of the API.
+// pctl serve [export | token | openapi | faults | requests | snapshot | reset]: the local implementation of the API.
 import { defineCommand, flag, parsePort } from '../../command.js';
 
 const data = flag.string('--data <dir>', 'data directory', { complete: 'dir' });
@@ -12,7 +12,7 @@ export const serveFlags = {
   seed: flag.string('--seed <file>', 'load groups, identities, repos, tags and advisories from a YAML or JSON file into an empty data dir', { complete: 'file' }),
   demo: flag.bool('--demo', 'load the built-in demo data set into an empty data dir'),
   log: flag.bool('--log', 'log each request to stderr (tokens masked)'),
-  rateLimit: flag.string('--rate-limit <rate>', 'requests per caller (identity, else client address): RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200; or off (default: 100/s)'),
+  rateLimit: flag.string('--rate-limit <rate>', "limits per caller (identity, else client address): fair, fair queuing: 8 requests served at once, 100 more wait their turn, only more than that is refused (429); RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200: a token bucket that emulates the API's rate limits (429 with Retry-After); or off (default: fair)"),
   trustIssuer: flag.list('--trust-issuer <url=jwks-file>', 'also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)'),
   ownerTokenTtl: flag.string('--owner-token-ttl <duration>', 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)'),
   fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]', or into webhook deliveries: 'delivery=SINK_GLOB (drop | duplicate | latency=DURATION)' (repeatable; see pctl serve faults add)"),
@@ -42,7 +42,12 @@ export const serveCommand = defineCommand({
     description:
       'Run the local, file-backed implementation of the API (SQLite in the data dir). The first start bootstraps an ' +
       'organization, an owner identity, the built-in roles and the owner token, and saves a profile named "local". ' +
-      'With --database the data lives in PostgreSQL instead, and several serves on one database are replicas of one state.',
+      'With --database the data lives in PostgreSQL instead, and several serves on one database are replicas of one state. ' +
+      'Limits (--rate-limit): by default each caller (identity, else client address) has 8 requests served at once and up ' +
+      'to 100 more wait their turn, callers served in turns, so a sequential script is never refused and no caller can ' +
+      "starve another; only a caller with more waiting gets a 429 with Retry-After. --rate-limit 100/s emulates the API's rate " +
+      "limits instead (a token bucket per caller: 429 with Retry-After past it); off removes both. serve's control API and the " +
+      "console's files are never limited. Every answer carries the RateLimit-Policy and RateLimit fields (docs/limits.md).",
     examples: [
       ['a local API with demo data on the default port', 'pctl serve --demo'],
       ['a throwaway server on a free port, the same uids and times each run', 'pctl serve --port 0 --data "$(mktemp -d)" --deterministic 42'],
@@ -81,6 +86,24 @@ export const serveCommand = defineCommand({
       load: async () => {
         const m = await import('./token.js');
         return { run: (ctx, _args, opts) => m.runToken(ctx, opts) };
+      },
+    }),
+    defineCommand({
+      name: 'openapi',
+      help: {
+        summary: 'print the OpenAPI document of the routes serve answers',
+        description:
+          'Print the OpenAPI 3.1 document of the REST routes serve answers (JSON), the one a running serve sends at ' +
+          'GET /openapi.json: the v2 API, the deprecated v1 calls and serve\'s own extensions (x-pctl-extension). ' +
+          'Made from proto/; it needs no server.',
+        examples: [
+          ['generate a client', 'pctl serve openapi > openapi.json && npx @openapitools/openapi-generator-cli generate -i openapi.json -g go -o client'],
+          ['the operations of a path', "pctl serve openapi | jq '.paths[\"/iam/v2/groups\"] | keys'"],
+        ],
+      },
+      load: async () => {
+        const { openApiDocument } = await import('../../../api/openapi.js');
+        return { run: async (ctx) => (ctx.io.stdout.write(openApiDocument()), 0) };
       },
     }),
     defineCommand({

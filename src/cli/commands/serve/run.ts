@@ -16,7 +16,7 @@ export interface ServeCommandOptions {
   seed?: string;
   demo?: boolean;
   log?: boolean;
-  /** `100/s`, `6000/m,200`, `off` (see server/ratelimit.ts); absent, the server's default. */
+  /** `fair`, `100/s`, `6000/m,200`, `off` (see server/ratelimit.ts); absent, the server's default (fair). */
   rateLimit?: string;
   /** `URL=JWKS_FILE`, repeatable: another issuer whose tokens serve accepts, checked offline. */
   trustIssuer?: string[];
@@ -146,7 +146,7 @@ async function defaultDataDir(): Promise<string> {
 }
 
 /** `--rate-limit` as ServeOptions takes it; undefined (the server's default) when not given. */
-async function parseRateLimitFlag(raw: string | undefined): Promise<import('../../../server/ratelimit.js').RateLimit | 'off' | undefined> {
+async function parseRateLimitFlag(raw: string | undefined): Promise<import('../../../server/ratelimit.js').Limits | undefined> {
   if (raw === undefined) return undefined;
   const { parseRateLimit, RateLimitSyntaxError } = await import('../../../server/ratelimit.js');
   try {
@@ -157,10 +157,12 @@ async function parseRateLimitFlag(raw: string | undefined): Promise<import('../.
   }
 }
 
-async function describeRateLimit(rateLimit: import('../../../server/ratelimit.js').RateLimit | 'off' | undefined): Promise<string> {
+async function describeRateLimit(rateLimit: import('../../../server/ratelimit.js').Limits | undefined): Promise<string> {
   if (rateLimit === 'off') return 'Rate limit: off';
-  const { DEFAULT_RATE_LIMIT, formatRateLimit } = await import('../../../server/ratelimit.js');
-  return `Rate limit: ${formatRateLimit(rateLimit ?? DEFAULT_RATE_LIMIT)} per caller${rateLimit ? '' : ' (the default; --rate-limit sets it, --rate-limit off removes it)'}`;
+  const { DEFAULT_FAIR_QUEUING, formatRateLimit } = await import('../../../server/ratelimit.js');
+  const limits = rateLimit ?? DEFAULT_FAIR_QUEUING;
+  if ('windowSeconds' in limits) return `Rate limit: ${formatRateLimit(limits)} per caller`;
+  return `Rate limit: fair queuing, ${limits.perCaller} requests at once per caller and ${limits.queue} more waiting${rateLimit ? '' : ' (the default; --rate-limit RATE/UNIT emulates the API\'s rate limits, --rate-limit off removes all limits)'}`;
 }
 
 function parsePort(raw: string | number | undefined): number {

@@ -2148,6 +2148,9 @@ export const IamService: GenService<{
     output: typeof EmptySchema;
   },
   /**
+   * serve's extension: the caller's own identity (from its bearer token) is bound to the
+   * invite's group with the invite's role.
+   *
    * @generated from rpc platform.iam.v2.IamService.RedeemGroupInvite
    */
   redeemGroupInvite: {
