@@ -143,9 +143,7 @@ for (const via of VIAS) {
     const listed = await v1('iam.Groups/List', { id: v2made.uid }, ['GET', `/iam/v1/groups?id=${v2made.uid}`]);
     t.deepEqual(listed.body.items.map((g: Any) => [g.id, g.name, g.description]), [[v2made.uid, `v2-${via}`, 'from v2']]);
     const children = await v1('iam.Groups/List', { uidp: { childrenOf: platform } }, ['GET', `/iam/v1/groups?uidp.children_of=${platform}`]);
-    // The other transport's test makes its own child of platform at the same time: look at ours.
-    t.deepEqual(children.body.items.filter((g: Any) => g.name.endsWith(`-${via}`)).map((g: Any) => g.id), [byName.body.id]);
-    t.true(children.body.items.every((g: Any) => g.id.startsWith(`${platform}/`)));
+    t.deepEqual(children.body.items.map((g: Any) => g.id), [byName.body.id]);
     const roots = await v1('iam.Groups/List', { uidp: { inRoot: true }, name: 'acme' }, ['GET', '/iam/v1/groups?uidp.in_root=true&name=acme']);
     t.deepEqual(roots.body.items.map((g: Any) => g.id), [org]);
     const ancestors = await v1('iam.Groups/List', { uidp: { ancestorsOf: byName.body.id } }, ['GET', `/iam/v1/groups?uidp.ancestors_of=${byName.body.id}`]);
