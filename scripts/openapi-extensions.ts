@@ -125,7 +125,7 @@ export const EXTENSION_PATHS: Record<string, Json> = {
       ...TAGS, operationId: 'control_WatchEvents', summary: 'The change events as they commit: a long poll, resumable from a seq (pctl events watch, docs/events.md).', description: OWNER,
       parameters: [
         { name: 'after', in: 'query', description: 'Only events with a greater seq (default: the last one now, so only new events).', schema: { type: 'integer', minimum: 0 } },
-        { name: 'limit', in: 'query', description: 'At most this many.', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+        { name: 'limit', in: 'query', description: 'At most this many.', schema: { type: 'integer', minimum: 0, maximum: 500 } },
         { name: 'wait', in: 'query', description: 'Seconds (up to 60) to hold the answer until a matching event commits.', schema: { type: 'integer', minimum: 0, maximum: 60 } },
         { name: 'descendants_of', in: 'query', description: "Only events of this group or below (its uid).", schema: { type: 'string' } },
         { name: 'type', in: 'query', description: 'A glob over the CloudEvent type (`*` any run of characters).', schema: { type: 'string', examples: ['dev.chainguard.api.iam.group.*'] } },
