@@ -26,13 +26,15 @@ export function eventControlRoutes(store: Store, wakeDeliverer: () => void): Rec
   const outbox = store.outbox;
   return {
     'GET /_pctl/events': async (req) => {
-      const limit = whole(req, 'limit', FEED_LIMIT, 1) ?? FEED_LIMIT;
+      const limit = whole(req, 'limit', FEED_LIMIT) ?? FEED_LIMIT;
       const wait = whole(req, 'wait', MAX_WAIT_S) ?? 0;
       const after = whole(req, 'after', Number.MAX_SAFE_INTEGER) ?? (await outbox.lastSeq());
       const group = req.query.get('descendants_of') ?? undefined;
       const type = req.query.get('type');
       const typeRe = type ? new RegExp(`^${type.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`) : undefined;
       const matches = (e: StoredEvent) => (!group || e.group === group || e.group.startsWith(`${group}/`)) && (!typeRe || typeRe.test(e.type));
+      // limit=0: no events, only where the feed stands (`pctl events watch` starts from there).
+      if (limit === 0) return { body: { events: [], last: after } };
       const deadline = Date.now() + wait * 1000;
       let last = after;
       for (;;) {
@@ -81,11 +83,11 @@ function nextCommit(store: Store, deadline: number): Promise<void> {
   });
 }
 
-function whole(req: Request, name: string, max: number, min = 0): number | undefined {
+function whole(req: Request, name: string, max: number): number | undefined {
   const raw = req.query.get(name);
   if (raw === null) return undefined;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) throw invalidField(name, `must be a whole number from ${min} to ${max}`);
+  if (!/^\d+$/.test(raw) || n > max) throw invalidField(name, `must be a whole number from 0 to ${max}`);
   return n;
 }
 
