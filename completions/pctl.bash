@@ -14,9 +14,8 @@ _pctl_sub() {
     ':account-associations') REPLY='account-associations' ;;
     ':repos') REPLY='repos' ;;
     ':tags') REPLY='tags' ;;
-    ':advisories') REPLY='advisories' ;;
+    ':advisories'|':advisory') REPLY='advisories' ;;
     ':libraries') REPLY='libraries' ;;
-    ':advisory') REPLY='advisory' ;;
     ':api') REPLY='api' ;;
     ':export') REPLY='export' ;;
     ':diff') REPLY='diff' ;;
@@ -68,11 +67,11 @@ _pctl_sub() {
     'tags:list'|'tags:ls') REPLY='tags list' ;;
     'advisories:list'|'advisories:ls') REPLY='advisories list' ;;
     'advisories:get'|'advisories:describe') REPLY='advisories get' ;;
+    'advisories:documents') REPLY='advisories documents' ;;
+    'advisories:metadata') REPLY='advisories metadata' ;;
     'libraries:list'|'libraries:ls') REPLY='libraries list' ;;
     'libraries:versions') REPLY='libraries versions' ;;
     'libraries:count') REPLY='libraries count' ;;
-    'advisory:documents') REPLY='advisory documents' ;;
-    'advisory:metadata') REPLY='advisory metadata' ;;
     'auth:login') REPLY='auth login' ;;
     'auth:status') REPLY='auth status' ;;
     'auth:token') REPLY='auth token' ;;
@@ -113,7 +112,7 @@ _pctl_sub() {
 _pctl_subs() {
   REPLY=
   case "$1" in
-    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries advisory api export diff apply auth config events serve mcp completion' ;;
+    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries api export diff apply auth config events serve mcp completion' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;
@@ -123,9 +122,8 @@ _pctl_subs() {
     'account-associations') REPLY='list get create update delete check' ;;
     'repos') REPLY='list get update' ;;
     'tags') REPLY='list' ;;
-    'advisories') REPLY='list get' ;;
+    'advisories') REPLY='list get documents metadata' ;;
     'libraries') REPLY='list versions count' ;;
-    'advisory') REPLY='documents metadata' ;;
     'auth') REPLY='login status token logout' ;;
     'config') REPLY='list get set use delete' ;;
     'events') REPLY='subscriptions deliveries redeliver watch' ;;
@@ -164,11 +162,11 @@ _pctl_flags() {
     'repos update') REPLY='--name --description' ;;
     'tags list') REPLY='--limit --page-size --order-by --skip --page-token --repo --deprecated' ;;
     'advisories list') REPLY='--limit --page-size --order-by --skip --page-token --artifact --advisory-id' ;;
+    'advisories documents') REPLY='--package --cve' ;;
+    'advisories metadata') REPLY='--limit --page-size --order-by --skip --page-token --id' ;;
     'libraries list') REPLY='--limit --page-size --order-by --skip --page-token --ecosystem --query' ;;
     'libraries versions') REPLY='--limit --page-size --order-by --skip --page-token' ;;
     'libraries count') REPLY='--ecosystem' ;;
-    'advisory documents') REPLY='--package --cve' ;;
-    'advisory metadata') REPLY='--limit --page-size --order-by --skip --page-token --id' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --input -q --query -H --header --paginate -i --include' ;;
     'diff') REPLY='-f --file --prune' ;;
     'apply') REPLY='-f --file --prune --dry-run' ;;
@@ -243,11 +241,11 @@ _pctl_flag() {
     'tags list --limit'|'tags list --page-size'|'tags list --order-by'|'tags list --skip'|'tags list --page-token') REPLY='value' ;;
     'tags list --repo') REPLY='live' ;;
     'advisories list --limit'|'advisories list --page-size'|'advisories list --order-by'|'advisories list --skip'|'advisories list --page-token'|'advisories list --artifact'|'advisories list --advisory-id') REPLY='value' ;;
+    'advisories documents --package'|'advisories documents --cve') REPLY='value' ;;
+    'advisories metadata --limit'|'advisories metadata --page-size'|'advisories metadata --order-by'|'advisories metadata --skip'|'advisories metadata --page-token'|'advisories metadata --id') REPLY='value' ;;
     'libraries list --limit'|'libraries list --page-size'|'libraries list --order-by'|'libraries list --skip'|'libraries list --page-token'|'libraries list --ecosystem'|'libraries list --query') REPLY='value' ;;
     'libraries versions --limit'|'libraries versions --page-size'|'libraries versions --order-by'|'libraries versions --skip'|'libraries versions --page-token') REPLY='value' ;;
     'libraries count --ecosystem') REPLY='value' ;;
-    'advisory documents --package'|'advisory documents --cve') REPLY='value' ;;
-    'advisory metadata --limit'|'advisory metadata --page-size'|'advisory metadata --order-by'|'advisory metadata --skip'|'advisory metadata --page-token'|'advisory metadata --id') REPLY='value' ;;
     'api -X'|'api --method'|'api -f'|'api --raw-field'|'api -F'|'api --field'|'api -q'|'api --query'|'api -H'|'api --header') REPLY='value' ;;
     'api --input') REPLY='file' ;;
     'diff -f'|'diff --file') REPLY='file' ;;

@@ -1,5 +1,6 @@
 // pctl console: a read-only view of what the signed-in identity may see (the group tree with
-// identities, role bindings, repos and tags) and, for the owner, serve's live request journal.
+// identities, role bindings, repos and tags) and, for the owner, serve's live request journal
+// and its webhook deliveries.
 //
 // Signing in is `pctl auth login` done by the page: authorization code + PKCE at this
 // server's own issuer, redirected back to this page; the token stays in sessionStorage (this
@@ -23,6 +24,12 @@ const JOURNAL_ROWS = 300;
 /** Seconds a journal request waits for news (the server allows up to 60). */
 const JOURNAL_WAIT_S = 25;
 const RETRY_MS = 3000;
+/** Deliveries shown (newest first), as `pctl events deliveries` lists by default. */
+const DELIVERY_ROWS = 100;
+/** While a delivery is pending, it is read again when its next attempt is due: no sooner than this… */
+const DELIVERY_RECHECK_MIN_MS = 1000;
+/** …and no later (a slow sink settles an attempt after it was due). */
+const DELIVERY_RECHECK_MAX_MS = 30_000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -137,7 +144,7 @@ async function api(path, signal) {
 async function listAll(collection, key) {
   const items = [];
   let pageToken = '';
-  let total = 0;
+  let total;
   do {
     const query = new URLSearchParams({ page_size: String(PAGE_SIZE) });
     if (pageToken) query.set('page_token', pageToken);
@@ -183,27 +190,31 @@ function groupBy(items, keyOf) {
 const folded = new Set();
 /** identity uid → name, for the journal. */
 let identityNames = new Map();
-let treeLoading;
-let treeAgain = false;
 
-/** Reloads the tree; calls that come while it loads make one more load afterwards. */
-async function refreshTree() {
-  if (treeLoading) {
-    treeAgain = true;
-    return treeLoading;
-  }
-  treeLoading = (async () => {
-    do {
-      treeAgain = false;
-      await loadTree();
-    } while (treeAgain);
-  })();
-  try {
-    await treeLoading;
-  } finally {
-    treeLoading = undefined;
-  }
+/** `load` as a refresh: calls that come while it loads make one more load afterwards. */
+function serialized(load) {
+  let loading;
+  let again = false;
+  return async () => {
+    if (loading) {
+      again = true;
+      return loading;
+    }
+    loading = (async () => {
+      do {
+        again = false;
+        await load();
+      } while (again);
+    })();
+    try {
+      await loading;
+    } finally {
+      loading = undefined;
+    }
+  };
 }
+
+const refreshTree = serialized(loadTree);
 
 async function loadTree() {
   const results = await Promise.allSettled(KINDS.map((k) => listAll(k.path, k.key)));
@@ -356,7 +367,11 @@ async function pollJournal(signal, ready) {
       if (page.last < after) after = 0;
       const fresh = page.requests.filter((e) => e.seq > after);
       addJournalRows(fresh);
-      if (!first && fresh.some(isWrite)) void refreshTree();
+      if (!first && fresh.some(isWrite)) {
+        void refreshTree();
+        // A write commits events, and so new deliveries.
+        void refreshDeliveries();
+      }
       after = Math.max(after, page.last);
       if (first) ready();
       first = false;
@@ -377,6 +392,58 @@ async function pollJournal(signal, ready) {
   }
 }
 
+// ---- webhook deliveries ----
+
+/** The vendor's event types all start so; the rest says what happened. */
+const shortType = (type) => type.replace(/^dev\.chainguard\.api\./, '');
+
+function deliveryRow(d) {
+  // Marked like an injected fault in the journal: failed for good, or failing and to be retried.
+  const failing = d.state === 'failed' || (d.state === 'pending' && d.attempts > 0);
+  const answer = d.lastStatus === undefined ? '' : d.lastStatus === 0 ? 'no answer' : String(d.lastStatus);
+  const badge = d.state === 'failed' ? `✗ ${d.state}` : d.state === 'pending' && d.attempts > 0 ? `↻ ${d.state}` : d.state;
+  const due = d.nextAttemptTime ? `next attempt ${d.nextAttemptTime}` : undefined;
+  return el('tr', { class: [failing ? 'fault' : '', d.state === 'failed' ? 'failed' : ''].filter(Boolean).join(' ') || undefined, 'data-id': d.id, 'data-state': d.state },
+    el('td', { class: 'time', title: d.updateTime }, d.updateTime.slice(11, 23)),
+    el('td', { class: 'type', title: `${d.type} · ${d.eventId}` }, shortType(d.type)),
+    el('td', { class: 'uid', title: d.subject }, `…${d.subject.slice(-8)}`),
+    el('td', { class: 'path', title: `${d.sink} (subscription ${d.subscription})` }, d.sink),
+    el('td', { class: 'delivery-state', title: due }, failing ? el('span', { class: 'fault-badge' }, badge) : badge),
+    el('td', { class: 'num' }, String(d.attempts)),
+    el('td', { class: 'num status', title: d.lastError }, answer));
+}
+
+let deliveriesTimer;
+
+async function loadDeliveries() {
+  clearTimeout(deliveriesTimer);
+  if ($('deliveries-panel').hidden) return;
+  let deliveries;
+  try {
+    ({ deliveries } = await api(`/_pctl/deliveries?limit=${DELIVERY_ROWS}`));
+  } catch (err) {
+    if (!readSession()) return;
+    // Like the journal, the delivery log is the owner's: others do not see the panel.
+    if (err.status === 403) return show($('deliveries-panel'), false);
+    $('deliveries-state').textContent = '';
+    return say($('deliveries-error'), err.message);
+  }
+  if (!readSession()) return;
+  say($('deliveries-error'), '');
+  $('deliveries-state').textContent = deliveries.length ? `· ${deliveries.length === DELIVERY_ROWS ? 'newest ' : ''}${deliveries.length}` : '';
+  say($('deliveries-note'), deliveries.length ? '' : 'No deliveries yet: events are delivered to the sinks of subscriptions (pctl events subscriptions create).');
+  $('deliveries-rows').replaceChildren(...deliveries.map(deliveryRow));
+  show($('deliveries'), deliveries.length > 0);
+  // Attempts are made by serve, not by calls the journal would show: look again when the next is due.
+  const due = deliveries.filter((d) => d.nextAttemptTime).map((d) => Date.parse(d.nextAttemptTime));
+  if (due.length) {
+    const wait = Math.min(Math.max(Math.min(...due) - Date.now(), DELIVERY_RECHECK_MIN_MS), DELIVERY_RECHECK_MAX_MS);
+    deliveriesTimer = setTimeout(() => void refreshDeliveries(), wait);
+  }
+}
+
+const refreshDeliveries = serialized(loadDeliveries);
+
 // ---- the page ----
 
 let following;
@@ -385,8 +452,10 @@ function signOut(message) {
   sessionStorage.removeItem(TOKEN_KEY);
   following?.abort();
   following = undefined;
+  clearTimeout(deliveriesTimer);
   $('tree').replaceChildren();
   $('journal-rows').replaceChildren();
+  $('deliveries-rows').replaceChildren();
   showSignIn(message);
 }
 
@@ -406,14 +475,17 @@ async function showConsole() {
   }
   following = new AbortController();
   await new Promise((resolve) => void followJournal(following.signal, resolve));
-  await refreshTree().catch((err) => say($('tree-error'), err.message));
+  await Promise.all([refreshTree().catch((err) => say($('tree-error'), err.message)), refreshDeliveries()]);
 }
 
 async function start() {
   $('server').textContent = location.host;
   $('sign-in-button').addEventListener('click', () => void startSignIn().catch((err) => say($('sign-in-error'), err.message)));
   $('sign-out').addEventListener('click', () => signOut());
-  $('refresh').addEventListener('click', () => void refreshTree().catch((err) => say($('tree-error'), err.message)));
+  $('refresh').addEventListener('click', () => {
+    void refreshTree().catch((err) => say($('tree-error'), err.message));
+    void refreshDeliveries();
+  });
   const params = new URLSearchParams(location.search);
   if (params.has('code') || params.has('error')) {
     try {

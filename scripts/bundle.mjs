@@ -6,27 +6,12 @@
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'bundle');
 rmSync(outdir, { recursive: true, force: true });
-// commander requires child_process at load for executable subcommands, which pctl has none
-// of: load it on first use instead (~2 ms of every command). Fails the build if commander changes.
-const lazyChildProcess = {
-  name: 'commander-lazy-child-process',
-  setup(b) {
-    b.onLoad({ filter: /commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const eager = "const childProcess = require('node:child_process');";
-      if (!source.includes(eager)) throw new Error(`${args.path} no longer has: ${eager}`);
-      return { contents: source.replace(eager, "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"), loader: 'js' };
-    });
-  },
-};
-
 // `import http from 'node:http'` in an ES module makes Node build a facade of every export,
 // running lazy getters: on Node 22 that loads Node's internal undici (~18 ms) for node:http
 // alone. process.getBuiltinModule (Node >= 20.16) hands the module over as CommonJS does.
@@ -53,11 +38,11 @@ await build({
   platform: 'node',
   target: 'node20',
   // Packages that find files beside their own code at run time (a native addon, jq's wasm,
-  // open's xdg-open script) or that table.ts patches in place (cli-table3) load from node_modules.
-  external: ['better-sqlite3', 'better-sqlite3-v12', 'jq-web', 'open', 'cli-table3'],
+  // open's xdg-open script) load from node_modules.
+  external: ['better-sqlite3', 'better-sqlite3-v12', 'jq-web', 'open'],
   // Bundled CommonJS (commander, yaml …) calls require() for node builtins.
   banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
-  plugins: [lazyChildProcess, builtinsAsCommonJs],
+  plugins: [builtinsAsCommonJs],
   legalComments: 'none',
   logLevel: 'warning',
 });

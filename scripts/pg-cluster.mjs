@@ -100,7 +100,7 @@ function alive(pid) {
  * removed, so that a killed run leaves at most one cluster behind, until the next start.
  */
 function reapStaleClusters(bindir, user) {
-  let entries = [];
+  let entries;
   try {
     entries = readdirSync(tmpdir()).filter((name) => name.startsWith(DIR_PREFIX));
   } catch {

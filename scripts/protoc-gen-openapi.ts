@@ -8,8 +8,8 @@
 // from openapi-extensions.ts, marked `x-pctl-extension: true`, as is a method whose comment
 // starts "serve's extension". The vendor's v1 packages (chainguard.*) are marked deprecated.
 // test/proto-gen.test.ts regenerates it and fails when the checked-in file is stale.
-import { create, createFileRegistry, getExtension, type DescEnum, type DescField, type DescMessage, type DescMethod, type DescService } from '@bufbuild/protobuf';
-import { CodeGeneratorResponse_Feature, CodeGeneratorResponseSchema, FileDescriptorSetSchema, type CodeGeneratorRequest, type FieldOptions, type MethodOptions } from '@bufbuild/protobuf/wkt';
+import { create, createFileRegistry, getExtension, ScalarType, type DescEnum, type DescField, type DescMessage, type DescMethod, type DescService } from '@bufbuild/protobuf';
+import { CodeGeneratorResponse_Feature, CodeGeneratorResponseSchema, FileDescriptorSetSchema, type CodeGeneratorRequest } from '@bufbuild/protobuf/wkt';
 import type { HttpRule } from '../src/gen/google/api/http_pb.js';
 import { getComments, runNodeJs } from '@bufbuild/protoplugin';
 import { EXTENSION_PATHS, EXTENSION_SCHEMAS } from './openapi-extensions.js';
@@ -60,9 +60,9 @@ function main(request: CodeGeneratorRequest): string {
   const http = registry.getExtension('google.api.http');
   const behavior = registry.getExtension('google.api.field_behavior');
   if (!http || !behavior) throw new Error('proto/ must import google/api/annotations.proto and google/api/field_behavior.proto');
-  const behaviours = (field: DescField): number[] => (field.proto.options ? (getExtension(field.proto.options as FieldOptions, behavior) as number[]) : []);
+  const behaviours = (field: DescField): number[] => (field.proto.options ? (getExtension(field.proto.options, behavior) as number[]) : []);
   const ruleOf = (method: DescMethod): HttpRule | undefined =>
-    method.proto.options ? (getExtension(method.proto.options as MethodOptions, http) as HttpRule | undefined) : undefined;
+    method.proto.options ? (getExtension(method.proto.options, http) as HttpRule | undefined) : undefined;
 
   const schemas: Record<string, Schema> = {};
   /** The schema of a message (once, by its full name), and of the messages and enums it uses. */
@@ -111,7 +111,7 @@ function main(request: CodeGeneratorRequest): string {
       case 'map': {
         const value = field.mapKind === 'scalar' ? scalarSchema(field.scalar) : field.mapKind === 'enum' ? enumRef(field.enum) : messageRef(field.message);
         // JSON object keys are strings: an integer key is its decimal text.
-        const keys = field.mapKey === 9 ? {} : field.mapKey === 8 ? { propertyNames: { enum: ['true', 'false'] } } : { propertyNames: { pattern: '^-?[0-9]+$' } };
+        const keys = field.mapKey === ScalarType.STRING ? {} : field.mapKey === ScalarType.BOOL ? { propertyNames: { enum: ['true', 'false'] } } : { propertyNames: { pattern: '^-?[0-9]+$' } };
         return { type: 'object', ...keys, additionalProperties: value };
       }
     }
@@ -240,14 +240,14 @@ function main(request: CodeGeneratorRequest): string {
   const parameters: Record<string, Json> = {};
   for (const { parameter, uses } of queryUses.values()) {
     if (uses < SHARED_PARAMETER_USES) continue;
-    const name = String(parameter.name);
+    const name = parameter.name as string;
     if (parameters[name]) continue; // a differing one of the same name stays inline
     parameters[name] = parameter;
   }
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item) as Operation[]) {
       operation.parameters = (operation.parameters as Schema[] | undefined)?.map((p) =>
-        p.in === 'query' && parameters[String(p.name)] && JSON.stringify(parameters[String(p.name)]) === JSON.stringify(p) ? { $ref: `#/components/parameters/${String(p.name)}` } : p);
+        p.in === 'query' && parameters[p.name as string] && JSON.stringify(parameters[p.name as string]) === JSON.stringify(p) ? { $ref: `#/components/parameters/${p.name as string}` } : p);
     }
   }
 
@@ -284,7 +284,7 @@ function main(request: CodeGeneratorRequest): string {
     tags: [...tags, { name: 'pctl serve', description: "serve's own endpoints: the control API (/_pctl/), OIDC discovery, OAuth sign-in, the console and this document." }],
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     components: {
-      schemas: Object.fromEntries([...Object.entries(schemas), ...Object.entries(EXTENSION_SCHEMAS)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+      schemas: Object.fromEntries([...Object.entries(schemas), ...Object.entries<Json>(EXTENSION_SCHEMAS)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       parameters: Object.fromEntries(Object.entries(parameters).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       responses: {
         Error: {
@@ -381,7 +381,7 @@ function verbAndPath(method: DescMethod, rule: HttpRule): [string, string] {
 }
 
 function multiSegment(rule: HttpRule, fieldPath: string): boolean {
-  const template = String(rule.pattern.value);
+  const template = typeof rule.pattern.value === 'string' ? rule.pattern.value : '';
   return new RegExp(`\\{${fieldPath.replace(/\./g, '\\.')}=[^}]*\\*\\*`).test(template);
 }
 

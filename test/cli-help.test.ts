@@ -4,7 +4,7 @@ import test from 'ava';
 import type { Command } from 'commander';
 import { createContext } from '../src/cli/context.js';
 import { examplesOf } from '../src/cli/command.js';
-import { commandPath, isHidden } from '../src/cli/help.js';
+import { commandPath, visibleSubcommands } from '../src/cli/help.js';
 import { buildProgram } from '../src/cli/main.js';
 import { captureIO, cli } from './helpers/cli.js';
 import { tempDir } from './helpers/serve.js';
@@ -15,9 +15,8 @@ function commands(): Command[] {
   const program = buildProgram(createContext({ io: captureIO().io, env: {} }), () => {});
   const out: Command[] = [];
   const walk = (c: Command) => {
-    if (isHidden(c)) return;
     out.push(c);
-    c.commands.forEach(walk);
+    visibleSubcommands(c).forEach(walk);
   };
   walk(program);
   return out;
@@ -113,4 +112,12 @@ test('each declared flag is keyed by the name commander gives its value (so hand
     for (const sub of d.subcommands ?? []) walk(sub, `${path} ${sub.name}`);
   };
   for (const d of commandTree()) walk(d, d.name);
+});
+
+test('one noun per domain: advisories holds list, get, documents and metadata; advisory is its alias, not a second tree', (t) => {
+  const top = commands().filter((c) => c.parent?.parent === null);
+  const advisories = top.find((c) => c.name() === 'advisories')!;
+  t.deepEqual(advisories.commands.map((c) => c.name()), ['list', 'get', 'documents', 'metadata']);
+  t.deepEqual(advisories.aliases(), ['advisory']);
+  t.false(top.some((c) => c.name() === 'advisory'), 'no second top-level command');
 });

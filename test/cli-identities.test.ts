@@ -64,6 +64,11 @@ test('identities create needs --parent, --issuer and --subject (exit 2 before an
   t.is(r.stdout, '');
   t.regex(r.stderr, /^error: required option '--subject <subject>' not specified/);
 
+  // Several missing: all of them at once, not one per try.
+  const none = await pctl(['identities', 'create', 'x']);
+  t.is(none.code, 2);
+  t.is(none.stderr, "error: required options '--parent <uid>', '--issuer <url>', '--subject <subject>' not specified\n");
+
   const bad = await pctl(['identities', 'create', 'x', '--parent', org, '--issuer', 'not a url', '--subject', 's', '--debug']);
   t.is(bad.code, 2);
   t.is(bad.stderr, 'error: Invalid argument: claimMatch.issuer: must be an https URL (http only on a loopback host: 127.0.0.0/8, ::1, localhost)\n');

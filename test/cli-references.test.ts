@@ -119,6 +119,23 @@ test.serial('an ambiguous name exits 2 and lists the candidates (uid and name) o
   t.false(flag.requests.some((l) => l.startsWith('POST')), 'nothing was created');
 });
 
+test.serial('siblings may share a name, as help says: both are created, and the name is then ambiguous until one goes', async (t) => {
+  const help = await pctl(['groups', 'create', '--help']);
+  t.regex(help.stdout.replace(/\s+/g, ' '), /Siblings may share a name/);
+  const first = await counted(['groups', 'create', 'twin', '--parent', uids.platform!, '-o', 'id']);
+  const second = await counted(['groups', 'create', 'twin', '--parent', uids.platform!, '-o', 'id']);
+  t.is(first.code, 0, first.stderr);
+  t.is(second.code, 0, second.stderr);
+  t.not(first.stdout, second.stdout);
+  const both = await counted(['groups', 'get', 'twin']);
+  t.is(both.code, 2);
+  t.deepEqual(lines(both.stderr).slice(1).sort(), [`  ${first.stdout.trim()}: twin`, `  ${second.stdout.trim()}: twin`].sort());
+  t.is((await counted(['groups', 'delete', second.stdout.trim(), '--yes'])).code, 0);
+  const one = await counted(['groups', 'get', 'twin', '-o', 'id']);
+  t.is(one.stdout.trim(), first.stdout.trim(), 'the name works again once it is unique');
+  t.is((await counted(['groups', 'delete', 'twin', '--yes'])).code, 0);
+});
+
 test.serial('no match exits 3 (not found)', async (t) => {
   const r = await counted(['groups', 'get', 'no-such-group']);
   t.is(r.code, 3);

@@ -57,7 +57,7 @@ test.after.always(async () => {
 });
 
 const json = (text: string) => JSON.parse(text);
-// eslint-disable-next-line no-control-regex
+ 
 const plainText = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 const names = (items: { name: string }[]) => items.map((i) => i.name);
 
@@ -255,6 +255,13 @@ test('advisories list: repeated --artifact and --advisory-id, sent as repeated q
 
   const one = await pctl(['advisories', 'list', '--artifact', 'nginx', '-o', 'json']);
   t.deepEqual(json(one.stdout).map((a: { advisoryId: string }) => a.advisoryId).sort(), ['CGA-2026-0001', 'CGA-2026-0002']);
+
+  // The stated default order: by artifact name, then (one artifact's advisories) by uid.
+  const byDefault: { artifactName: string; uid: string }[] = json((await pctl(['advisories', 'list', '-o', 'json'])).stdout);
+  const key = (a: { artifactName: string; uid: string }) => [a.artifactName, a.uid];
+  const sorted = [...byDefault].sort((a, b) => (key(a)[0]! < key(b)[0]! ? -1 : key(a)[0]! > key(b)[0]! ? 1 : key(a)[1]! < key(b)[1]! ? -1 : 1));
+  t.deepEqual(byDefault, sorted);
+  t.true(new Set(byDefault.map((a) => a.artifactName)).size < byDefault.length, 'some artifact has several advisories, so the tie-break shows');
 
   const two = await pctl(['advisories', 'ls', '--artifact', 'envoy', '--artifact', 'cosign', '-o', 'json', '--debug']);
   t.is(two.code, 0, two.stderr);

@@ -73,7 +73,7 @@ test('every list command asks for order_by=name, and the server takes it; librar
   const commands = [
     ['groups', 'list'], ['identities', 'list'], ['roles', 'list'], ['role-bindings', 'list'], ['identity-providers', 'list'],
     ['invites', 'list', '--group', 'acme'], ['account-associations', 'list'], ['repos', 'list'], ['tags', 'list', '--repo', 'nginx'],
-    ['advisories', 'list'], ['libraries', 'list'], ['advisory', 'metadata'],
+    ['advisories', 'list'], ['libraries', 'list'], ['advisories', 'metadata'],
   ];
   for (const argv of commands) {
     const r = await pctl([...argv, '--debug', '-o', 'json']);

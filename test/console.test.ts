@@ -1,8 +1,9 @@
 // The console at `/`, end to end in headless Chromium (driven by playwright-core): signing in
 // through serve's own issuer (owner token, identity, approve), the group tree from the demo
 // data, a group made with the CLI appearing live, an injected fault marked in the journal,
-// text from the API shown as text (an XSS attempt), and a non-owner's narrower view. The page
-// files and headers are checked without a browser too.
+// text from the API shown as text (an XSS attempt), a failing webhook's deliveries beside the
+// journal, and a non-owner's narrower view. The page files and headers are checked without a
+// browser too.
 import test, { type ExecutionContext } from 'ava';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { closeAgent } from '../src/client/http.js';
 import { demoSeed } from '../src/server/demo.js';
 import { browser, csrfOf } from './helpers/browser.js';
 import { cli, mustSucceed } from './helpers/cli.js';
+import { startReceiver } from './helpers/receiver.js';
 import { request, startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 import { testNeeding } from './helpers/tools.js';
 
@@ -53,19 +55,19 @@ async function openBrowser(t: ExecutionContext): Promise<{ context: BrowserConte
 }
 
 /** From the console's sign-in button through serve's sign-in pages (owner token, identity, approve) back to the console. */
-async function signIn(t: ExecutionContext, page: Page, identityUid: string): Promise<void> {
-  await page.goto(`${srv.url}/`);
+async function signIn(t: ExecutionContext, page: Page, identityUid: string, server: TestServer = srv): Promise<void> {
+  await page.goto(`${server.url}/`);
   await page.click('#sign-in-button');
   await page.waitForURL(/\/oauth\/authorize\?/);
   const authorize = new URL(page.url());
-  t.is(authorize.searchParams.get('redirect_uri'), `${srv.url}/`, 'the console is its own redirect URI');
+  t.is(authorize.searchParams.get('redirect_uri'), `${server.url}/`, 'the console is its own redirect URI');
   t.is(authorize.searchParams.get('code_challenge_method'), 'S256');
-  await page.fill('textarea[name="owner_token"]', srv.ownerToken);
+  await page.fill('textarea[name="owner_token"]', server.ownerToken);
   await page.click('button[value="allow"]');
   await page.check(`input[name="identity"][value="${identityUid}"]`);
   t.regex(await page.textContent('body') ?? '', /console of this server/, 'the identity page names the console');
   await page.click('button[value="allow"]');
-  await page.waitForURL(`${srv.url}/`);
+  await page.waitForURL(`${server.url}/`);
   await page.locator('#who-name').waitFor();
 }
 
@@ -138,6 +140,35 @@ testNeeding(['chromium'], 'console: sign in as the owner, the tree, a group from
   t.deepEqual(problems, [], 'no script error, no CSP violation');
 }, { serial: true });
 
+testNeeding(['chromium'], 'console: a webhook whose sink answers 500 shows its deliveries beside the journal, newest first, failed ones marked', async (t) => {
+  // Its own serve, with retries in milliseconds: a delivery fails for good without a wait.
+  const server = await startTestServer({ eventRetry: { baseMs: 5, maxDelayMs: 20, attempts: 3 } });
+  t.teardown(() => server.dispose());
+  const rx = await startReceiver({ issuer: server.url, group: server.organizationUid, answer: () => 500 });
+  t.teardown(() => rx.close());
+  const { page, problems } = await openBrowser(t);
+  await signIn(t, page, server.ownerIdentityUid, server);
+  await page.locator('#deliveries-note', { hasText: 'No deliveries yet' }).waitFor();
+
+  const sub = await server.ok('POST', '/events/v2/subscriptions', { parent: server.organizationUid, subscription: { sink: rx.url } });
+  t.teardown(() => server.call('DELETE', `/events/v2/subscriptions/${sub.uid}`));
+  const made = await server.ok('POST', '/iam/v2/groups', { parent: server.organizationUid, group: { name: 'watched' } });
+
+  // The group's created event, tried three times, answered 500 each time: failed, and marked so.
+  const failed = page.locator('#deliveries-rows tr[data-state="failed"]', { hasText: 'iam.group.created.v1' });
+  await failed.waitFor();
+  t.regex(await failed.textContent() ?? '', new RegExp(`…${made.uid.slice(-8)}.*${rx.url}.*failed\\s*3\\s*500`));
+  t.is(await failed.getAttribute('class'), 'fault failed');
+  t.regex(await failed.locator('td.status').getAttribute('title') ?? '', /500/, 'the last error is in the tooltip');
+  // Newest first: the subscription's own created event came before the group's.
+  await page.locator('#deliveries-rows tr[data-state="failed"]', { hasText: 'events.subscription.created.v1' }).waitFor();
+  t.deepEqual(await page.locator('#deliveries-rows tr').evaluateAll((rows) => rows.map((r) => r.querySelector('td.type')?.textContent)),
+    ['iam.group.created.v1', 'events.subscription.created.v1']);
+  t.true(await page.locator('#deliveries-note').isHidden());
+  t.true(rx.received.every((r) => r.status === 500), 'the sink answered every attempt with 500');
+  t.deepEqual(problems, [], 'no script error, no CSP violation');
+}, { serial: true });
+
 testNeeding(['chromium'], 'console: a non-owner sees the part of the tree it may see, and a note instead of the journal', async (t) => {
   const platform = (await srv.ok('GET', '/iam/v2/groups?name=platform')).groups[0].uid as string;
   const auditor = await srv.person('auditor', 'viewer', platform);
@@ -155,6 +186,7 @@ testNeeding(['chromium'], 'console: a non-owner sees the part of the tree it may
   await note.waitFor();
   t.regex(await note.textContent() ?? '', /journal is for the owner/);
   t.true(await page.locator('#journal').isHidden());
+  t.true(await page.locator('#deliveries-panel').isHidden(), 'nor the delivery log');
   // Without the journal, Refresh is how changes come in.
   await srv.ok('POST', '/iam/v2/groups', { parent: platform, group: { name: 'seen-after-refresh' } });
   await page.click('#refresh');
@@ -191,7 +223,7 @@ test('the sign-in page calls a redirect to / of this very server the console, an
   });
   const pickText = async (redirectUri: string) => {
     const b = browser();
-    const owner = await b.go(`${srv.url}/oauth/authorize?${params(redirectUri)}`);
+    const owner = await b.go(`${srv.url}/oauth/authorize?${params(redirectUri).toString()}`);
     const pick = await b.go(`${srv.url}/oauth/authorize`, { csrf: csrfOf(owner.html), step: 'owner', owner_token: srv.ownerToken });
     return pick.html;
   };

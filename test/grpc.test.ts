@@ -26,7 +26,7 @@ const PROTO_FILES = [
   'grpc/reflection/v1/reflection.proto', 'grpc/reflection/v1alpha/reflection.proto',
 ];
 const definitions = loader.loadSync(PROTO_FILES, { includeDirs: [join(root, 'proto')], longs: String, enums: String, defaults: false });
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- grpc-js builds the service constructors at run time from proto/: no static types
 const pkg = grpc.loadPackageDefinition(definitions) as any;
 const SERVICES = {
   iam: pkg.platform.iam.v2.IamService,
@@ -41,7 +41,7 @@ type ServiceName = keyof typeof SERVICES;
 /** Every RPC proto/ declares, as `Service/Method`. */
 const ALL_RPCS = Object.values(SERVICES).flatMap((ctor) => Object.values(ctor.service as Record<string, { path: string }>).map((m) => m.path));
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the messages grpc-js decodes are untyped objects
 type Any = any;
 
 interface RpcError extends Error {

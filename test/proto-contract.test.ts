@@ -7,7 +7,7 @@ import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFileRegistry, fromBinary, fromJson, getOption, toJson, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { createFileRegistry, fromBinary, fromJson, getOption, ScalarType, toJson, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import type { z } from 'zod';
 import { registry as resources } from '../src/api/registry/index.js';
@@ -63,9 +63,9 @@ function compatible(field: DescField, schema: z.ZodType): string | undefined {
       case 'scalar': {
         const name = field.scalar;
         // int64 and friends travel as decimal strings (proto3 JSON); 32-bit integers as numbers.
-        if ([3, 4, 6, 16, 18].includes(name)) return 'string';
-        if (name === 8) return 'boolean';
-        if (name === 9) return 'string';
+        if ([ScalarType.INT64, ScalarType.UINT64, ScalarType.FIXED64, ScalarType.SFIXED64, ScalarType.SINT64].includes(name)) return 'string';
+        if (name === ScalarType.BOOL) return 'boolean';
+        if (name === ScalarType.STRING) return 'string';
         return 'number';
       }
     }

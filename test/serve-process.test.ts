@@ -1,5 +1,5 @@
 // The commands that open the SQLite store, as real processes on the Node running this suite
-// (CI runs it on 20, 22 and 24): each exits 0 with no native abort. better-sqlite3 12 on
+// (CI runs it on 20, 22, 24 and 26): each exits 0 with no native abort. better-sqlite3 12 on
 // Node 24.19+ aborted at random when a Database or Statement was garbage-collected
 // (`Assertion failed: (env) != nullptr`, exit 134); export ran 3 times in 5 before the fix.
 import test from 'ava';

@@ -29,7 +29,7 @@ test.before(async () => {
 
 test.after.always(() => srv?.dispose());
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as the API sent it; tests assert its shape
 async function mustCall(method: string, path: string, body?: unknown): Promise<any> {
   const res = await srv.call(method, path, body);
   if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);

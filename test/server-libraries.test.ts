@@ -95,7 +95,7 @@ test('seed → export → seed → export keeps libraries, documents and metadat
   await t.throwsAsync(startTestServer({ seed: { libraries: [{ name: 'x', ecosystem: 'go' }] } as unknown as SeedDocument }), { message: /libraries\[0\]\.ecosystem/ });
 });
 
-test('pctl libraries list|versions|count and pctl advisory documents|metadata', async (t) => {
+test('pctl libraries list|versions|count and pctl advisories documents|metadata (pctl advisory, the old name, too)', async (t) => {
   const { srv } = await setup();
   t.teardown(() => srv.dispose());
   const pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-lib-cfg-') });
@@ -108,8 +108,9 @@ test('pctl libraries list|versions|count and pctl advisory documents|metadata', 
   t.is((await pctl(['libraries', 'versions', 'nothing'])).code, 3);
   t.is((await pctl(['libraries', 'list', '--ecosystem', 'rust'])).code, 2);
   t.is((await pctl(['libraries', 'count'])).stdout, 'JAVA\t2\nPYTHON\t1\n');
-  const docs = await pctl(['advisory', 'documents', '--cve', 'CVE-2024-5535']);
+  const docs = await pctl(['advisories', 'documents', '--cve', 'CVE-2024-5535']);
   t.regex(docs.stdout, /^openssl\tCGA-1\tCVE-2024-5535\tfixed\t/);
-  const meta = await pctl(['advisory', 'metadata', '--id', 'CVE-2024-2511', '-o', 'json']);
+  t.is((await pctl(['advisory', 'documents', '--cve', 'CVE-2024-5535'])).stdout, docs.stdout, 'the old name is an alias');
+  const meta = await pctl(['advisories', 'metadata', '--id', 'CVE-2024-2511', '-o', 'json']);
   t.is(JSON.parse(meta.stdout)[0].summary, 'memory growth');
 });

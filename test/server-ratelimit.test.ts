@@ -178,7 +178,7 @@ test('pctl serve: a bad --rate-limit is a usage error (exit 2) before anything i
 
 const FAIR_POLICY = (p: FairQueuing) => `"fair";q=${p.perCaller};qu="concurrent-requests";pctl-queue=${p.queue}`;
 
-interface H2Answer { status: number; headers: http2.IncomingHttpHeaders; json: any } // eslint-disable-line @typescript-eslint/no-explicit-any
+interface H2Answer { status: number; headers: http2.IncomingHttpHeaders; json: any } // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON as the API sent it; tests assert its shape
 
 /** One HTTP/2 session to serve: a request's body can be sent in parts, and the answers read as they come. */
 function h2session(t: import('ava').ExecutionContext, url: string) {

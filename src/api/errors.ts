@@ -56,20 +56,20 @@ export function codeForHttpStatus(status: number): number {
   }
 }
 
-export const TYPE_PREFIX = 'type.googleapis.com/google.rpc.';
+const TYPE_PREFIX = 'type.googleapis.com/google.rpc.';
 export const ERROR_INFO_TYPE = `${TYPE_PREFIX}ErrorInfo`;
 export const BAD_REQUEST_TYPE = `${TYPE_PREFIX}BadRequest`;
 export const PRECONDITION_FAILURE_TYPE = `${TYPE_PREFIX}PreconditionFailure`;
 /** The ErrorInfo domain of every error this API raises. */
-export const ERROR_DOMAIN = 'platform.api.v2';
+const ERROR_DOMAIN = 'platform.api.v2';
 
 export interface FieldViolation { field: string; description: string }
 export interface PreconditionViolation { type: string; subject?: string; description: string }
 
-export interface ErrorInfoDetail { '@type': typeof ERROR_INFO_TYPE; reason: string; domain: string; metadata?: Record<string, string> }
-export interface BadRequestDetail { '@type': typeof BAD_REQUEST_TYPE; fieldViolations: FieldViolation[] }
-export interface PreconditionFailureDetail { '@type': typeof PRECONDITION_FAILURE_TYPE; violations: PreconditionViolation[] }
-export type Detail = ErrorInfoDetail | BadRequestDetail | PreconditionFailureDetail | { '@type': string; [k: string]: unknown };
+interface ErrorInfoDetail { '@type': typeof ERROR_INFO_TYPE; reason: string; domain: string; metadata?: Record<string, string> }
+interface BadRequestDetail { '@type': typeof BAD_REQUEST_TYPE; fieldViolations: FieldViolation[] }
+interface PreconditionFailureDetail { '@type': typeof PRECONDITION_FAILURE_TYPE; violations: PreconditionViolation[] }
+type Detail = ErrorInfoDetail | BadRequestDetail | PreconditionFailureDetail | { '@type': string; [k: string]: unknown };
 
 /**
  * The wire body is the google.rpc.Status itself, `{code, message, details}` (plus the code's

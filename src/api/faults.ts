@@ -14,7 +14,7 @@
 // `--latency DURATION[-DURATION]` alone delays every request.
 import { codeName } from './errors.js';
 
-export type FaultEffect = 'error' | 'latency' | 'reset' | 'stall' | 'drop' | 'duplicate';
+type FaultEffect = 'error' | 'latency' | 'reset' | 'stall' | 'drop' | 'duplicate';
 
 /** The effects a delivery rule may have. */
 const DELIVERY_EFFECTS: readonly FaultEffect[] = ['drop', 'duplicate', 'latency'];
@@ -61,7 +61,7 @@ export function parseMillis(text: string): number {
 }
 
 /** `200ms` → [200, 200]; `100ms-2s` → [100, 2000]. */
-export function parseLatency(text: string): [number, number] {
+function parseLatency(text: string): [number, number] {
   const parts = text.split('-');
   if (parts.length > 2) throw new FaultSpecError(`"${text}" is not a duration or a range (e.g. 200ms, 100ms-2s)`);
   const min = parseMillis(parts[0]!);

@@ -32,7 +32,7 @@ function normalizedName(name: string): string {
   return name.toLowerCase().replace(/[-_]/g, '');
 }
 
-export function isSecretName(name: string): boolean {
+function isSecretName(name: string): boolean {
   return SECRET_NAMES.has(normalizedName(name));
 }
 
@@ -56,7 +56,7 @@ export function maskJson(value: unknown, depth = 0): unknown {
  * `name=***` (the name decoded); every other one is left exactly as it came, unless its value,
  * decoded, holds a token.
  */
-export function maskForm(query: string): string {
+function maskForm(query: string): string {
   return query.split('&').map((pair) => {
     const eq = pair.indexOf('=');
     if (eq === -1) return pair;

@@ -32,7 +32,7 @@ const FLAT_UID_RE = /^[0-9a-f]{16,64}$/;
 /** What a uid suffix looks like: `/`-separated hex segments. */
 const SUFFIX_RE = /^[0-9a-f]+(\/[0-9a-f]+)*$/;
 /** A suffix scan reads at most this many items (50 requests of 200). */
-export const SCAN_LIMIT = 10_000;
+const SCAN_LIMIT = 10_000;
 /** Candidates shown for an ambiguous reference. */
 const MAX_CANDIDATES = 20;
 

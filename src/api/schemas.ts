@@ -332,7 +332,7 @@ export const UID_MAX = 4096;
 export type FieldRule = (value: string) => string | undefined;
 
 const atMost = (max: number) => `must be at most ${max} characters`;
-// eslint-disable-next-line no-control-regex
+ 
 const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 
 export const ISSUER_RULE = 'must be an https URL (http only on a loopback host: 127.0.0.0/8, ::1, localhost)';

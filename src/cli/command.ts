@@ -46,7 +46,7 @@ export const flag = {
 export type Flags = Record<string, Flag<unknown>>;
 export type FlagValues<F extends Flags> = { [K in keyof F]: F[K] extends Flag<infer V> ? V : never };
 
-export interface ArgDecl {
+interface ArgDecl {
   /** `<uid>`, `[name]`. */
   name: string;
   description: string;
@@ -73,7 +73,7 @@ export interface CommandDecl<F extends Flags = Flags> {
 }
 
 /** A declaration with its flag types checked and then erased, so that declarations can be listed together. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- flag types are checked per declaration, then erased to list them together
 export type AnyCommand = CommandDecl<any>;
 
 /** Checks a handler's options type against the declared flags (and the flags' keys against commander's). */
@@ -95,6 +95,8 @@ export function defineGroup(name: string, help: Help, subcommands: readonly AnyC
 
 const examples = new WeakMap<Command, readonly Example[]>();
 const sources = new WeakMap<Option | Argument, ValueSource>();
+const runnable = new WeakSet<Command>();
+const required = new WeakSet<Option>();
 
 export function examplesOf(cmd: Command): readonly Example[] {
   return examples.get(cmd) ?? [];
@@ -104,7 +106,25 @@ export function sourceOf(o: Option | Argument): ValueSource | undefined {
   return sources.get(o);
 }
 
-export function formatExamples(list: readonly Example[]): string {
+/** Whether the flag must be given (declared `required`). */
+export function isRequired(o: Option): boolean {
+  return required.has(o);
+}
+
+/**
+ * The required flags `cmd` was run without, all of them: checked here rather than by
+ * commander's mandatory options, which stop at the first one missing.
+ */
+export function missingRequired(cmd: Command): Option[] {
+  return cmd.options.filter((o) => required.has(o) && cmd.getOptionValue(o.attributeName()) === undefined);
+}
+
+/** Whether the command does something itself (declared with a handler), not only holds subcommands. */
+export function isRunnable(cmd: Command): boolean {
+  return runnable.has(cmd);
+}
+
+function formatExamples(list: readonly Example[]): string {
   return list.map(([note, command]) => `  # ${note}\n  $ ${command}`).join('\n\n');
 }
 
@@ -121,7 +141,7 @@ export function toOption(f: Flag<unknown>): Option {
   const o = new Option(f.flags, f.description);
   if (f.parse) o.argParser(f.parse as (value: string, previous: unknown) => unknown);
   if (f.choices) o.choices(f.choices);
-  if (f.required) o.makeOptionMandatory();
+  if (f.required) required.add(o);
   if (f.default !== undefined) o.default(f.default);
   if (f.conflicts) o.conflicts(f.conflicts);
   if (f.complete) sources.set(o, f.complete);
@@ -142,9 +162,12 @@ export function build(parent: Command, decl: AnyCommand, runner: Runner): Comman
     cmd.addArgument(arg);
   }
   if (decl.paging) for (const f of Object.values(PAGING_FLAGS)) cmd.addOption(toOption(f));
-  for (const f of Object.values(decl.flags ?? {}) as Flag<unknown>[]) cmd.addOption(toOption(f));
+  for (const f of Object.values((decl.flags ?? {}) as Record<string, Flag<unknown>>)) cmd.addOption(toOption(f));
   applyHelp(cmd, decl.help, decl.notes);
-  if (decl.load) cmd.action(runner(decl.load as () => Promise<{ run: Handler<never> }>));
+  if (decl.load) {
+    cmd.action(runner(decl.load));
+    runnable.add(cmd);
+  }
   for (const sub of decl.subcommands ?? []) build(cmd, sub, runner);
   return cmd;
 }
@@ -158,11 +181,11 @@ export function optionKey(flags: string): string {
 // ---- value parsers ----
 
 /** Repeatable flags: `--artifact a --artifact b` → ['a', 'b']. */
-export function collect(value: string, previous: string[] = []): string[] {
+function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-export function positiveInt(value: string): number {
+function positiveInt(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('must be a positive integer.');
   return n;

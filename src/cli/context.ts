@@ -113,7 +113,7 @@ export function isTruthy(value: string | undefined): boolean {
 }
 
 
-export function processIO(): IO {
+function processIO(): IO {
   // `pctl groups list | head -1`: once the reader is gone, stop quietly instead of crashing on EPIPE.
   if (process.stdout.listenerCount('error') === 0) {
     process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -156,7 +156,7 @@ export function createContext(partial: Partial<Context> = {}): Context {
 }
 
 /** A prompter on the context's own streams: questions go to stderr, answers come from stdin. */
-export function streamPrompter(io: IO): Prompter {
+function streamPrompter(io: IO): Prompter {
   return {
     async confirm(question) {
       io.stderr.write(`${question} [y/N] `);

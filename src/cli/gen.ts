@@ -1,13 +1,14 @@
-// The generated files (completion scripts and the man page, from the command tree; the
-// manifest's JSON Schema, from its zod schema).
-// `npm run gen` writes them; test/cli-completion.test.ts and test/man.test.ts fail when the
-// checked-in copies differ from what this produces.
+// The generated files: completion scripts, the man page and docs/commands.md, from the command
+// tree; the manifest's JSON Schema, from its zod schema. `npm run gen` writes them;
+// test/cli-completion.test.ts, test/man.test.ts and test/docs.test.ts (among others) fail when
+// the checked-in copies differ from what this produces.
 import { readFileSync } from 'node:fs';
 import { createContext } from './context.js';
 import { buildProgram } from './main.js';
 import { completionScript } from './completion/scripts.js';
 import { commandSpec } from './completion/spec.js';
 import { manPage } from './man.js';
+import { commandReference } from './reference.js';
 import { seedJsonSchema } from '../api/seed.js';
 
 export function generatedFiles(): Record<string, string> {
@@ -22,6 +23,7 @@ export function generatedFiles(): Record<string, string> {
     'completions/_pctl': completionScript('zsh', root),
     'completions/pctl.fish': completionScript('fish', root),
     'man/pctl.1': manPage(root, version),
+    'docs/commands.md': commandReference(root),
     'docs/manifest.schema.json': seedJsonSchema(),
   };
 }

@@ -3,7 +3,7 @@
 // resource registry).
 import type { Command } from 'commander';
 
-export { formatExamples, type Example } from './command.js';
+;
 
 /** The path of a command below the root: "groups list"; "" for the root. */
 export function commandPath(cmd: Command): string {
@@ -12,6 +12,7 @@ export function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
-export function isHidden(cmd: Command): boolean {
-  return Boolean((cmd as unknown as { _hidden?: boolean })._hidden);
+/** The subcommands help lists (commander's Help: hidden ones left out), without its implicit `help` command. */
+export function visibleSubcommands(cmd: Command): Command[] {
+  return cmd.createHelp().visibleCommands(cmd).filter((c) => cmd.commands.includes(c));
 }

@@ -23,7 +23,7 @@ interface JqFailure {
 }
 
 /** jq failed on the data (runtime error): exit 1, the request itself went fine. */
-export class JqRuntimeError extends Error {
+class JqRuntimeError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'JqRuntimeError';
@@ -35,29 +35,23 @@ let enginePromise: Promise<Engine> | undefined;
 function engine(): Promise<Engine> {
   enginePromise ??= import('jq-web').then((m) => {
     const exported = (m as unknown as { default: Promise<Engine> | Engine }).default;
-    return exported as Promise<Engine>;
+    return exported;
   });
   return enginePromise;
 }
 
 /**
- * Runs jq; resolves to what it printed (undefined when nothing), throws the failure.
- * jq-web sets process.exitCode on failure and sends jq's stderr on success (`debug`) to
- * console.warn: both are put back or captured here, so a run leaves no trace on the process.
+ * Runs jq; resolves to what it printed (undefined when nothing), throws the failure. jq-web
+ * leaves its exit code in process.exitCode, which is put back here: a run leaves no trace on the
+ * process. What jq writes to stderr on success (`debug`, `stderr`) jq-web prints itself, through
+ * console.warn as `stderr: …`: it has no public way to hand it over.
  */
-async function jq(input: string, filter: string, flags: string[], stderr?: OutStream): Promise<string | undefined> {
+async function jq(input: string, filter: string, flags: string[]): Promise<string | undefined> {
   const e = await engine();
   const exitCode = process.exitCode;
-  const warn = console.warn;
-  console.warn = (...args: unknown[]) => {
-    // jq-web: console.warn('%cstderr%c: %c%s', css, '', css, text)
-    const text = args.length >= 5 ? String(args[4]) : args.map(String).join(' ');
-    stderr?.write(`${text}\n`);
-  };
   try {
     return e.raw(input, filter, flags);
   } finally {
-    console.warn = warn;
     process.exitCode = exitCode;
   }
 }
@@ -75,7 +69,7 @@ function errorLines(text: string): string[] {
 }
 
 /** Throws a UsageError (exit 2) with jq's message when the expression does not compile. Sends no request. */
-export async function compileJq(filter: string): Promise<void> {
+async function compileJq(filter: string): Promise<void> {
   try {
     // `empty | (…)` compiles the whole expression and runs none of it (an endless filter cannot hang us).
     await jq('null', `empty | (\n${filter}\n)`, ['-n']);
@@ -98,14 +92,14 @@ export async function compileJq(filter: string): Promise<void> {
 }
 
 /** Filters `input` (JSON text) through jq; the result ends with a newline, or is empty. */
-export async function runJq(input: string, filter: string, opts: { pretty: boolean; color: boolean; stderr?: OutStream }): Promise<string> {
+async function runJq(input: string, filter: string, opts: { pretty: boolean; color: boolean }): Promise<string> {
   if (!input.trim()) return '';
   const flags = ['-r'];
   if (!opts.pretty) flags.push('-c');
   if (opts.color) flags.push('-C');
   let out: string | undefined;
   try {
-    out = await jq(input, filter, flags, opts.stderr);
+    out = await jq(input, filter, flags);
   } catch (err) {
     const f = err as JqFailure;
     if (f.exitCode === 3) throw new UsageError(`invalid --jq expression: ${errorLines(failureText(err))[0]}`);
@@ -140,7 +134,7 @@ export async function withJq(ctx: Context, filter: string, run: () => Promise<nu
     ctx.globals = globals;
   }
   const color = colorEnabled(ctx);
-  const out = await runJq(buffered, filter, { pretty: realIO.stdoutIsTTY, color, stderr: realIO.stderr });
+  const out = await runJq(buffered, filter, { pretty: realIO.stdoutIsTTY, color });
   await write(realIO.stdout, out);
   return code;
 }

@@ -3,7 +3,7 @@
 // yaml, chalk) on use. main() returns the exit code and never calls process.exit.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { applyHelp, build, flag, nonNegativeInt, parseDuration, toOption, type Handler, type Help } from './command.js';
+import { applyHelp, build, flag, missingRequired, nonNegativeInt, parseDuration, toOption, type Handler, type Help } from './command.js';
 import { commandTree } from './commands/index.js';
 import {
   createContext,
@@ -92,6 +92,11 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     .option('-y, --yes', 'do not ask for confirmation on destructive commands');
 
   program.hook('preAction', (_root, action) => {
+    // Every required flag that is missing, in one message (exit 2).
+    const missing = missingRequired(action).map((o) => `'${o.flags}'`);
+    if (missing.length) {
+      action.error(`error: required option${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not specified`, { code: 'commander.missingMandatoryOptionValue' });
+    }
     const o = action.optsWithGlobals();
     const noColorEnv = ctx.env.NO_COLOR !== undefined && ctx.env.NO_COLOR !== '';
     ctx.globals = {
@@ -114,7 +119,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
     async (...actionArgs: unknown[]): Promise<void> => {
       const cmd = actionArgs[actionArgs.length - 1] as Command;
       const positionals = actionArgs.slice(0, cmd.registeredArguments.length) as string[];
-      const run = async () => (await (await load()).run(ctx, positionals, cmd.optsWithGlobals() as never, program)) ?? 0;
+      const run = async () => (await (await load()).run(ctx, positionals, cmd.optsWithGlobals<never>(), program)) ?? 0;
       if (ctx.globals.json !== undefined) {
         const { selectFields } = await import('./json-fields.js');
         const listed = await selectFields(ctx, cmd, ctx.globals.json);

@@ -25,12 +25,17 @@ function flagLine(f: FlagSpec): string {
   return names + value;
 }
 
-function flagBody(f: FlagSpec): string {
+/** A flag's description as a sentence, with its choices, whether it is required and its default. */
+export function flagText(f: FlagSpec): string {
   let text = f.description.replace(/\s*\(required\)$/, '');
   if (f.value?.kind === 'choice') text += `; one of: ${f.value.values.join(', ')}`;
   if (f.required) text += ' (required)';
   if (f.defaultValue !== undefined) text += ` (default: ${f.defaultValue})`;
-  return roff(text.charAt(0).toUpperCase() + text.slice(1) + (text.endsWith('.') ? '' : '.'));
+  return text.charAt(0).toUpperCase() + text.slice(1) + (text.endsWith('.') ? '' : '.');
+}
+
+function flagBody(f: FlagSpec): string {
+  return roff(flagText(f));
 }
 
 function flagList(flags: readonly FlagSpec[]): string[] {
@@ -121,7 +126,7 @@ export function manPage(root: CommandSpec, version: string): string {
     '.SH SEE ALSO',
     `${bold('jq')}(1), ${bold('curl')}(1)`,
     '.PP',
-    roff('The README of pctl: quick start, the local server (pctl serve) and its seed files.'),
+    roff('The README of pctl and its docs/ directory: the command reference, the local server (pctl serve), its seed files and the rest.'),
     '',
   );
   return out.join('\n');
@@ -134,26 +139,30 @@ function examplesSection(c: CommandSpec): string[] {
   return picks.flatMap(([note, command]) => ['.PP', roff(`${note.charAt(0).toUpperCase()}${note.slice(1)}:`), '.PP', '.RS 4', '.nf', roff(`$ ${command}`), '.fi', '.RE']);
 }
 
+/** The environment variables pctl reads (the man page and docs/commands.md list them). */
+export const ENVIRONMENT: readonly [string, string][] = [
+  ['PCTL_API_URL', 'Base URL of the API; overrides the profile (and is overridden by --api-url).'],
+  ['PCTL_TOKEN', 'Bearer token; overrides the profile. There is no flag for it: flags leak into shell history.'],
+  ['PCTL_PROFILE', 'The saved profile to use (overridden by --profile).'],
+  ['PCTL_CONFIG_DIR', "Where the profiles are saved (default: the platform's config directory for pctl)."],
+  ['PCTL_DATA_DIR', 'The data directory of pctl serve when --data is not given.'],
+  ['PCTL_DEBUG', 'With 1 (or any true value), trace HTTP requests to stderr, tokens masked; with api, the bodies too.'],
+  ['NO_COLOR', 'When set and not empty, no ANSI color (like --no-color). Color is also off when stdout is not a terminal.'],
+];
+
+/** pctl's exit codes. */
+export const EXIT_CODES: readonly [string, string][] = [
+  ['0', 'Success.'],
+  ['1', 'The request failed: an API error other than below, a network error, or a server error.'],
+  ['2', 'Usage error: bad flags or arguments, detected before any request is sent.'],
+  ['3', 'Not found.'],
+  ['4', 'Authentication or permission denied.'],
+];
+
 function env(): string[] {
-  const vars: [string, string][] = [
-    ['PCTL_API_URL', 'Base URL of the API; overrides the profile (and is overridden by --api-url).'],
-    ['PCTL_TOKEN', 'Bearer token; overrides the profile. There is no flag for it: flags leak into shell history.'],
-    ['PCTL_PROFILE', 'The saved profile to use (overridden by --profile).'],
-    ['PCTL_CONFIG_DIR', "Where the profiles are saved (default: the platform's config directory for pctl)."],
-    ['PCTL_DATA_DIR', 'The data directory of pctl serve when --data is not given.'],
-    ['PCTL_DEBUG', 'With 1 (or any true value), trace HTTP requests to stderr, tokens masked; with api, the bodies too.'],
-    ['NO_COLOR', 'When set and not empty, no ANSI color (like --no-color). Color is also off when stdout is not a terminal.'],
-  ];
-  return vars.flatMap(([name, text]) => ['.TP', bold(name), roff(text)]);
+  return ENVIRONMENT.flatMap(([name, text]) => ['.TP', bold(name), roff(text)]);
 }
 
 function exitCodes(): string[] {
-  const codes: [string, string][] = [
-    ['0', 'Success.'],
-    ['1', 'The request failed: an API error other than below, a network error, or a server error.'],
-    ['2', 'Usage error: bad flags or arguments, detected before any request is sent.'],
-    ['3', 'Not found.'],
-    ['4', 'Authentication or permission denied.'],
-  ];
-  return codes.flatMap(([code, text]) => ['.TP', bold(code), roff(text)]);
+  return EXIT_CODES.flatMap(([code, text]) => ['.TP', bold(code), roff(text)]);
 }

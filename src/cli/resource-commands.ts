@@ -29,7 +29,7 @@ function filterFlags(d: AnyResource): Flags {
 }
 
 /** The generic verbs a declaration asks for. */
-export function genericVerbs(d: AnyResource): AnyCommand[] {
+function genericVerbs(d: AnyResource): AnyCommand[] {
   const out: AnyCommand[] = [];
   const { list, get, delete: del } = d.cli;
   // Completed from a live listing when the declaration offers candidates.

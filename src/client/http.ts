@@ -76,11 +76,11 @@ export async function closeAgent(): Promise<void> {
   sharedAgents = undefined;
 }
 
-export const DEFAULT_RETRIES = 3;
+const DEFAULT_RETRIES = 3;
 const TRACE_BODY_MAX = 4000;
 
 /** `a=b&order_by=name%20desc`: spaces as %20 (not `+`), as the spec shows. */
-export function encodeQuery(query: readonly (readonly [string, string])[]): string {
+function encodeQuery(query: readonly (readonly [string, string])[]): string {
   return query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
 }
 
@@ -273,7 +273,7 @@ function safeOrigin(url: string): string {
   }
 }
 
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   if (ms % 1000 === 0) return `${ms / 1000}s`;
   return `${ms}ms`;
@@ -284,7 +284,7 @@ function truncate(text: string): string {
 }
 
 /** `groups.3.createTime` → `groups[3].createTime`. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
+function formatIssuePath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`;

@@ -9,9 +9,9 @@ import { ResponseError } from './errors.js';
 import { HttpClient, type ClientOptions, type RequestOptions } from './http.js';
 import { Paginator, type Page, type PageProgress, type PaginateOptions } from './paginate.js';
 
-export { HttpClient, closeAgent, encodeQuery, formatDuration, type ClientOptions } from './http.js';
+export { HttpClient, closeAgent } from './http.js';
 export { encodeUidPath } from '../api/resources.js';
-export { Paginator, CLIENT_DEFAULT_PAGE_SIZE, type Page, type PageProgress, type PaginateOptions } from './paginate.js';
+export { Paginator, type Page, type PaginateOptions } from './paginate.js';
 
 export interface ApiClientOptions extends ClientOptions {
   /** A progress display for a listing of several pages of `noun` (`groups`, `role bindings`); none when undefined. */
@@ -114,7 +114,7 @@ export class ApiClient {
   /** A custom method (AIP-136): POST `<collection>:verb`, or `<collection>/<uid>:verb` with a uid; the answer checked against `schema`. */
   action<S extends z.ZodType>(d: ResourceDescriptor, verb: string, body: unknown, schema: S, uid?: string): Promise<z.output<S>> {
     const path = uid === undefined ? `${d.path}:${verb}` : `${this.resourcePath(d, uid)}:${verb}`;
-    return this.http.requestValid('POST', path, schema, { body }) as Promise<z.output<S>>;
+    return this.http.requestValid('POST', path, schema, { body });
   }
 
   async delete(d: ResourceDescriptor, uid: string): Promise<void> {

@@ -16,16 +16,16 @@
 //   how often        `retries` more attempts (default 3: at most 4 attempts; 0 disables)
 import { NetworkError } from './errors.js';
 
-export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /** Whether an answer with this status is worth another attempt of this request. */
 export function retryableStatus(status: number, idempotent: boolean): boolean {
   // 429: the server refused the request unprocessed (over its rate limit), so even a POST is safe to send again.
   return status === 429 || (idempotent && RETRY_STATUSES.has(status));
 }
-export const BACKOFF_BASE_MS = 500;
-export const BACKOFF_CAP_MS = 8_000;
-export const RETRY_AFTER_CAP_MS = 30_000;
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_CAP_MS = 8_000;
+const RETRY_AFTER_CAP_MS = 30_000;
 
 /** Whether sending `method url` twice has the effect of sending it once. */
 export function isIdempotent(method: string, url: string): boolean {

@@ -19,7 +19,7 @@ export function decodeClaims(token: string): TokenClaims | undefined {
   if (parts.length !== 3) return undefined;
   try {
     const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
-    return claims && typeof claims === 'object' && !Array.isArray(claims) ? (claims as TokenClaims) : undefined;
+    return claims && typeof claims === 'object' && !Array.isArray(claims) ? (claims) : undefined;
   } catch {
     return undefined;
   }
@@ -37,7 +37,7 @@ export function tokenSourceLabel(fromEnv: boolean, profileName: string | undefin
   return profileName ? `the token for profile ${profileName}` : 'the token';
 }
 
-export function expiredTokenError(source: string, fromEnv: boolean, expiredAt?: number): ApiError {
+function expiredTokenError(source: string, fromEnv: boolean, expiredAt?: number): ApiError {
   const when = expiredAt !== undefined ? ` at ${new Date(expiredAt).toISOString().replace(/\.\d{3}Z$/, 'Z')}` : '';
   const hint = fromEnv ? 'get a new one, or unset PCTL_TOKEN and run pctl auth login' : 'run pctl auth login';
   return new ApiError(Code.UNAUTHENTICATED, `${source} expired${when}; ${hint}`, { reason: 'TOKEN_EXPIRED', httpStatus: 401 });

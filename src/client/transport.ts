@@ -46,7 +46,7 @@ export async function exchange(agents: Agents, url: string, x: Exchange): Promis
   x.signal.throwIfAborted();
   return new Promise<Answer>((resolve, reject) => {
     // An abort destroys the request with an AbortError: report the signal's reason (a timeout) instead.
-    const fail = (err: unknown) => reject(x.signal.aborted ? x.signal.reason : err);
+    const fail = (err: Error) => reject(x.signal.aborted ? (x.signal.reason as Error) : err);
     const options: NodeRequestOptions = { method: x.method, headers: x.headers, agent, signal: x.signal };
     const req = request(target, options, (res) => {
       const chunks: Buffer[] = [];

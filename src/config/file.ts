@@ -32,7 +32,7 @@ export function readConfigFile(dir: string | undefined): ConfigFile {
   }
   try {
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as ConfigFile) : {};
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed) : {};
   } catch {
     throw invalidConfigFile(path);
   }

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { callTool, describeTool, toolSet, type ApiCaller } from './tools.js';
 
-export type { ApiCaller, ApiRequest } from './tools.js';
+export type { ApiCaller,  } from './tools.js';
 
 /** Who sent a tool call, as an HTTP transport learned it (stdio has none: the process has its own token). */
 export interface CallerAuth {

@@ -16,7 +16,7 @@ import type { Operation } from '../api/registry/define.js';
 import { itemPath, listQueryParams, withListDefaults, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type ListQuery } from '../api/resources.js';
 import * as S from '../api/schemas.js';
 
-export interface ApiRequest {
+interface ApiRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The path, uids percent-encoded per segment (itemPath). */
   path: string;
@@ -29,7 +29,7 @@ export type ApiCaller = (req: ApiRequest) => Promise<unknown>;
 
 type Json = Record<string, unknown>;
 
-export interface ToolAnnotations {
+interface ToolAnnotations {
   title: string;
   readOnlyHint: boolean;
   destructiveHint: boolean;
@@ -50,18 +50,18 @@ export interface Tool {
 }
 
 /** What one tool call works with: the caller, and references resolved (and memoized) for this call. */
-export interface ToolApi {
+interface ToolApi {
   call: ApiCaller;
   refs: References;
 }
 
 /** The tool name of a resource's verb: `role_bindings_list`, as the CLI's `role-bindings list`. */
-export function toolName(d: AnyResource, verb: string): string {
+function toolName(d: AnyResource, verb: string): string {
   return `${d.nouns.cli.replaceAll('-', '_')}_${verb}`;
 }
 
 /** A ToolApi over `call`: references list through the same caller, and point at the list tools. */
-export function toolApi(call: ApiCaller): ToolApi {
+function toolApi(call: ApiCaller): ToolApi {
   return { call, refs: new References(callerLister(call), { listHint: (d) => `see the ${toolName(d, 'list')} tool` }) };
 }
 
@@ -95,7 +95,7 @@ async function listPage(call: ApiCaller, d: AnyResource, q: ListQuery): Promise<
 const isPlainObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Without nulls and empty values ('', [], {}): an absent field is an empty one, as in proto3 JSON. */
-export function compact(value: unknown): unknown {
+function compact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(compact);
   if (!isPlainObject(value)) return value;
   const out: Json = {};
@@ -110,7 +110,7 @@ export function compact(value: unknown): unknown {
 }
 
 /** Only the (dotted) `fields` of an item; all of it without a selection. */
-export function select(item: unknown, fields: readonly string[] | undefined): unknown {
+function select(item: unknown, fields: readonly string[] | undefined): unknown {
   if (!fields?.length || !isPlainObject(item)) return item;
   const out: Json = {};
   for (const path of fields) {
@@ -119,7 +119,7 @@ export function select(item: unknown, fields: readonly string[] | undefined): un
     for (const p of parts) from = isPlainObject(from) ? from[p] : undefined;
     if (from === undefined) continue;
     let to = out;
-    for (const p of parts.slice(0, -1)) to = (isPlainObject(to[p]) ? to[p] : (to[p] = {})) as Json;
+    for (const p of parts.slice(0, -1)) to = (isPlainObject(to[p]) ? to[p] : (to[p] = {}));
     to[parts[parts.length - 1]!] = from;
   }
   return out;
@@ -238,7 +238,7 @@ function getTool(d: AnyResource): Tool {
 function createParts(d: AnyResource): { key: string; inner: z.ZodObject } | undefined {
   const body = (S.CREATE_BODIES as Partial<Record<string, z.ZodObject>>)[d.kind];
   if (!body) return undefined;
-  const [key, inner] = Object.entries(body.shape).find(([k]) => k !== 'parent')!;
+  const [key, inner] = Object.entries(body.shape as Record<string, z.ZodType>).find(([k]) => k !== 'parent')!;
   return { key, inner: inner as z.ZodObject };
 }
 
@@ -298,7 +298,7 @@ function partialDeep(schema: z.ZodType): z.ZodType {
 }
 
 /** The updateMask of an update: the deepest declared updatable path each given value sits at. */
-export function updateMask(updatable: readonly string[], fields: Json, prefix = ''): string[] {
+function updateMask(updatable: readonly string[], fields: Json, prefix = ''): string[] {
   const out: string[] = [];
   for (const [k, v] of Object.entries(fields)) {
     if (v === undefined) continue;
@@ -391,7 +391,7 @@ const BUILDERS: Record<Operation, (d: AnyResource) => Tool | undefined> = {
 let all: readonly Tool[] | undefined;
 
 /** Every tool, in registry order: each resource's operations, then the custom verbs. */
-export function allTools(): readonly Tool[] {
+function allTools(): readonly Tool[] {
   return (all ??= [
     ...registry.flatMap((d) => (['list', 'get', 'create', 'update', 'delete'] as const).filter((op) => d.operations.includes(op)).map((op) => BUILDERS[op](d))),
     ...customVerbs,
@@ -422,7 +422,7 @@ export async function callTool(tool: Tool, args: unknown, call: ApiCaller): Prom
   try {
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArgument(S.zodViolations(parsed.error));
-    const result = await tool.run(parsed.data as Json, toolApi(call));
+    const result = await tool.run(parsed.data, toolApi(call));
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {
     return { content: [{ type: 'text', text: JSON.stringify({ error: errorOf(err) }) }], isError: true };
@@ -452,7 +452,7 @@ function errorOf(err: unknown): Json {
  * selection or an empty value leaves a field out), and the server's own checks on values
  * (patterns, lengths, defaults) are left out: noise in a model's context (a third of the size).
  */
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   // zod's input view for both: a field with a default may be left out (and compact() leaves out empty ones).
   const { $schema: _, ...out } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
   return io === 'output' ? (shapeOnly(out) as Json) : out;

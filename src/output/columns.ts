@@ -4,7 +4,7 @@
 // Type-only imports from zod's side: this module must not load zod.
 import { resources, type ResourceName } from '../api/registry/index.js';
 
-export { col, nameCol, timeCol, uidCol, type CellKind, type Column, type View } from '../api/registry/define.js';
+export { col, timeCol, uidCol, type Column, type View } from '../api/registry/define.js';
 
 type Views = { [N in ResourceName]: (typeof resources)[N]['view'] };
 

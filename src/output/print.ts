@@ -200,7 +200,7 @@ async function renderTable<T>(ctx: PrintTarget, view: View<T>, rows: T[], wide: 
 }
 
 /** `sha256:1a2b3c4d5e6f…` → `sha256:1a2b3c4d5e6f` (12 hex digits, like `docker images`); other text unchanged. */
-export function shortDigest(digest: string): string {
+function shortDigest(digest: string): string {
   const m = /^([a-z0-9]+:)([0-9a-f]{12})[0-9a-f]+$/.exec(digest);
   return m ? m[1]! + m[2]! : digest;
 }

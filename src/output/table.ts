@@ -3,13 +3,12 @@
 // character is 2 columns, an emoji 2, a combining mark or a zero-width character 0.
 //
 // Loaded only when a table is printed (`import()` from print.ts): startup stays light.
-import { createRequire } from 'node:module';
 import Table from 'cli-table3';
 import stringWidth from 'string-width';
 import type { Column } from './columns.js';
 
 /** Between two columns. */
-export const GAP = '   ';
+const GAP = '   ';
 
 /** Printable ASCII only: one column per character (most cells; the fast path). */
 const ASCII = /^[\x20-\x7e]*$/;
@@ -67,28 +66,6 @@ export function truncateToWidth(text: string, max: number, ellipsis = '…'): st
   return out + ellipsis;
 }
 
-// cli-table3 0.6.5 measures cells with string-width 4, which counts a combining mark outside
-// U+0300–U+036F (Devanagari, Thai, Hangul jamo …), a zero-width space or a soft hyphen as one
-// column, and a newer emoji as one: rows holding them would come out misaligned or cut. Its
-// cells measure, cut and pad through the exported functions of its utils module (cell.js calls
-// `utils.strlen`, `utils.truncate`, `utils.pad`), so those three are pointed at string-width 8
-// here. test/output-print.test.ts checks the alignment with such text, so an upgrade of
-// cli-table3 that stops calling them this way fails there, not on a user's terminal.
-interface CliTableUtils {
-  strlen(str: string): number;
-  truncate(str: string, desiredLength: number, truncateChar?: string): string;
-  pad(str: string, len: number, pad: string, dir?: 'left' | 'right' | 'center'): string;
-}
-const utils = createRequire(import.meta.url)('cli-table3/src/utils.js') as CliTableUtils;
-utils.strlen = (str) => Math.max(0, ...String(str).split('\n').map(displayWidth));
-utils.truncate = (str, desiredLength, truncateChar) => truncateToWidth(str, desiredLength, truncateChar || '…');
-utils.pad = (str, len, pad, dir) => {
-  const fill = Math.max(0, len - utils.strlen(str));
-  if (dir === 'right') return pad.repeat(fill) + str;
-  if (dir === 'center') return pad.repeat(Math.floor(fill / 2)) + str + pad.repeat(Math.ceil(fill / 2));
-  return str + pad.repeat(fill);
-};
-
 /**
  * Shrinks columns until the table fits: free-text columns first, down to 12 columns, then
  * every column but the `keep` ones (names, uids), down to 8. Of the columns allowed, the
@@ -119,40 +96,52 @@ const NO_BORDER = {
   top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
   bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
   left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '',
-  middle: GAP,
+  middle: '',
 };
 
 /**
  * cli-table3 lays rows out in time quadratic in their number (every cell is checked against
- * every earlier row for spans); the columns here are fixed and nothing spans, so rows are
- * laid out in blocks of this many, each its own table with the same widths, which prints
- * exactly what one table would, in linear time.
+ * every earlier row for spans); nothing spans here, so rows are laid out in blocks of this
+ * many, each its own table, which prints exactly what one table would, in linear time.
  */
 const BLOCK = 256;
+
+/** `cells` in their columns: each padded to `widths[i]` as displayWidth measures it, GAP between, no trailing spaces. */
+function line(cells: readonly string[], widths: readonly number[]): string {
+  return cells
+    .map((text, i) => text + ' '.repeat(Math.max(0, widths[i]! - displayWidth(text))))
+    .join(GAP)
+    .trimEnd();
+}
 
 /**
  * The table: `header` (already styled: its width is measured without ANSI escapes) over `body`,
  * each column exactly `widths[i]` wide. Cells must already fit their column (the caller cuts
  * them: see truncateToWidth). No trailing spaces, one `\n` after each line.
+ *
+ * The columns are laid out here, and cli-table3 draws the table (borderless, through its public
+ * options) from one cell per line: cli-table3 0.6.5 measures cells with string-width 4, which
+ * counts a combining mark outside U+0300–U+036F (Devanagari, Thai …), a zero-width space or a
+ * soft hyphen as a column and a newer emoji as one, so cells it padded itself would come out
+ * misaligned (test/output-print.test.ts checks such text). Its width for a whole line only
+ * decides trailing padding, which is trimmed.
  */
 export function renderRows(header: string[], body: string[][], widths: number[]): string {
-  const block = (rows: string[][], head: string[]) => {
+  const block = (rows: string[][]) => {
     const table = new Table({
-      head,
       chars: NO_BORDER,
-      colWidths: widths,
       wordWrap: false,
       style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
     });
-    table.push(...rows);
+    table.push(...rows.map((cells) => [line(cells, widths)]));
     return table
       .toString()
       .split('\n')
-      .map((line) => `${line.trimEnd()}\n`)
+      .map((l) => `${l.trimEnd()}\n`)
       .join('');
   };
-  let out = block(body.slice(0, BLOCK), header);
-  for (let i = BLOCK; i < body.length; i += BLOCK) out += block(body.slice(i, i + BLOCK), []);
+  let out = block([header, ...body.slice(0, BLOCK)]);
+  for (let i = BLOCK; i < body.length; i += BLOCK) out += block(body.slice(i, i + BLOCK));
   return out;
 }
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { HTTP, type CloudEvent } from 'cloudevents';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 
-export interface Received {
+interface Received {
   event: CloudEvent<Record<string, unknown>>;
   headers: http.IncomingHttpHeaders;
   /** The verified token's claims; undefined when the token failed a check (see `problem`). */
@@ -59,7 +59,10 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
         }
         received.push(entry);
         const w = waiting.shift();
-        if (w) (taken++, w(entry));
+        if (w) {
+          taken++;
+          w(entry);
+        }
         if (answer === 'hang') hanging.add(res);
         else res.writeHead(answer).end();
       })();

@@ -68,7 +68,7 @@ export interface TestServer extends RunningServer {
   /** Calls the API as the owner; `body` is JSON-encoded. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   /** Like call(), for setup steps: the JSON body of a 200, else it throws with the status and body. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as the API sent it; tests assert its shape
   ok(method: string, path: string, body?: unknown): Promise<any>;
   /** The uid of a role by name (built-in ones included). */
   roleUid(name: string): Promise<string>;
@@ -82,7 +82,7 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as the API sent it; tests assert its shape
   json: any;
 }
 
@@ -148,9 +148,6 @@ export async function request(
   return { status: res.status, headers: res.headers, text, json };
 }
 
-/** Path of a resource by uid, with the uid's slashes left raw (the server also takes %2F). */
-export const item = (collection: string, uid: string) => `${collection}/${uid}`;
-
 /**
  * Test data straight through the store, for tests about listing rather than creating: `count`
  * groups under `parent`, named by `name(i)`, created at `time(i)` (ms), in one transaction.
@@ -178,8 +175,8 @@ export function insertGroups(
 export function tempStore(t: ExecutionContext): { store: Store; dir: string } {
   const dir = tempDir();
   const store = new Store(dir);
-  t.teardown(() => {
-    store.close();
+  t.teardown(async () => {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
   return { store, dir };

@@ -8,7 +8,7 @@ import type { ExecutionContext } from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface StubRequest {
+interface StubRequest {
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;
@@ -42,7 +42,7 @@ export interface Stub {
 export async function stub(t: ExecutionContext, handler: StubHandler, opts: StubOptions = {}): Promise<Stub> {
   const requests: StubRequest[] = [];
   const waiters: { n: number; resolve: (req: StubRequest) => void }[] = [];
-  let handlerError: unknown;
+  let handlerError: Error | undefined;
   const server = http.createServer((req, res) => {
     const seen: StubRequest = { method: req.method!, url: req.url!, headers: req.headers, body: '' };
     requests.push(seen);
@@ -56,7 +56,7 @@ export async function stub(t: ExecutionContext, handler: StubHandler, opts: Stub
       try {
         handler(seen, res, n);
       } catch (err) {
-        handlerError ??= err;
+        handlerError ??= err as Error;
         res.destroy();
       }
     });

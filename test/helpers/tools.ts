@@ -4,7 +4,7 @@
 import test, { type ImplementationFn } from 'ava';
 import { spawnSync } from 'node:child_process';
 
-export const hasTool = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+const hasTool = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
 /**
  * `test(title, fn)` when every tool is on PATH; otherwise skipped (or failing, in CI).

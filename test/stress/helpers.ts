@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const PCTL = join(ROOT, 'bin', 'pctl.js');
 
 export const G = '/iam/v2/groups';
@@ -37,7 +37,7 @@ export async function cleanup(): Promise<void> {
   dirs.clear();
 }
 
-export function assertBuilt(): void {
+function assertBuilt(): void {
   if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
     throw new Error('dist/ is missing: run `npm run build` first (npm ci does it through prepare)');
   }
@@ -148,7 +148,7 @@ export async function stopServe(srv: Serve): Promise<{ code: number | null; sign
 export interface Res {
   status: number;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as the API sent it; tests assert its shape
   json: any;
   headers: Record<string, string | string[] | undefined>;
 }
@@ -248,4 +248,3 @@ export function prng(seed: number) {
 }
 export type Rng = ReturnType<typeof prng>;
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -36,14 +36,19 @@ export const advisories = defineResource({
   completion: { orderBy: 'name', candidates: (a) => [[a.advisoryId, a.artifactName]] },
   cli: {
     help: {
-      summary: 'vulnerability advisories',
-      description: 'Vulnerability advisories, each about one artifact (an image name).',
-      examples: [['the advisories for nginx', 'pctl advisories list --artifact nginx']],
+      summary: 'vulnerability advisories, advisory documents and vulnerability metadata',
+      description:
+        'Vulnerability advisories, each about one artifact (an image name): list and get. Advisory documents by package, with their events, ' +
+        'and vulnerability metadata (summary, references, CVSS scores): documents and metadata. `pctl advisory` is another name for it.',
+      examples: [
+        ['the advisories for nginx', 'pctl advisories list --artifact nginx'],
+        ['what is known about log4j-core', 'pctl advisories documents --package log4j-core'],
+      ],
     },
     list: {
       scope: 'none',
       summary: 'list advisories',
-      description: 'List advisories, every page. --artifact and --advisory-id may be repeated; an advisory matching any of them is listed.',
+      description: 'List advisories, every page, by artifact name, and advisories of one artifact by uid (the order the API breaks ties in; --order-by "created_at desc" puts the newest first). --artifact and --advisory-id may be repeated; an advisory matching any of them is listed.',
       examples: [
         ['the advisories for two artifacts', 'pctl advisories list --artifact nginx --artifact envoy'],
         ['one advisory by its id', 'pctl advisories list --advisory-id CGA-2026-0001 -o yaml'],

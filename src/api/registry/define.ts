@@ -17,18 +17,16 @@ export type WireType<W extends WireName> = z.output<(typeof Wire)[W]>;
  * the records that hang off them (artifact versions) or are served outside the registry
  * (advisory documents, vulnerability metadata). A declaration's storeKind is one of these.
  */
-export const STORE_KINDS = [
-  'group', 'identity', 'role', 'roleBinding', 'identityProvider', 'groupInvite', 'accountAssociation',
-  'repo', 'tag', 'advisory', 'artifact', 'artifactVersion', 'advisoryDocument', 'vulnerabilityMetadata', 'subscription',
-] as const;
-export type StoreKind = (typeof STORE_KINDS)[number];
+export type StoreKind =
+  | 'group' | 'identity' | 'role' | 'roleBinding' | 'identityProvider' | 'groupInvite' | 'accountAssociation'
+  | 'repo' | 'tag' | 'advisory' | 'artifact' | 'artifactVersion' | 'advisoryDocument' | 'vulnerabilityMetadata' | 'subscription';
 
 /** The operations of the spec's domain table. */
 export type Operation = 'list' | 'get' | 'create' | 'update' | 'delete';
 
 // ---- table columns (what `-o table` and `-o wide` show) ----
 
-export type CellKind = 'text' | 'time' | 'bool' | 'digest' | 'uid';
+type CellKind = 'text' | 'time' | 'bool' | 'digest' | 'uid';
 
 export interface Column<T> {
   header: string;
@@ -67,7 +65,7 @@ export const col = <T>(header: string, value: Column<T>['value'], extra: Omit<Co
 });
 export const timeCol = <T>(header: string, value: Column<T>['value'], extra: Omit<Column<T>, 'header' | 'value' | 'kind'> = {}): Column<T> =>
   col(header, value, { kind: 'time', ...extra });
-export const byUid = (item: { uid?: string | undefined }): string => item.uid ?? '';
+const byUid = (item: { uid?: string | undefined }): string => item.uid ?? '';
 /** The NAME column most resources start with: never cut. */
 export const nameCol = <T extends { name: string }>(): Column<T> => col<T>('NAME', (item) => item.name, { keep: true });
 /** The UID column (after NAME): short on a terminal, never cut. */
@@ -90,9 +88,9 @@ export interface Help {
 // ---- the declaration ----
 
 /** A stored column a list filter matches exactly. */
-export type FilterColumn = 'name' | 'alt_key' | 'parent';
+type FilterColumn = 'name' | 'alt_key' | 'parent';
 
-export interface ListFilter {
+interface ListFilter {
   /** The store column the query parameter matches (exact, repeatable, comma-separated). */
   column: FilterColumn;
   /** The CLI flag that sets it (repeatable). */
@@ -104,7 +102,7 @@ export interface ListFilter {
  * How `<noun> list` is scoped on the command line: `subtree` takes --descendants-of,
  * --children-of and --name; `group` takes --group (= --children-of) and --descendants-of.
  */
-export type ListScopeFlags = 'subtree' | 'group' | 'none';
+type ListScopeFlags = 'subtree' | 'group' | 'none';
 
 export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
   /** Wire message name (schemas.ts export, proto message, AIP-193 messages): "RoleBinding". */

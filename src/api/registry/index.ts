@@ -16,7 +16,7 @@ import { tags } from './tags.js';
 
 export const resources = { groups, identities, roles, roleBindings, identityProviders, groupInvites, accountAssociations, repos, tags, advisories, artifacts, subscriptions } as const;
 export type ResourceName = keyof typeof resources;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry entry whatever its wire type, so entries can be listed together
 export type AnyResource = ResourceDecl<WireName, any>;
 
 /** Every declaration, in registry order. */

@@ -5,7 +5,7 @@ import { registry, type AnyResource } from '../../api/registry/index.js';
 import type { AnyCommand } from '../command.js';
 import { resourceCommand } from '../resource-commands.js';
 import { accountAssociationCommands } from './account-associations/index.js';
-import { advisoryCommand } from './advisory/index.js';
+import { advisoryCommands } from './advisory/index.js';
 import { apiCommand } from './api/index.js';
 import { authCommand } from './auth/index.js';
 import { completionCommand } from './completion/index.js';
@@ -36,14 +36,20 @@ const OWN_VERBS: Readonly<Record<string, readonly AnyCommand[]>> = {
   artifacts: libraryCommands,
   repos: repoCommands,
   tags: tagCommands,
+  advisories: advisoryCommands,
+};
+
+/** Names a command group had before, kept as aliases. */
+const OLD_NAMES: Readonly<Record<string, readonly string[]>> = {
+  // documents and metadata (the Integrations domain) were `pctl advisory …`, beside `pctl advisories`.
+  advisories: ['advisory'],
 };
 
 export function commandTree(resources: readonly AnyResource[] = registry): AnyCommand[] {
   const subscriptions = resources.find((d) => d.commandGroup === 'events');
   return [
     // A resource with a command group is listed in it (pctl events subscriptions), not at the top.
-    ...resources.filter((d) => !d.commandGroup).map((d) => resourceCommand(d, OWN_VERBS[d.plural])),
-    advisoryCommand,
+    ...resources.filter((d) => !d.commandGroup).map((d) => ({ ...resourceCommand(d, OWN_VERBS[d.plural]), aliases: OLD_NAMES[d.plural] ?? [] })),
     apiCommand,
     ...manifestCommands,
     authCommand,

@@ -7,8 +7,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { allCommands, commandSpec, flagsOf, HELP_FLAG, type CommandSpec, type FlagSpec, type ValueKind } from './spec.js';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-export type Shell = (typeof SHELLS)[number];
+export type Shell = 'bash' | 'zsh' | 'fish';
 
 /** The token the scripts use for a value kind: '' (boolean flag), value, file, dir, live, or `choice a b c`. */
 function kindToken(v: ValueKind | undefined): string {
@@ -141,7 +140,7 @@ function shLookups(t: Tables, shell: 'bash' | 'zsh'): string {
   return out.join('\n');
 }
 
-export function bashScript(root: CommandSpec): string {
+function bashScript(root: CommandSpec): string {
   const t = tables(root);
   return `# ${header('bash')}
 # Install: source <(pctl completion bash)   (in ~/.bashrc), or save it as
@@ -221,7 +220,7 @@ complete -F _pctl pctl
 `;
 }
 
-export function zshScript(root: CommandSpec): string {
+function zshScript(root: CommandSpec): string {
   const t = tables(root);
   return `#compdef pctl
 # ${header('zsh')}
@@ -309,7 +308,7 @@ fi
 `;
 }
 
-export function fishScript(root: CommandSpec): string {
+function fishScript(root: CommandSpec): string {
   const t = tables(root);
   const out: string[] = [];
   out.push('function __pctl_sub --description "the path of subcommand WORD of PATH"', '    switch "$argv[1]:$argv[2]"');

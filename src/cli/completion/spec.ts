@@ -2,8 +2,8 @@
 // page and `pctl __complete` all walk. Which flags and arguments take live values (uids and
 // names from the API) or files is declared with each flag and argument (src/cli/command.ts).
 import type { Argument, Command, Option } from 'commander';
-import { examplesOf, sourceOf, type Example, type ValueSource } from '../command.js';
-import { commandPath, isHidden } from '../help.js';
+import { examplesOf, isRequired, isRunnable, sourceOf, type Example, type ValueSource } from '../command.js';
+import { commandPath, visibleSubcommands } from '../help.js';
 
 /**
  * What a value is completed with: `live:<noun>` asks the API (through `pctl __complete`) for
@@ -37,7 +37,7 @@ export interface FlagSpec {
   repeatable: boolean;
 }
 
-export interface ArgSpec {
+interface ArgSpec {
   name: string;
   description: string;
   required: boolean;
@@ -78,7 +78,7 @@ function flagSpec(o: Option): FlagSpec {
   const spec: FlagSpec = {
     flags: o.flags,
     description: o.description,
-    required: Boolean(o.mandatory),
+    required: isRequired(o),
     repeatable: o.variadic || /repeatable/.test(o.description),
   };
   if (o.long) spec.long = o.long;
@@ -109,8 +109,8 @@ export function commandSpec(cmd: Command): CommandSpec {
     flags: cmd.options.filter((o) => !o.hidden).map(flagSpec),
     args: cmd.registeredArguments.map(argSpec),
     examples: examplesOf(cmd),
-    subcommands: cmd.commands.filter((c) => !isHidden(c)).map(commandSpec),
-    runnable: Boolean((cmd as unknown as { _actionHandler?: unknown })._actionHandler),
+    subcommands: visibleSubcommands(cmd).map(commandSpec),
+    runnable: isRunnable(cmd),
   };
 }
 
@@ -138,7 +138,7 @@ export function findFlag(flags: readonly FlagSpec[], word: string): FlagSpec | u
   return flags.find((f) => f.long === word || f.short === word);
 }
 
-export function findSubcommand(cmd: CommandSpec, word: string): CommandSpec | undefined {
+function findSubcommand(cmd: CommandSpec, word: string): CommandSpec | undefined {
   return cmd.subcommands.find((c) => c.name === word || c.aliases.includes(word));
 }
 

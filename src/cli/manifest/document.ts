@@ -8,12 +8,12 @@ import type { SeedDocument } from '../../api/seed.js';
 import { UsageError } from '../errors.js';
 
 /** A problem of a manifest: its path in the document, what is wrong, and its line (1-based) when known. */
-export interface ManifestProblem extends FieldViolation {
+interface ManifestProblem extends FieldViolation {
   line?: number;
 }
 
 /** A manifest that does not validate (exit 2): each problem as `FILE:LINE: path: message`. */
-export class ManifestError extends UsageError {
+class ManifestError extends UsageError {
   constructor(readonly file: string, readonly problems: ManifestProblem[]) {
     super(
       `${file} is not a valid manifest (${problems.length} problem${problems.length === 1 ? '' : 's'}); nothing was changed`,
@@ -24,7 +24,7 @@ export class ManifestError extends UsageError {
 }
 
 /** `organizations[0].groups[1].name` → ['organizations', 0, 'groups', 1, 'name']. */
-export function parsePath(field: string): (string | number)[] {
+function parsePath(field: string): (string | number)[] {
   const out: (string | number)[] = [];
   for (const m of field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
   return out;
@@ -45,7 +45,7 @@ export async function readManifest(file: string, stdin: NodeJS.ReadableStream): 
  * Parses manifest text and validates it as a whole; a ManifestError lists every problem with
  * its line. JSON takes the fast path; YAML (and JSON with problems) is read with positions.
  */
-export async function parseManifest(text: string, file: string): Promise<SeedDocument> {
+async function parseManifest(text: string, file: string): Promise<SeedDocument> {
   const { checkDocument } = await import('../../api/seed.js');
   if (/^\s*\{/.test(text)) {
     let raw: unknown;

@@ -7,7 +7,7 @@ import type { ApiClient } from '../../client/index.js';
 import { KIND_ORDER, type Change } from './plan.js';
 
 /** Requests in flight at once: enough to hide latency, few enough not to crowd a server. */
-export const CONCURRENCY = 8;
+const CONCURRENCY = 8;
 
 export interface Outcome {
   applied: Change[];

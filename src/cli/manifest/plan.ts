@@ -15,7 +15,7 @@ import type { Resolver } from '../shared/resolve.js';
 import { groupPath, parentOf, type LiveState } from './live.js';
 
 export type Kind = 'group' | 'identity' | 'role' | 'identityProvider' | 'accountAssociation' | 'repo' | 'roleBinding';
-export type Action = 'create' | 'update' | 'delete';
+type Action = 'create' | 'update' | 'delete';
 
 /** How a kind reads in a plan, and its place in a group's listing. */
 export const KIND_LABEL: Record<Kind, string> = {
@@ -24,7 +24,7 @@ export const KIND_LABEL: Record<Kind, string> = {
 };
 export const KIND_ORDER: readonly Kind[] = ['group', 'identity', 'role', 'identityProvider', 'accountAssociation', 'repo', 'roleBinding'];
 
-export interface FieldChange {
+interface FieldChange {
   field: string;
   from?: unknown;
   to?: unknown;
@@ -128,7 +128,7 @@ class Planner {
       for (const item of items) {
         const key = `${kind}\n${parentOf(item.uid) ?? ''}`;
         let byName = this.#children.get(key);
-        if (!byName) this.#children.set(key, (byName = new Map()));
+        if (!byName) this.#children.set(key, (byName = new Map<string, { uid: string }[]>()));
         byName.set(item.name, [...(byName.get(item.name) ?? []), item]);
       }
     };

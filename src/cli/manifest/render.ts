@@ -21,12 +21,12 @@ export async function terminalPaint(): Promise<Paint> {
 const SIGN = { create: '+', update: '~', delete: '-' } as const;
 
 /** A field's value in one line: strings quoted (an empty one shows), the rest as JSON. */
-export function formatValue(v: unknown): string {
+function formatValue(v: unknown): string {
   return v === undefined ? '(none)' : JSON.stringify(v);
 }
 
 /** Changes in reading order: by group path, then kind, then name. */
-export function sorted(changes: readonly Change[]): Change[] {
+function sorted(changes: readonly Change[]): Change[] {
   return [...changes].sort((a, b) =>
     a.where < b.where ? -1 : a.where > b.where ? 1
       : KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || (a.action === 'delete' ? -1 : 1));
@@ -52,7 +52,7 @@ export function renderPlan(plan: Plan, paint: Paint): string {
   return out.length ? `${out.join('\n')}\n` : '';
 }
 
-export function summary(changes: readonly Change[]): { create: number; update: number; delete: number } {
+function summary(changes: readonly Change[]): { create: number; update: number; delete: number } {
   const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;
   return { create: count('create'), update: count('update'), delete: count('delete') };
 }

@@ -36,7 +36,7 @@ export function notLoggedIn(message: string): ApiError {
   return new ApiError(Code.UNAUTHENTICATED, message, { reason: 'NOT_LOGGED_IN', httpStatus: 401 });
 }
 
-export function trace(ctx: Context): ((line: string) => void) | undefined {
+function trace(ctx: Context): ((line: string) => void) | undefined {
   return ctx.globals.debug ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined;
 }
 

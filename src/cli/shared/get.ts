@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { resolver } from './resolve.js';
 
 /** `ref` is a uid, or for groups and repos also a name or uid suffix (groups: a name path too); a resource a name lookup listed is not fetched again. */
-export async function runGet(ctx: Context, descriptor: ResourceDescriptor, ref: string, view: View<never> = descriptor.view): Promise<number> {
+export async function runGet(ctx: Context, descriptor: ResourceDescriptor, ref: string, view: View<never> = descriptor.view as View<never>): Promise<number> {
   const resolved = await resolver(ctx).resolve(descriptor, ref);
   const client = await ctx.client();
   const item = resolved.item ?? (await client.get(descriptor, resolved.uid));

@@ -23,7 +23,7 @@ export interface ScopeFlags {
  * The order a list asks for unless --order-by is given: by name, the order a person reads a
  * list in (the API's own default is uid order; a script that wants it passes --order-by uid).
  */
-export const DEFAULT_ORDER = 'name';
+const DEFAULT_ORDER = 'name';
 
 /** The paging and scope flags as paginator options; `defaultOrder` null leaves the order to the server. */
 export function paginateOptions(flags: PagingFlags & ScopeFlags, defaultOrder: string | null = DEFAULT_ORDER): PaginateOptions {
@@ -43,7 +43,7 @@ export function paginateOptions(flags: PagingFlags & ScopeFlags, defaultOrder: s
 }
 
 /** The scope flags with group references (names, name paths, uid suffixes) resolved to uids. */
-export async function resolveScope<F extends ScopeFlags>(ctx: Context, flags: F): Promise<F> {
+async function resolveScope<F extends ScopeFlags>(ctx: Context, flags: F): Promise<F> {
   const out = { ...flags };
   if (flags.descendantsOf !== undefined) out.descendantsOf = await groupUid(ctx, flags.descendantsOf, '--descendants-of');
   if (flags.childrenOf !== undefined) out.childrenOf = await groupUid(ctx, flags.childrenOf, '--children-of');
@@ -66,7 +66,7 @@ export async function runList(
   ctx: Context,
   d: ResourceDescriptor,
   flags: PagingFlags & ScopeFlags & Record<string, unknown>,
-  view: View<never> = d.view,
+  view: View<never> = d.view as View<never>,
 ): Promise<number> {
   const client = await ctx.client();
   const filters = filterValues(d, flags);

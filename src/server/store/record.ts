@@ -2,7 +2,7 @@
 import type { StoreKind } from '../../api/registry/define.js';
 import type { StoredRow } from './shared.js';
 
-/** A record's kind: the store's `kind` column, one of the registry's STORE_KINDS. */
+/** A record's kind: the store's `kind` column, one of the registry's StoreKind. */
 export type Kind = StoreKind;
 
 export interface Record_ {

@@ -27,11 +27,11 @@ export function providerFields(opts: Partial<FlagValues<typeof updateFlags>>): [
 
 /** Dotted fields → a nested object (`amazon.account` → {amazon: {account}}). */
 export function nest(fields: readonly [string, unknown][]): Record<string, unknown> {
-  const out: Record<string, Record<string, unknown> | unknown> = {};
+  const out: Record<string, unknown> = {};
   for (const [path, value] of fields) {
     const [top, leaf] = path.split('.') as [string, string | undefined];
     if (leaf === undefined) out[top] = value;
-    else out[top] = { ...((out[top] as Record<string, unknown> | undefined) ?? {}), [leaf]: value };
+    else out[top] = { ...((out[top]) ?? {}), [leaf]: value };
   }
   return out;
 }

@@ -1,4 +1,4 @@
-// pctl advisory documents [--package NAME] [--cve ID]…: GET /advisory/v2/documents (not paged).
+// pctl advisories documents [--package NAME] [--cve ID]…: GET /advisory/v2/documents (not paged).
 // A table row per advisory (package, id, aliases, latest event); JSON and YAML print the documents.
 import { z } from 'zod';
 import { AdvisoryDocument } from '../../../api/schemas.js';

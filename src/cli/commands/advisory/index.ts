@@ -1,5 +1,7 @@
-// pctl advisory documents | metadata: the Integrations domain's advisory data (read-only).
-import { defineCommand, defineGroup, flag } from '../../command.js';
+// pctl advisories documents | metadata: the Integrations domain's advisory data (read-only),
+// verbs of `pctl advisories` beside the Vulnerabilities domain's list and get (one noun for
+// advisories; `pctl advisory`, their old group, is an alias of it).
+import { defineCommand, flag } from '../../command.js';
 
 export const documentsFlags = {
   package: flag.string('--package <name>', 'only the document of this package'),
@@ -10,17 +12,7 @@ export const metadataFlags = {
   id: flag.list('--id <id>', 'only this vulnerability id, e.g. CVE-2021-44228 (repeatable: any of them)'),
 };
 
-export const advisoryCommand = defineGroup(
-  'advisory',
-  {
-    summary: 'security advisory documents and vulnerability metadata',
-    description: 'Read-only advisory data of the Integrations domain: advisory documents by package (with their events) and vulnerability metadata (summary, references, CVSS scores).',
-    examples: [
-      ['what is known about log4j-core', 'pctl advisory documents --package log4j-core'],
-      ['the CVSS vector of a CVE', "pctl advisory metadata --id CVE-2021-44228 --jq '.[].severities'"],
-    ],
-  },
-  [
+export const advisoryCommands = [
     defineCommand({
       name: 'documents',
       flags: documentsFlags,
@@ -28,8 +20,8 @@ export const advisoryCommand = defineGroup(
         summary: 'list advisory documents (one row per advisory)',
         description: 'List advisory documents, one row per advisory with its latest event; -o json prints the documents with every event.',
         examples: [
-          ['every advisory of a package', 'pctl advisory documents --package openssl'],
-          ['the advisories about two CVEs', 'pctl advisory documents --cve CVE-2024-5535 --cve CVE-2024-2511 -o yaml'],
+          ['every advisory of a package', 'pctl advisories documents --package openssl'],
+          ['the advisories about two CVEs', 'pctl advisories documents --cve CVE-2024-5535 --cve CVE-2024-2511 -o yaml'],
         ],
       },
       load: () => import('./documents.js'),
@@ -41,9 +33,8 @@ export const advisoryCommand = defineGroup(
       help: {
         summary: 'list vulnerability metadata',
         description: 'List vulnerability metadata: summary, references and severities (CVSS scores), every page.',
-        examples: [['one CVE, as YAML', 'pctl advisory metadata --id CVE-2024-42005 -o yaml']],
+        examples: [['one CVE, as YAML', 'pctl advisories metadata --id CVE-2024-42005 -o yaml']],
       },
       load: () => import('./metadata.js'),
     }),
-  ],
-);
+];

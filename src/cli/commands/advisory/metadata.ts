@@ -1,4 +1,4 @@
-// pctl advisory metadata [--id ID]… [paging flags]: GET /advisory/v2/metadata (paged).
+// pctl advisories metadata [--id ID]… [paging flags]: GET /advisory/v2/metadata (paged).
 import { VulnerabilityMetadata, type VulnerabilityMetadata as Metadata } from '../../../api/schemas.js';
 import { col } from '../../../output/columns.js';
 import { createPrinter } from '../../../output/print.js';

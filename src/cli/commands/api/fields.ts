@@ -10,14 +10,14 @@
 //   -H 'Name: value'   an extra request header
 import { UsageError } from '../../errors.js';
 
-export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
 /** Reads a file (or stdin for `-`) as text; missing files are the caller's UsageError. */
 export type ReadSource = (source: string) => Promise<string>;
 
 /** `key=value` at the first `=`; the key must not be empty. */
-export function splitPair(flag: string, raw: string): [string, string] {
+function splitPair(flag: string, raw: string): [string, string] {
   const eq = raw.indexOf('=');
   if (eq <= 0) throw new UsageError(`${flag} ${JSON.stringify(raw)}: expected key=value`);
   return [raw.slice(0, eq), raw.slice(eq + 1)];
@@ -37,7 +37,7 @@ export function parseKey(flag: string, key: string): string[] {
 const NUMBER_RE = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 /** gh's "magic" conversion of a -F value. */
-export async function typedValue(raw: string, read: ReadSource): Promise<Json> {
+async function typedValue(raw: string, read: ReadSource): Promise<Json> {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (raw === 'null') return null;
@@ -50,7 +50,7 @@ export async function typedValue(raw: string, read: ReadSource): Promise<Json> {
 }
 
 /** Sets `value` at `path` in `target`, refusing a key used both as a value and as an object/array. */
-export function setPath(target: JsonObject, path: string[], value: Json, key: string): void {
+function setPath(target: JsonObject, path: string[], value: Json, key: string): void {
   let node: JsonObject | Json[] = target;
   for (let i = 0; i < path.length; i++) {
     const part = path[i]!;

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
 import { listQueryParams } from '../../../api/resources.js';
 import { Paginator } from '../../../client/paginate.js';
+import type { ApiError } from '../../../api/errors.js';
 import type { RawResponse } from '../../../client/http.js';
 import { write } from '../../../output/print.js';
 import type { Context } from '../../context.js';
@@ -52,13 +53,13 @@ export async function run(ctx: Context, [first, second]: string[], opts: ApiFlag
   const send = (q: [string, string][]) => client.http.send(method, path, { query: q, headers, body });
   const responses: RawResponse[] = [];
 
-  const fail = async (res: RawResponse): Promise<never> => {
+  const fail = async (res: RawResponse, error: ApiError): Promise<never> => {
     // -i shows what came back, error or not; stdout stays empty otherwise (the contract).
     if (opts.include) {
       for (const r of responses) await write(ctx.io.stdout, head(r));
       if (res.text) await write(ctx.io.stdout, withNewline(res.text));
     }
-    throw res.error;
+    throw error;
   };
 
   let document: unknown;
@@ -66,7 +67,7 @@ export async function run(ctx: Context, [first, second]: string[], opts: ApiFlag
   if (!opts.paginate) {
     const res = await send(query);
     responses.push(res);
-    if (res.error) return fail(res);
+    if (res.error) return fail(res, res.error);
     document = res.json;
     text = res.text;
   } else {
@@ -96,7 +97,7 @@ async function paginate(
   query: [string, string][],
   send: (q: [string, string][]) => Promise<RawResponse>,
   responses: RawResponse[],
-  fail: (res: RawResponse) => Promise<never>,
+  fail: (res: RawResponse, error: ApiError) => Promise<never>,
 ): Promise<{ document: unknown; text: string | undefined }> {
   // The paging parameters the user gave seed the paginator; the rest go on every page.
   const take = (name: string) => {
@@ -120,7 +121,7 @@ async function paginate(
     async (q) => {
       const res = await send([...query, ...listQueryParams({ pageSize: q.pageSize, pageToken: q.pageToken, skip: q.skip })]);
       responses.push(res);
-      if (res.error) return fail(res);
+      if (res.error) return fail(res, res.error);
       const env = res.json;
       if (!isRecord(env) || !(plural ??= pluralKey(env))) {
         single = res; // not a list envelope: nothing to follow
@@ -205,6 +206,6 @@ async function readInputFile(file: string): Promise<Buffer> {
 
 async function readStdin(ctx: Context): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of ctx.io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of ctx.io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk));
   return Buffer.concat(chunks);
 }

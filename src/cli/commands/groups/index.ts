@@ -20,7 +20,7 @@ export const groupCommands = [
     flags: createFlags,
     help: {
       summary: 'create a group',
-      description: 'Create a group below a parent group or organization and print it. Names must be unique among siblings.',
+      description: 'Create a group below a parent group or organization and print it. Siblings may share a name, as the API allows; a shared name is ambiguous as a reference, so give such a group by its uid.',
       examples: [
         ['a team below the organization', "pctl groups create platform --parent acme --description 'the platform team'"],
         ['keep just the new uid for a script', 'GROUP=$(pctl groups create web --parent platform -o id)'],

@@ -15,7 +15,7 @@ export async function run(ctx: Context, [uid]: string[], opts: UpdateGroupFlags)
   checkFields('group', { name: opts.name, description: opts.description });
   const change = new FieldMask().set('name', opts.name).set('description', opts.description);
   checkSomethingToUpdate(change.mask, ['--name', '--description']);
-  const target = (await groupUid(ctx, uid!))!;
+  const target = (await groupUid(ctx, uid))!;
   const client = await ctx.client();
   return printResource(ctx, views.groups, await client.update(groups, target, change.fields, change.mask));
 }

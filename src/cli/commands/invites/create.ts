@@ -33,7 +33,7 @@ export async function run(ctx: Context, _args: string[], opts: FlagValues<typeof
   const body: CreateGroupInviteBody = { parent, groupInvite: { roleUid: role.uid, ttl } };
   if (opts.email !== undefined) body.groupInvite.email = opts.email;
   if (opts.singleUse) body.groupInvite.singleUse = true;
-  const invite = (await client.create(groupInvites, body)) as GroupInvite;
+  const invite: GroupInvite = await client.create(groupInvites, body);
   const view = { ...views.groupInvites, columns: [...views.groupInvites.columns, col<GroupInvite>('CODE', (i) => i.code, { keep: true })] };
   await printResource(ctx, view, invite);
   if (invite.code) ctx.io.stderr.write(`Send this to the invitee (the code is shown only now):\n  pctl invites redeem ${invite.code}\n`);

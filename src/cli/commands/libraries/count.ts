@@ -13,6 +13,6 @@ export async function run(ctx: Context, _args: string[], opts: { ecosystem?: str
   const client = await ctx.client();
   const query = ecosystems(opts.ecosystem).map((e) => ['ecosystems', e] as [string, string]);
   const { counts } = await client.http.requestValid('GET', `${artifacts.path}/count`, ArtifactCounts, { query });
-  await createPrinter(ctx).list(view, (async function* () { yield counts as Count[]; })());
+  await createPrinter(ctx).list(view, (async function* () { yield counts; })());
   return 0;
 }

@@ -3,7 +3,7 @@ import { defineCommand, flag, parsePort } from '../../command.js';
 
 const data = flag.string('--data <dir>', 'data directory', { complete: 'dir' });
 
-export const serveFlags = {
+const serveFlags = {
   host: { ...flag.string('--host <host>', 'interface to listen on'), default: '127.0.0.1' },
   port: flag.parsed('--port <port>', 'port to listen on (0 picks a free port)', parsePort, { default: 8700 }),
   data,
@@ -27,7 +27,7 @@ export const serveFlags = {
   deterministic: flag.string('--deterministic <seed>', 'reproducible runs: the clock starts at 2026-01-01T00:00:00Z and moves 1s per request, and uids and codes come from SEED (a whole number), so the same requests to a fresh data dir get the same response bodies; tokens still differ (ES256 signatures are randomized). Never for a server others can reach: its codes are predictable'),
 };
 
-export const tokenFlags = {
+const tokenFlags = {
   identity: flag.string('--identity <uid>', "identity uid (its claimMatch.issuer must be this serve); default: the data dir's owner", { complete: { live: 'identities' } }),
   ttl: { ...flag.string('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d (at most 90d)'), default: '1h' },
   data,

@@ -276,13 +276,13 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     const code = (e as NodeJS.ErrnoException).code;
     const usage = await seedUsageError(e, opts.demo ? 'the demo data set' : `seed file ${opts.seed}`);
     if (usage) throw usage;
-    if (e instanceof DataDirLockedError) throw new Error(e.message);
+    if (e instanceof DataDirLockedError) throw new Error(e.message, { cause: e });
     const syscall = (e as NodeJS.ErrnoException).syscall;
-    if (syscall === 'listen' && code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use; pass --port 0 to pick a free one`);
-    if (syscall === 'listen' && code === 'EACCES') throw new Error(`not allowed to listen on port ${port}; pick a port above 1023`);
-    if (syscall === 'listen' && code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${opts.host}: no such address on this machine`);
+    if (syscall === 'listen' && code === 'EADDRINUSE') throw new Error(`port ${port} on ${opts.host ?? '127.0.0.1'} is already in use; pass --port 0 to pick a free one`, { cause: e });
+    if (syscall === 'listen' && code === 'EACCES') throw new Error(`not allowed to listen on port ${port}; pick a port above 1023`, { cause: e });
+    if (syscall === 'listen' && code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${opts.host}: no such address on this machine`, { cause: e });
     const storage = await dataDirProblem(e, dataDir);
-    if (storage) throw new Error(storage);
+    if (storage) throw new Error(storage, { cause: e });
     throw e;
   }
 
@@ -378,7 +378,7 @@ export async function runExport(ctx: Context, opts: { data?: string }): Promise<
   try {
     doc = store.transaction(() => exportSeed(store));
   } finally {
-    store.close();
+    await store.close();
   }
   ctx.io.stdout.write(await seedToYaml(doc));
   return 0;
@@ -411,7 +411,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
   try {
     unlock = lockDataDir(dataDir);
   } catch (e) {
-    if (e instanceof DataDirLockedError) throw new Error(`${e.message} (stop it before reset)`);
+    if (e instanceof DataDirLockedError) throw new Error(`${e.message} (stop it before reset)`, { cause: e });
     throw e;
   }
   let organization: string;
@@ -421,7 +421,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
     try {
       issuer = old.getMeta('issuer') ?? issuer;
     } finally {
-      old.close();
+      await old.close();
     }
     // The signing key goes too, so tokens issued before the reset stop working.
     for (const file of ['pctl.db', 'pctl.db-wal', 'pctl.db-shm', 'owner.token', 'signing-key.jwk']) rmSync(join(dataDir, file), { force: true });
@@ -433,7 +433,7 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
       await new Snapshots({ dataDir, store, clock }).saveInitial();
       organization = store.getMeta('organization')!;
     } finally {
-      store.close();
+      await store.close();
     }
   } finally {
     unlock();

@@ -11,8 +11,8 @@ export async function runToken(ctx: Context, opts: { identity?: string; ttl?: st
   const ttlSeconds = await tokenTtlSeconds(opts.ttl ?? '1h', 'ttl');
   const dataDir = await resolveDataDir(ctx, opts.data);
   const { existsSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  if (!existsSync(join(dataDir, 'pctl.db'))) throw new UsageError(`${dataDir} holds no pctl data; start pctl serve on it first`);
+  const path = await import('node:path');
+  if (!existsSync(path.join(dataDir, 'pctl.db'))) throw new UsageError(`${dataDir} holds no pctl data; start pctl serve on it first`);
   const { Store } = await import('../../../server/store/store.js');
   const { issueIdentityToken } = await import('../../../server/auth/authenticate.js');
   const store = new Store(dataDir);
@@ -24,6 +24,6 @@ export async function runToken(ctx: Context, opts: { identity?: string; ttl?: st
     if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Token for ${opts.identity ?? `the owner (${identity})`}, valid until ${expiresAt}. Use: PCTL_TOKEN=$(pctl serve token …) pctl …\n`);
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
