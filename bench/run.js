@@ -292,15 +292,20 @@ async function writes() {
     await sequentialRate(get, 200); // warm-up (JIT, the connection)
     await sequentialRate(create(one), 200);
     await sequentialRate(commit.one, 200);
+    await sequentialRate(commit.group, 200);
     const gets = [];
     const creates = [];
     const commits = [];
+    const groupCommits = [];
     for (let i = 0; i < 3; i++) {
       gets.push(await sequentialRate(get, n));
       creates.push(await sequentialRate(create(one), n));
       commits.push(await sequentialRate(commit.one, n));
+      groupCommits.push(await sequentialRate(commit.group, n));
     }
     commit.close();
+    // Not a target: what serve's own schema costs a commit (a group's row and its 8 indexes, a meta row; a create adds its event).
+    report('raw durable commits of a group row in serve\'s schema, same disk', median(groupCommits), 'commits/s', { command: `node bench/run.js: BEGIN IMMEDIATE; INSERT a group into resources; UPDATE meta; COMMIT x ${n} (db.ts's schema)` });
     const g = median(gets);
     const c = median(creates);
     const commitFig = { what: 'raw durable commits (one-row transactions), same disk', value: median(commits), unit: 'commits/s', command: `node bench/run.js: BEGIN IMMEDIATE; INSERT one row; COMMIT x ${n}, the project's SQLite binding and pragmas (WAL, synchronous=FULL)` };
@@ -336,10 +341,22 @@ async function rawCommits(dir) {
   db.exec('CREATE TABLE bench_commit (k INTEGER PRIMARY KEY, v TEXT NOT NULL)');
   const insert = db.prepare('INSERT INTO bench_commit (v) VALUES (?)');
   const row = JSON.stringify({ name: 'g', description: '', verified: false });
+  // The same, with the row a create writes in serve's own tables (openDatabase made them).
+  const insertGroup = db.prepare('INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)');
+  const seq = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('bench_seq', ?)");
+  const parent = 'f'.repeat(40);
+  let made = 0;
   return {
     one: async () => {
       db.exec('BEGIN IMMEDIATE');
       insert.run(row);
+      db.exec('COMMIT');
+    },
+    group: async () => {
+      const t = new Date().toISOString();
+      db.exec('BEGIN IMMEDIATE');
+      insertGroup.run(`${parent}/${(made++).toString(16).padStart(16, '0')}`, 'group', parent, `g-${made}`, t, t, row);
+      seq.run(String(made));
       db.exec('COMMIT');
     },
     close: () => db.close(),

@@ -54,7 +54,7 @@ interface Harness {
   srv: TestServer;
   org: string;
   /** Calls Service/Method with the owner's token (or `token`; '' for none). */
-  rpc(service: ServiceName, method: string, request: Any, token?: string): Promise<Any>;
+  rpc: (service: ServiceName, method: string, request: Any, token?: string) => Promise<Any>;
   called: Set<string>;
   close(): void;
 }
@@ -254,7 +254,7 @@ function rawCall(path: string, bytes: Buffer, token = h.srv.ownerToken): Promise
   return new Promise((resolve) => {
     client.makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, bytes, metadata, { deadline: Date.now() + 20_000 }, (err, res) => {
       client.close();
-      resolve(err ? (err as RpcError) : res!);
+      resolve(err ? err : res!);
     });
   });
 }
@@ -263,7 +263,7 @@ test.serial('errors: the AIP-193 code as the gRPC status, with ErrorInfo, BadReq
   const { rpc, org, srv } = h;
   const fail = async (promise: Promise<unknown>) => {
     const err = await t.throwsAsync<RpcError>(promise);
-    return { err: err!, status: statusDetails(err!) };
+    return { err, status: statusDetails(err) };
   };
 
   const missing = await fail(rpc('iam', 'GetGroup', { uid: `${org}/0000000000000000` }));
@@ -298,8 +298,8 @@ test.serial('errors: the AIP-193 code as the gRPC status, with ErrorInfo, BadReq
 test.serial('auth: the token in `authorization` metadata; none or a bad one is UNAUTHENTICATED', async (t) => {
   for (const token of ['', 'not-a-jwt', `${h.srv.ownerToken.slice(0, -4)}AAAA`]) {
     const err = await t.throwsAsync<RpcError>(h.rpc('iam', 'ListGroups', {}, token));
-    t.is(err!.code, grpc.status.UNAUTHENTICATED, token || '(no token)');
-    t.is(statusDetails(err!).details.ErrorInfo.domain, 'platform.api.v2');
+    t.is(err.code, grpc.status.UNAUTHENTICATED, token || '(no token)');
+    t.is(statusDetails(err).details.ErrorInfo.domain, 'platform.api.v2');
   }
 });
 
@@ -404,20 +404,41 @@ test.serial('gRPC-Web and Connect over HTTP/1.1, and REST over HTTP/2, on the sa
     t.is(group.uid, org, name);
     t.is(group.name, expected.name, name);
     const err = await t.throwsAsync<ConnectError>(iam.getGroup({ uid: `${org}/0000000000000000` }, { headers }));
-    t.is(err!.code, Code.NotFound, name);
-    t.is(err!.findDetails(ErrorInfoSchema)[0]?.domain, 'platform.api.v2', name);
+    t.is(err.code, Code.NotFound, name);
+    t.is(err.findDetails(ErrorInfoSchema)[0]?.domain, 'platform.api.v2', name);
   }
 
   const session = http2.connect(srv.url);
-  const body = await new Promise<string>((resolve, reject) => {
-    const req = session.request({ ':path': `/iam/v2/groups/${encodeURIComponent(org)}`, authorization: headers.authorization });
+  t.teardown(() => session.close());
+  const h2 = (request: http2.OutgoingHttpHeaders, body?: unknown) => new Promise<{ status: number; type: string; text: string }>((resolve, reject) => {
+    const req = session.request({ authorization: headers.authorization, ...request });
+    let status = 0;
+    let type = '';
     let text = '';
+    req.on('response', (h) => ((status = Number(h[':status'])), (type = String(h['content-type'] ?? ''))));
     req.on('data', (c) => (text += c));
-    req.on('end', () => resolve(text));
+    req.on('end', () => resolve({ status, type, text }));
     req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
   });
-  session.close();
-  t.deepEqual(JSON.parse(body), expected, 'REST over h2c');
+  const got = await h2({ ':path': `/iam/v2/groups/${encodeURIComponent(org)}` });
+  t.deepEqual(JSON.parse(got.text), expected, 'REST over h2c');
+
+  // A request body over HTTP/2, read from the stream itself; and a client mistake as REST answers it.
+  const made = await h2({ ':method': 'POST', ':path': '/iam/v2/groups', 'content-type': 'application/json' }, { parent: org, group: { name: 'made-over-h2' } });
+  t.is(made.status, 200, made.text);
+  const uid = (JSON.parse(made.text) as { uid: string }).uid;
+  t.is((await srv.ok('GET', `/iam/v2/groups/${encodeURIComponent(uid)}`)).name, 'made-over-h2');
+  const bad = await h2({ ':method': 'POST', ':path': '/iam/v2/groups', 'content-type': 'application/json' }, { group: { name: 'no-parent' } });
+  t.is(bad.status, 400);
+  t.is((JSON.parse(bad.text) as { code: number }).code, 3);
+  t.is((await h2({ ':method': 'DELETE', ':path': `/iam/v2/groups/${encodeURIComponent(uid)}` })).status, 200);
+
+  // /mcp over HTTP/2 is answered by MCP (through node's request and response objects).
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h2', version: '1' } } };
+  const mcp = await h2({ ':method': 'POST', ':path': '/mcp', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, initialize);
+  t.is(mcp.status, 200, mcp.text);
+  t.regex(mcp.text, /"serverInfo"/);
 });
 
 test.serial('the rate limit counts RPCs too: RESOURCE_EXHAUSTED with retry-after in the metadata', async (t) => {
@@ -440,7 +461,7 @@ test.serial('the rate limit counts RPCs too: RESOURCE_EXHAUSTED with retry-after
 test.serial("a request message over REST's body limit (1 MiB) is refused with RESOURCE_EXHAUSTED, gRPC's code for a message too large", async (t) => {
   const description = 'x'.repeat(MAX_BODY_BYTES + 10);
   const err = await t.throwsAsync<RpcError>(h.rpc('iam', 'CreateGroup', { parent: h.org, group: { name: 'too-big', description } }));
-  t.is(err!.code, grpc.status.RESOURCE_EXHAUSTED, err!.details);
+  t.is(err.code, grpc.status.RESOURCE_EXHAUSTED, err.details);
 });
 
 test.serial('injected faults reach gRPC calls, scoped by RPC name: an error keeps its code, a reset is UNAVAILABLE, other RPCs are untouched', async (t) => {

@@ -53,9 +53,9 @@ test('a bad nested entry is refused with its path, nothing written', async (t) =
   platform.identityProviders![0]!.defaultRole = 'nobody';
   platform.accountAssociation = { name: 'prod', amazon: { account: '1' } };
   const err = await t.throwsAsync(startTestServer({ seed: bad }));
-  t.regex(err!.message, /organizations\[0\]\.groups\[0\]\.(identityProviders\[0\]\.defaultRole|accountAssociation\.amazon\.account)/);
+  t.regex(err.message, /organizations\[0\]\.groups\[0\]\.(identityProviders\[0\]\.defaultRole|accountAssociation\.amazon\.account)/);
   const badSink = structuredClone(seed);
   badSink.organizations![0]!.groups![0]!.subscriptions = [{ sink: 'http://hooks.example.com/x' }];
   const sinkErr = await t.throwsAsync(startTestServer({ seed: badSink }));
-  t.regex(sinkErr!.message, /organizations\[0\]\.groups\[0\]\.subscriptions\[0\]\.sink/);
+  t.regex(sinkErr.message, /organizations\[0\]\.groups\[0\]\.subscriptions\[0\]\.sink/);
 });

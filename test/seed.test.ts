@@ -185,7 +185,7 @@ test('startServer: an invalid seed is refused as a whole and writes nothing', as
   try {
     const seed = { organizations: [{ name: 'acme', groups: [{ name: 'ok' }, { name: 'NOT OK' }] }] } as SeedDocument;
     const err = await t.throwsAsync(startServer({ dataDir: dir, port: 0, seed }), { instanceOf: SeedValidationError });
-    t.deepEqual(err!.violations.map((v) => v.field), ['organizations[0].groups[1].name']);
+    t.deepEqual(err.violations.map((v) => v.field), ['organizations[0].groups[1].name']);
     t.false(existsSync(join(dir, 'pctl.db')));
     t.false(existsSync(join(dir, 'owner.token')));
     // The dir is usable afterwards: nothing half-written, no lock left behind.

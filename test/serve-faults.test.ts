@@ -92,7 +92,7 @@ function rawRequest(url: string, lines: string[], until?: RegExp): Promise<{ dat
     const socket = net.connect(Number(port), hostname, () => socket.write(`${lines.join('\r\n')}\r\n\r\n`));
     let data = '';
     socket.on('data', (c) => {
-      data += c;
+      data += c.toString();
       if (until?.test(data)) {
         socket.destroy();
         resolve({ data, closed: false });

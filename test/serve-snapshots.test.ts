@@ -137,8 +137,8 @@ test('restore while creates are in flight: the data is the snapshot plus some of
   const restored = await restoring;
   t.is(restored.status, 200, restored.text);
   const pairs = [...answeredFirst, ...(await Promise.all([...early, ...late]))];
-  const belowOrganization = pairs.map(([c]) => c!);
-  const belowGone = pairs.map(([, d]) => d!);
+  const belowOrganization = pairs.map(([c]) => c);
+  const belowGone = pairs.map(([, d]) => d);
   for (const res of belowOrganization) t.is(res.status, 200, res.text);
   for (const res of belowGone) t.true(res.status === 200 || res.json.code === 5, res.text);
 
@@ -156,7 +156,7 @@ test('restore while creates are in flight: the data is the snapshot plus some of
   const made = belowOrganization.map((res) => res.json as { uid: string; name: string });
   const present = made.filter((g) => byUid.has(g.uid));
   for (const g of present) t.deepEqual(byUid.get(g.uid), g);
-  for (const [c] of answeredFirst) t.false(byUid.has(c!.json.uid), 'a create answered before the restore was sent is replaced');
+  for (const [c] of answeredFirst) t.false(byUid.has(c.json.uid), 'a create answered before the restore was sent is replaced');
   t.log(`${present.length} of ${made.length} creates below the organization landed after the restore; ${belowGone.filter((r) => r.status === 404).length} below gone found no parent`);
   t.is(after.groupsCount![0], String(snapshot.groups!.length + present.length), 'totalCount counts what is there');
   t.true(byUid.has(kept.uid));

@@ -7,7 +7,7 @@ import test from 'ava';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
-import { request, startTestServer, type TestServer } from './helpers/serve.js';
+import { request, startTestServer, type ApiResponse, type TestServer } from './helpers/serve.js';
 
 const I = '/iam/v2/identities';
 
@@ -44,7 +44,7 @@ async function scene(): Promise<Scene> {
   return { srv, issuer, platform, mallory, releaseBot, spare, as };
 }
 
-function isRefused(t: import('ava').ExecutionContext, res: { status: number; json: any }, binding: string, what: string) {
+function isRefused(t: import('ava').ExecutionContext, res: Pick<ApiResponse, 'status' | 'json'>, binding: string, what: string) {
   t.is(res.status, 403, `${what}: ${JSON.stringify(res.json)}`);
   t.is(res.json?.code, 7, what);
   t.true(String(res.json?.message).includes(binding), `${what}: the message names the binding the caller could not have granted: ${res.json?.message}`);

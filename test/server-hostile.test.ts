@@ -60,7 +60,7 @@ test('requests the HTTP parser rejects (unknown method, bad request line) still 
     const text = await new Promise<string>((resolve) => {
       let out = '';
       const sock = connect(srv.port, '127.0.0.1', () => sock.write(raw));
-      sock.on('data', (d) => { out += d; });
+      sock.on('data', (d) => { out += d.toString(); });
       sock.on('close', () => resolve(out));
       sock.on('error', () => {});
     });

@@ -16,7 +16,7 @@ test('a second lock on a data dir is refused, naming the holder; released, it ca
   const dir = tempDir();
   const unlock = lockDataDir(dir);
   const err = t.throws(() => lockDataDir(dir), { instanceOf: DataDirLockedError });
-  t.regex(err!.message, new RegExp(`another pctl serve \\(pid ${process.pid}\\) is already using`));
+  t.regex(err.message, new RegExp(`another pctl serve \\(pid ${process.pid}\\) is already using`));
   unlock();
   t.notThrows(() => lockDataDir(dir)());
 });

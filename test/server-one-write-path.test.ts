@@ -42,14 +42,14 @@ test('a role defined on another group: the route refuses to bind it (code 3 on r
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const err = await t.throwsAsync(startServer({ dataDir: dir, port: 0, seed }), { instanceOf: SeedValidationError });
   // Identity providers load before bindings: the first refusal is the provider's default role, as the API answers it.
-  t.deepEqual(err!.violations.map((v) => v.field), ['organizations[0].groups[1].identityProviders[0].defaultRole']);
-  t.regex(err!.violations[0]!.description, /can only be used there or below/);
+  t.deepEqual(err.violations.map((v) => v.field), ['organizations[0].groups[1].identityProviders[0].defaultRole']);
+  t.regex(err.violations[0]!.description, /can only be used there or below/);
 
   const withoutProvider = structuredClone(seed);
   delete withoutProvider.organizations![0]!.groups![1]!.identityProviders;
   const again = await t.throwsAsync(startServer({ dataDir: dir, port: 0, seed: withoutProvider }), { instanceOf: SeedValidationError });
-  t.deepEqual(again!.violations.map((v) => v.field), ['organizations[0].groups[1].roleBindings[0].roleUid']);
-  t.regex(again!.violations[0]!.description, /can only be bound there or below/);
+  t.deepEqual(again.violations.map((v) => v.field), ['organizations[0].groups[1].roleBindings[0].roleUid']);
+  t.regex(again.violations[0]!.description, /can only be bound there or below/);
 
   const route = await srv.call('POST', IDP, { parent: b.uid, identityProvider: { name: 'sso', defaultRole: role.uid, oidc: { issuer: 'https://sso.example', clientId: 'pctl' } } });
   t.is(route.status, 400);

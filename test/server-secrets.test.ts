@@ -44,7 +44,7 @@ test('no device code, user code, sign-in state, authorization code, token, clien
   const redirectUri = 'http://127.0.0.1:9/callback?from=pctl';
   const authorize = `${srv.url}/oauth/authorize?${new URLSearchParams({
     response_type: 'code', client_id: 'pctl', redirect_uri: redirectUri, state, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-  })}`;
+  }).toString()}`;
   const a = browser();
   page = await a.go(authorize);
   secrets.set('authorize page csrf', csrfOf(page.html));

@@ -89,7 +89,7 @@ function storeWithReader(t: import('ava').ExecutionContext) {
   return { store, committed };
 }
 
-const codeOf = async (p: Promise<unknown>) => p.then(() => 'acknowledged', (e: { code?: string }) => e.code ?? String(e));
+const codeOf = async (p: Promise<unknown>) => p.then(() => 'acknowledged', (e: Error & { code?: string }) => e.code ?? String(e));
 
 test('a write that fills the disk takes its whole batch down (SQLite ends the transaction): none acknowledged, none on disk, each told SQLITE_FULL', async (t) => {
   const { store, committed } = storeWithReader(t);
@@ -147,7 +147,7 @@ test('versionOf(kinds) moves with writes of those kinds only, and with any delet
   await store.write(() => store.remove('g1'));
   t.not(identities(), beforeRemove, 'a delete: its kind is not known here, so every version moves');
   const beforeFailure = identities();
-  store.close();
+  await store.close();
   await t.throwsAsync(store.write(() => store.insert(rec('g2'))));
   t.not(identities(), beforeFailure, 'a batch that did not commit: whatever it wrote is gone');
 });

@@ -167,7 +167,7 @@ const SeedLibrary = z.strictObject({
   })).optional(),
 });
 
-export const SeedDocumentSchema = z.strictObject({
+const SeedDocumentSchema = z.strictObject({
   organizations: z.array(SeedOrganizationSchema).optional().meta({ description: 'Organizations (root groups), or subtrees by path, with everything in them' }),
   advisories: z.array(SeedAdvisory).optional(),
   libraries: z.array(SeedLibrary).optional(),
@@ -176,7 +176,6 @@ export const SeedDocumentSchema = z.strictObject({
 });
 export type SeedLibrary = z.output<typeof SeedLibrary>;
 
-export type SeedTag = z.infer<typeof SeedTag>;
 export type SeedRepo = z.infer<typeof SeedRepo>;
 export type SeedIdentity = z.infer<typeof SeedIdentity>;
 export type SeedRole = z.infer<typeof SeedRole>;
@@ -197,7 +196,7 @@ export class SeedValidationError extends Error {
 }
 
 /** `organizations[0].groups[1].name` */
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
@@ -227,7 +226,7 @@ export function validateSeed(raw: unknown): SeedDocument {
 }
 
 /** validateSeed, for either use: a manifest may name subtrees by path and must name siblings apart. */
-export function validateDocument(raw: unknown, use: DocumentUse): SeedDocument {
+function validateDocument(raw: unknown, use: DocumentUse): SeedDocument {
   const { doc, problems } = checkDocument(raw, use);
   if (!doc) throw new SeedValidationError(problems);
   return doc;

@@ -11,8 +11,8 @@ import { loadSeed } from './seed-load.js';
 import { SeedValidationError, type SeedDocument } from './seed.js';
 import type { Record_ } from './store/store.js';
 
-export const DEFAULT_ORGANIZATION = 'local';
-export const OWNER_SUBJECT = 'owner';
+const DEFAULT_ORGANIZATION = 'local';
+const OWNER_SUBJECT = 'owner';
 
 export interface BootstrapOptions {
   /** The issuer named in the owner identity's claimMatch. */

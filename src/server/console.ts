@@ -25,7 +25,7 @@ const FILES: Record<string, [file: string, type: string]> = {
  * forms; Trusted Types make every HTML-parsing sink (innerHTML and the like) throw, so text
  * from the API can reach the page only as text.
  */
-export const CONSOLE_CSP = [
+const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -1,7 +1,7 @@
 // Serve's one port: a TCP listener that reads the first bytes of each connection and hands
 // it to the HTTP/2 server when they are the HTTP/2 connection preface (gRPC clients speak h2c
-// with prior knowledge), else to the HTTP/1.1 server (REST, gRPC-Web, Connect). Both servers
-// answer with the same request listener.
+// with prior knowledge), else to the HTTP/1.1 server (REST, gRPC-Web, Connect). HTTP/2
+// streams go to `onStream` as they are, without node's compatibility layer (exchange.ts).
 import net from 'node:net';
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -15,9 +15,9 @@ export interface Front {
   close(graceMs: number): Promise<void>;
 }
 
-export function createFront(http1: http.Server, listener: http.RequestListener): Front {
-  // node's compatibility API gives HTTP/2 requests the shape of HTTP/1.1's.
-  const h2 = http2.createServer({}, listener as never);
+export function createFront(http1: http.Server, onStream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void): Front {
+  const h2 = http2.createServer({});
+  h2.on('stream', onStream);
   const sessions = new Set<http2.ServerHttp2Session>();
   h2.on('session', (session) => {
     sessions.add(session);

@@ -2,7 +2,7 @@
 // bearer authentication, the limits per caller (fair queuing or a rate), and the one place where errors become
 // AIP-193 responses; and the REST front over node:http (bounded JSON bodies, parser errors).
 import http from 'node:http';
-import http2 from 'node:http2';
+import type { Readable } from 'node:stream';
 import { ApiError, Code, invalidField } from '../api/errors.js';
 import type { FaultInjector } from './control/faults.js';
 import type { Journal, JournalInput } from './control/journal.js';
@@ -12,6 +12,9 @@ import type { Admitted, Limiter } from './ratelimit.js';
 import { storageErrorCode, storageFailure } from './store/failure.js';
 import type { Principal } from './auth/principal.js';
 import type { Handler, Request, ResourceRoutes, PublicRoutes, Response } from './handler.js';
+import { addressKey, type Exchange } from './exchange.js';
+
+export { addressKey };
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /**
@@ -61,12 +64,7 @@ export interface HttpOptions {
 }
 
 /** serve's control endpoints (faults, journal, snapshots, reset): a serve-only extension, never a platform API path. */
-export const CONTROL_PREFIX = '/_pctl/';
-
-/** The limiter's key of a caller that is not (or not yet) authenticated. */
-export function addressKey(socket: import('node:net').Socket): string {
-  return `address ${(socket.remoteAddress ?? '').replace(/^::ffff:/, '')}`;
-}
+const CONTROL_PREFIX = '/_pctl/';
 
 /** One API call, whichever protocol brought it: a REST request, or an RPC transcoded to one. */
 export interface Call {
@@ -78,8 +76,8 @@ export interface Call {
   /** The limiter's key of the caller until its token is checked (addressKey). */
   address: string;
   /** The parsed body (a code-3 error when missing or malformed). */
-  json(): Promise<unknown>;
-  form(): Promise<URLSearchParams>;
+  json: () => Promise<unknown>;
+  form: () => Promise<URLSearchParams>;
   /**
    * Resolves once the body has arrived, or failed to: the limiter lets a request in only then,
    * so that a slow upload holds none of the seats it counts. Absent, the body is there already
@@ -154,7 +152,7 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     if (opts.journal && !call.path.startsWith(CONTROL_PREFIX)) {
       const answered = out;
       opts.journal.record({
-        timeMs: time, method: call.method, rawPath: call.query.size ? `${call.path}?${call.query}` : call.path,
+        timeMs: time, method: call.method, rawPath: call.query.size ? `${call.path}?${call.query.toString()}` : call.path,
         ...(call.rpc ? { rpc: call.rpc } : {}),
         status: answered.fault ? 0 : (answered.status ?? 200),
         durationMs: Math.round((performance.now() - started) * 10) / 10,
@@ -198,28 +196,25 @@ function responseText(r: Response): string | (() => string) {
 const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const noop = () => {};
 
-/** Headers HTTP/2 forbids (RFC 9113 §8.2.2); node throws on them. */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
-
 /** The REST front: an HTTP request (HTTP/1.1 or HTTP/2) in, a JSON answer out. */
-export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
-  return (req: http.IncomingMessage, res: http.ServerResponse): void => {
+export function restHandler(dispatch: Dispatch, log?: (line: string) => void): (x: Exchange) => void {
+  return (x) => {
     const started = performance.now();
-    const rawUrl = req.url ?? '/';
+    const rawUrl = x.url;
     const q = rawUrl.indexOf('?');
     let text: Promise<string> | undefined;
-    const body = () => (text ??= readText(req));
+    const body = () => (text ??= readText(x.body, x.headers));
     let out: Promise<Response>;
     try {
       out = dispatch({
-        method: req.method ?? 'GET',
+        method: x.method,
         path: q === -1 ? rawUrl : rawUrl.slice(0, q),
         query: parseParams(q === -1 ? '' : rawUrl.slice(q + 1)),
-        headers: req.headers,
-        address: addressKey(req.socket),
+        headers: x.headers,
+        address: x.address,
         json: () => body().then(parseJson),
         form: () => body().then(parseParams),
-        ...(BODILESS.has(req.method ?? 'GET') ? {} : { arrived: () => body().then(noop, noop) }),
+        ...(BODILESS.has(x.method) ? {} : { arrived: () => body().then(noop, noop) }),
       });
     } catch (err) {
       out = Promise.resolve(toErrorResponse(err, log));
@@ -227,14 +222,13 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
     void out.then((answer) => {
       if (answer.fault === 'reset') {
         // The connection is cut with nothing sent (HTTP/2: the stream is reset).
-        if (req.httpVersionMajor === 2) (res as unknown as http2.Http2ServerResponse).stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
-        else req.socket.destroy();
-        log?.(`${req.method} ${redactUrl(rawUrl)} reset (injected fault)`);
+        x.reset();
+        log?.(`${x.method} ${redactUrl(rawUrl)} reset (injected fault)`);
         return;
       }
       if (answer.fault === 'stall') {
         // Never answered: the client gives up, or serve's close cuts the connection.
-        log?.(`${req.method} ${redactUrl(rawUrl)} stalled (injected fault)`);
+        log?.(`${x.method} ${redactUrl(rawUrl)} stalled (injected fault)`);
         return;
       }
       const status = answer.status ?? 200;
@@ -242,20 +236,9 @@ export function restListener(dispatch: Dispatch, log?: (line: string) => void) {
       const length = answer.raw === undefined && answer.bodyJson ? answer.bodyJson.bytes : Buffer.byteLength(payload);
       const headers: Record<string, string | number> = { 'content-length': length, ...answer.headers };
       if (payload && answer.raw === undefined) headers['content-type'] = 'application/json';
-      if (req.httpVersionMajor === 2) {
-        for (const h of CONNECTION_HEADERS) delete headers[h];
-        // Straight to the stream: node's compatibility response halved the rate of a list page.
-        const { stream } = res as unknown as http2.Http2ServerResponse;
-        if (!stream.destroyed) {
-          stream.respond({ ':status': status, ...headers }, { endStream: req.method === 'HEAD' || payload === '' });
-          if (req.method !== 'HEAD' && payload !== '') stream.end(payload);
-        }
-      } else {
-        res.writeHead(status, headers);
-        res.end(payload);
-      }
+      x.respond(status, headers, payload);
       // The URL as sent may hold a token (`?access_token=…`): masked like the CLI's trace.
-      log?.(`${req.method} ${redactUrl(rawUrl)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+      log?.(`${x.method} ${redactUrl(rawUrl)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
     });
   };
 }
@@ -434,9 +417,9 @@ function ensureBoundedDepth(value: unknown): void {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The request body as text, at most MAX_BODY_BYTES; bytes that are not UTF-8 are a code-3 error, not U+FFFD. */
-export function readText(req: http.IncomingMessage): Promise<string> {
+export function readText(req: Readable, headers: http.IncomingHttpHeaders): Promise<string> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
+    const declared = Number(headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) {
       req.resume();
       reject(tooLarge());
@@ -455,8 +438,10 @@ export function readText(req: http.IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    // The client went away mid-body (`aborted`): its fault, not an internal error to log.
-    req.on('error', () => reject(new ApiError(Code.CANCELLED, 'The client closed the connection before the request body was complete', { reason: 'CLIENT_CLOSED_REQUEST' })));
+    // The client went away mid-body (`aborted`; an HTTP/2 stream reset): its fault, not an internal error to log.
+    const gone = () => reject(new ApiError(Code.CANCELLED, 'The client closed the connection before the request body was complete', { reason: 'CLIENT_CLOSED_REQUEST' }));
+    req.on('error', gone);
+    req.once('aborted', gone);
     req.on('end', () => {
       if (failed) return;
       try {

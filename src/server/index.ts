@@ -10,13 +10,14 @@ import { openApiRoutes } from './routes/openapi.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
-import { createDispatcher, createHttp1Server, restListener, toErrorResponse } from './http.js';
+import { createDispatcher, createHttp1Server, restHandler, toErrorResponse } from './http.js';
+import { http1Exchange } from './exchange.js';
 import type { ResourceRoutes } from './handler.js';
 import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
-import { API_SERVICES, rpcListener } from './rpc/index.js';
-import { mcpEndpoint } from './mcp/endpoint.js';
+import { API_SERVICES, rpcListeners } from './rpc/index.js';
+import { MCP_PATH, mcpEndpoint } from './mcp/endpoint.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
 import { lockDataDir } from './lock.js';
@@ -151,8 +152,6 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const ctx = domainContext(store, clock, random);
     await ctx.lists.ensureTokenKey();
     const domain = createDomain(ctx);
-    // Every change a caller commits becomes a CloudEvent in the outbox, in the same transaction.
-    recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '' });
     const rest: RestContext = { domain, store };
     // Every registry resource is served: by its route module's handlers, else by the generic list and get.
     const own = new Map([...iamRoutes(rest), identityProviderRoutes(rest), groupInviteRoutes(rest), accountAssociationRoutes(rest), libraryRoutes(rest), subscriptionRoutes(rest), ...registryRoutes(rest)].map((r) => [r.path, r]));
@@ -179,7 +178,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       // A replica's mirror first catches up: a subscription another one just made is there.
       subscriptionExists: async (uid) => (await openedStore.refresh(), openedStore.get(uid, 'subscription') !== undefined),
     });
-    store.changes.subscribe(() => deliverer.wake());
+    // Every change a caller commits becomes a CloudEvent in the outbox, in the same transaction;
+    // the deliverer looks for work only after a commit that queued deliveries (a look after
+    // every commit cost each create two reads before its answer went out).
+    recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '', onDeliveries: () => deliverer.wake() });
     const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: (h) => authenticate(h) });
     let ownIssuer = ''; // serve's base URL, once listening
     const snapshots = new Snapshots({
@@ -222,8 +224,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       : ticked;
     // One listener for both HTTP versions: RPCs (rpc/), /mcp by MCP, the rest as REST.
     const mcp = mcpEndpoint({ dispatch, authenticate: (h) => authenticate(h), writes: opts.mcpWrites === true, log: opts.log });
-    const listener = rpcListener(dispatch, mcp.listener(restListener(dispatch, opts.log)), opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
-    const server = createFront(createHttp1Server(listener, limiter), listener);
+    const restExchange = restHandler(dispatch, opts.log);
+    const restNode = mcp.listener((req, res) => restExchange(http1Exchange(req, res)));
+    const listeners = rpcListeners(dispatch, { exchange: restExchange, node: restNode, needsNode: (path) => path === MCP_PATH }, opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
+    const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -330,6 +334,6 @@ function makeDataDirPrivate(dataDir: string): void {
   try {
     chmodSync(dataDir, 0o700);
   } catch (err) {
-    throw new Error(`cannot make the data dir ${dataDir} private (mode 0700): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; use a directory you own`);
+    throw new Error(`cannot make the data dir ${dataDir} private (mode 0700): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; use a directory you own`, { cause: err });
   }
 }

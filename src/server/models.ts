@@ -153,14 +153,14 @@ export function artifactVersionToWire(r: Record_): z.input<typeof Wire.ArtifactV
   };
 }
 
-/** Advisory documents and vulnerability metadata are sent as stored. */
-export { advisoryDocumentOf as advisoryDocumentToWire, vulnerabilityMetadataOf as vulnerabilityMetadataToWire } from './domain/records.js';
+/** Vulnerability metadata is sent as stored. */
+export { vulnerabilityMetadataOf as vulnerabilityMetadataToWire } from './domain/records.js';
 
 export function repoToWire(r: Record_): WireOut<'Repo'> {
   return { uid: r.uid, name: r.name, description: str(r.data.description), createTime: r.createTime, updateTime: r.updateTime };
 }
 
-export function tagToWire(r: Record_): WireOut<'Tag'> {
+function tagToWire(r: Record_): WireOut<'Tag'> {
   return {
     uid: r.uid,
     name: r.name,
@@ -171,7 +171,7 @@ export function tagToWire(r: Record_): WireOut<'Tag'> {
   };
 }
 
-export function advisoryToWire(r: Record_): WireOut<'Advisory'> {
+function advisoryToWire(r: Record_): WireOut<'Advisory'> {
   return { uid: r.uid, advisoryId: r.altKey ?? '', artifactName: r.name, createTime: r.createTime, updateTime: r.updateTime };
 }
 

@@ -88,7 +88,7 @@ const SWEEP_ABOVE = 10_000;
 
 const nothingToFree = () => {};
 
-export class RateLimiter implements Limiter {
+class RateLimiter implements Limiter {
   private readonly buckets = new Map<string, Bucket>();
   private readonly windowMs: number;
   private readonly capacity: number;

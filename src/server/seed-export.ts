@@ -1,5 +1,4 @@
 // A store's data as a seed document (`pctl serve export`), and seed documents as YAML.
-import type { AccountAssociationFields } from '../api/schemas.js';
 import { advisoryDocumentOf, associationStoreUid, vulnerabilityMetadataOf, type Oidc } from './domain/records.js';
 import type { SeedDocument, SeedGroup, SeedIdentity, SeedLibrary, SeedRepo, SeedRole, SeedRoleBinding } from './seed.js';
 import type { Kind, Record_, Store } from './store/store.js';
@@ -99,8 +98,8 @@ export function exportSeed(store: Store): SeedDocument {
     }
     const association = get(associationStoreUid(g.uid));
     if (association) {
-      const { description, ...providersOf } = association.data as Record<string, unknown>;
-      out.accountAssociation = { name: association.name, ...(description ? { description: description as string } : {}), ...providersOf } as AccountAssociationFields;
+      const { description, ...providersOf } = association.data;
+      out.accountAssociation = { name: association.name, ...(description ? { description: description as string } : {}), ...providersOf };
     }
     const repos = kids(g.uid, 'repo');
     if (repos.length) {
@@ -153,7 +152,7 @@ export function exportSeed(store: Store): SeedDocument {
         }));
       }
       return lib;
-    }) as SeedDocument['libraries'];
+    });
   }
   const documents = store.roots('advisoryDocument');
   if (documents.length) doc.advisoryDocuments = documents.map(advisoryDocumentOf);

@@ -4,8 +4,8 @@
 // one is seed-export.ts.
 import { SeedValidationError, validateSeed, type SeedDocument } from '../api/seed.js';
 
-export { formatPath, SeedDocumentSchema, SeedValidationError, validateSeed } from '../api/seed.js';
-export type { SeedAdvisory, SeedDocument, SeedGroup, SeedIdentity, SeedLibrary, SeedRepo, SeedRole, SeedRoleBinding, SeedTag } from '../api/seed.js';
+export { SeedValidationError, validateSeed } from '../api/seed.js';
+export type { SeedAdvisory, SeedDocument, SeedGroup, SeedIdentity, SeedLibrary, SeedRepo, SeedRole, SeedRoleBinding } from '../api/seed.js';
 
 /** `--seed` on a data dir that already holds data. */
 export class DataDirNotEmptyError extends Error {

@@ -69,7 +69,7 @@ export interface TestServer extends RunningServer {
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   /** Like call(), for setup steps: the JSON body of a 200, else it throws with the status and body. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as the API sent it; tests assert its shape
-  ok(method: string, path: string, body?: unknown): Promise<any>;
+  ok: (method: string, path: string, body?: unknown) => Promise<any>;
   /** The uid of a role by name (built-in ones included). */
   roleUid(name: string): Promise<string>;
   /** An identity of serve's own issuer (in the organization) bound to `role` on `groupUid`, with a token and a caller. */

@@ -121,10 +121,10 @@ test.serial(`${WORKERS} parallel writers and readers for ${DURATION_MS / 1000} s
           const q = new URLSearchParams({ page_size: String(1 + r.int(60)) });
           if (r.chance(0.4)) q.set('order_by', r.pick(['name', 'name desc', 'created_at desc', 'uid']));
           if (r.chance(0.4)) q.set('uidp.descendants_of', pick(r, groups) ?? org);
-          const res = await c.req('GET', `${path}?${q}`);
+          const res = await c.req('GET', `${path}?${q.toString()}`);
           if (check(`list ${plural}`, res) && res.json.nextPageToken) {
             q.set('page_token', res.json.nextPageToken);
-            check(`list ${plural} page 2`, await c.req('GET', `${path}?${q}`));
+            check(`list ${plural} page 2`, await c.req('GET', `${path}?${q.toString()}`));
           }
         } else {
           const uid = pick(r, r.chance(0.5) ? groups : identities);

@@ -75,7 +75,7 @@ async function populate(dataDir: string) {
       return { team: teams[7]!, viewer: viewer.uid };
     });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -78,13 +78,13 @@ export function startServe(dataDir: string, opts: { timeoutMs?: number; rateLimi
   });
   let out = '';
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => { err += c; });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => { err += c; });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`serve did not print its URL within ${opts.timeoutMs ?? 15000} ms; stderr: ${err}`));
     }, opts.timeoutMs ?? 15_000);
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
       out += c;
       const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m && timer) {
@@ -113,8 +113,8 @@ export function runServeExpectingExit(dataDir: string, timeoutMs = 15_000): Prom
   children.add(child);
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+  child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.once('exit', (code) => {
@@ -192,8 +192,8 @@ export async function listAll(c: Client, path: string, plural: string, query: Re
   let pages = 0;
   do {
     const q = new URLSearchParams({ ...query, page_size: String(pageSize), ...(token ? { page_token: token } : {}) });
-    const res = await c.req('GET', `${path}?${q}`);
-    if (res.status !== 200) throw new Error(`GET ${path}?${q}: ${res.status} ${res.text.slice(0, 300)}`);
+    const res = await c.req('GET', `${path}?${q.toString()}`);
+    if (res.status !== 200) throw new Error(`GET ${path}?${q.toString()}: ${res.status} ${res.text.slice(0, 300)}`);
     items.push(...(res.json[plural] as Record<string, unknown>[]));
     totals.add(res.json.totalCount as string);
     token = res.json.nextPageToken ?? '';

@@ -59,7 +59,7 @@ async function populate(dataDir: string) {
       return { org, team: teams[3]!, viewer: viewer.uid };
     });
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -10,13 +10,13 @@ import { storageFailure } from '../store/failure.js';
 import { mintToken, type SigningKey, type TokenVerifier } from './tokens.js';
 
 /** The owner token's lifetime unless `serve --owner-token-ttl` says otherwise. */
-export const OWNER_TOKEN_TTL_S = 30 * 24 * 3600;
+const OWNER_TOKEN_TTL_S = 30 * 24 * 3600;
 /** Renewed at start when it has less than this left (or a tenth of its lifetime, if shorter). */
 const RENEW_BEFORE_MS = 24 * 3600 * 1000;
 /** lastSeenTime is written at most this often per identity (it is a durable write). */
 const LAST_SEEN_EVERY_MS = 60_000;
 
-export function ownerTokenPath(dataDir: string): string {
+function ownerTokenPath(dataDir: string): string {
   return join(dataDir, 'owner.token');
 }
 

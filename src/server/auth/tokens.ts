@@ -10,7 +10,7 @@ import {
 import { unauthenticated } from '../../api/errors.js';
 
 /** The audience of every token serve issues and accepts. */
-export const AUDIENCE = 'pctl';
+const AUDIENCE = 'pctl';
 export const ALGORITHM = 'ES256';
 const TRUSTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
@@ -21,7 +21,7 @@ export interface SigningKey {
   publicJwk: JWK;
 }
 
-export function signingKeyPath(dataDir: string): string {
+function signingKeyPath(dataDir: string): string {
   return join(dataDir, 'signing-key.jwk');
 }
 
@@ -81,7 +81,7 @@ export async function mintToken(key: SigningKey, opts: MintOptions): Promise<str
 /** The longest lifetime (exp - iat) of a token serve accepts, its own or a trusted issuer's. */
 export const MAX_TOKEN_TTL_S = 90 * 24 * 3600;
 /** How far ahead of serve's clock a token's iat may be (clock skew between machines). */
-export const MAX_CLOCK_SKEW_S = 5 * 60;
+const MAX_CLOCK_SKEW_S = 5 * 60;
 
 /** "1h", "30m", "7d", "3600" → seconds. */
 export function parseTtl(raw: string): number | undefined {

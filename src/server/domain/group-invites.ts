@@ -32,7 +32,7 @@ export interface LoadedGroupInvite extends Omit<NewGroupInvite, 'ttlSeconds'> {
 export const inviteCodeHash = (code: string) => createHash('sha256').update(code).digest('hex');
 
 /** `pctl_invite_…`: the prefix lets log and trace masking recognise it. */
-export function newInviteCode(random: { bytes(n: number): Buffer }): string {
+function newInviteCode(random: { bytes(n: number): Buffer }): string {
   return `pctl_invite_${random.bytes(24).toString('base64url')}`;
 }
 
@@ -71,7 +71,7 @@ export function groupInviteOperations(ctx: DomainContext) {
             return stored.length === hash.length && timingSafeEqual(Buffer.from(stored), Buffer.from(hash));
           });
         if (!invite) throw noSuchCode();
-        const email = String(invite.data.email ?? '');
+        const email = typeof invite.data.email === 'string' ? invite.data.email : '';
         if (email && email.toLowerCase() !== principal.email?.toLowerCase()) {
           throw new ApiError(Code.PERMISSION_DENIED, 'This invite is for another email address: redeem it with a token whose email claim is that address', {
             reason: 'INVITE_EMAIL_MISMATCH',

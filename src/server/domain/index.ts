@@ -16,7 +16,7 @@ import { roleOperations } from './roles.js';
 import { subscriptionOperations } from './subscriptions.js';
 
 /** Each registry resource's operations. */
-export interface ResourceOperations {
+interface ResourceOperations {
   groups: ReturnType<typeof groupOperations>;
   identities: ReturnType<typeof identityOperations>;
   roles: ReturnType<typeof roleOperations>;
@@ -71,6 +71,3 @@ export function createDomain(ctx: DomainContext): Domain {
 }
 
 export type { DomainContext } from './context.js';
-export type { Principal } from '../auth/principal.js';
-export { SERVE } from '../auth/principal.js';
-export type { ResourceChange, ChangeVerb, WriteOrigin } from '../store/changes.js';

@@ -11,12 +11,12 @@ export type ListParams = URLSearchParams;
 
 export interface ReadOperations {
   /** A page of what the caller may see; the records are the store's shared ones: read-only. */
-  list(principal: Principal, params: ListParams): Promise<ListPage>;
+  list: (principal: Principal, params: ListParams) => Promise<ListPage>;
   /** One resource the caller may read (404, then 403); read-only. */
-  get(principal: Principal, uid: string): Promise<Record_>;
+  get: (principal: Principal, uid: string) => Promise<Record_>;
 }
 
-export function filterColumnsOf(d: Resource): FilterColumns {
+function filterColumnsOf(d: Resource): FilterColumns {
   return Object.fromEntries(Object.entries(d.filters).map(([param, f]) => [param, f.column]));
 }
 

@@ -23,7 +23,7 @@ export const DEFAULT_RETRY: RetrySchedule = { baseMs: 1000, maxDelayMs: 5 * 60_0
 /** How long a sink has to answer one attempt. */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 /** The audience of every delivery's token (as the vendor's). */
-export const WEBHOOK_AUDIENCE = 'customer';
+const WEBHOOK_AUDIENCE = 'customer';
 const TOKEN_TTL_S = 300;
 /** Deliveries in flight at once (to different subscriptions: one at a time each). */
 const MAX_IN_FLIGHT = 16;
@@ -50,7 +50,7 @@ export interface DelivererOptions {
 }
 
 /** The delay before attempt `attempts + 1`, after `attempts` failed ones. */
-export function backoff(schedule: RetrySchedule, attempts: number, random: () => number = Math.random): number {
+function backoff(schedule: RetrySchedule, attempts: number, random: () => number = Math.random): number {
   const full = Math.min(schedule.baseMs * 2 ** (attempts - 1), schedule.maxDelayMs);
   return Math.round(full * (0.5 + random() * 0.5));
 }

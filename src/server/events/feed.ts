@@ -18,15 +18,30 @@ export interface FeedOptions {
   clock: () => number;
   /** serve's public URL (the issuer): Ce-Source is it plus the resource's collection path. */
   baseUrl: () => string;
+  /** Told after a commit that queued deliveries (most commits queue none: no subscription). */
+  onDeliveries?: () => void;
 }
 
 /** Writes the events of every change with an actor into the outbox, in the write's transaction. */
 export function recordEvents(store: Store, opts: FeedOptions): () => void {
   const toEntry = eventOf(store, opts);
-  return store.changes.inTransaction((changes) => {
+  // Set in the transaction, told after its commit (a rolled-back one at worst costs a look for nothing).
+  let queued = false;
+  const stopHook = store.changes.inTransaction((changes) => {
     const entries = changes.flatMap((c) => toEntry(c) ?? []);
-    if (entries.length) store.sqliteOutbox.write(entries, Date.now());
+    if (!entries.length) return;
+    store.sqliteOutbox.write(entries, Date.now());
+    if (entries.some((e) => e.subscriptions.length)) queued = true;
   });
+  const stopListener = store.changes.subscribe(() => {
+    if (!queued) return;
+    queued = false;
+    opts.onDeliveries?.();
+  });
+  return () => {
+    stopHook();
+    stopListener();
+  };
 }
 
 function eventOf(store: Store, opts: FeedOptions): (change: ResourceChange) => OutboxEntry | undefined {

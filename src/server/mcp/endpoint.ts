@@ -17,7 +17,7 @@ type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => voi
 
 export const MCP_PATH = '/mcp';
 /** Open sessions one identity may hold; opening one more ends its oldest. */
-export const MAX_SESSIONS_PER_IDENTITY = 32;
+const MAX_SESSIONS_PER_IDENTITY = 32;
 
 export interface McpEndpointOptions {
   /** serve's dispatcher: the one path of every API call. */
@@ -83,7 +83,7 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
     let body: unknown;
     if (req.method === 'POST') {
       try {
-        body = JSON.parse(await readText(req));
+        body = JSON.parse(await readText(req, req.headers));
       } catch (err) {
         rpcError(res, 400, -32700, `Parse error: ${err instanceof ApiError ? err.message : 'the body is not JSON'}`);
         return;
@@ -138,7 +138,7 @@ function dispatchCaller(dispatch: Dispatch, auth: CallerAuth | undefined): ApiCa
       path,
       query: new URLSearchParams(query ?? []),
       headers: auth ? { authorization: `Bearer ${auth.token}` } : {},
-      address: String(auth?.extra?.address ?? ''),
+      address: typeof auth?.extra?.address === 'string' ? auth.extra.address : '',
     }, body === undefined ? '' : JSON.stringify(body)));
     // An injected reset or stall has no HTTP answer to give back: the tool says so.
     if (answer.fault) throw new ApiError(Code.UNAVAILABLE, `The API call was ${answer.fault === 'reset' ? 'cut' : 'never answered'} (an injected fault)`, { reason: 'INJECTED_FAULT' });

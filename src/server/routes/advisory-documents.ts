@@ -4,8 +4,8 @@ import type { ResourceRoutes } from '../handler.js';
 import { vulnerabilityMetadataToWire, WireJson } from '../models.js';
 import { listResponse, type RestContext } from './resource.js';
 
-export const ADVISORY_DOCUMENTS_PATH = '/advisory/v2/documents';
-export const VULNERABILITY_METADATA_PATH = '/advisory/v2/metadata';
+const ADVISORY_DOCUMENTS_PATH = '/advisory/v2/documents';
+const VULNERABILITY_METADATA_PATH = '/advisory/v2/metadata';
 
 export function advisoryDocumentRoutes(rest: RestContext): ResourceRoutes[] {
   const { domain } = rest;

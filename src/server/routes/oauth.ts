@@ -17,31 +17,31 @@ import { mintToken, type SigningKey } from '../auth/tokens.js';
 import type { Store, Record_ } from '../store/store.js';
 import type { Random } from '../random.js';
 
-export const CLIENT_ID = 'pctl';
+const CLIENT_ID = 'pctl';
 export const AUTHORIZE_PATH = '/oauth/authorize';
 export const TOKEN_PATH = '/oauth/token';
 export const USERINFO_PATH = '/oauth/userinfo';
 export const DEVICE_AUTHORIZATION_PATH = '/oauth/device_authorization';
 /** The verification URI: where the operator enters the user code. */
-export const DEVICE_VERIFICATION_PATH = '/oauth/device';
+const DEVICE_VERIFICATION_PATH = '/oauth/device';
 export const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** An authorization code is good for this long, once. */
-export const CODE_TTL_MS = 60_000;
+const CODE_TTL_MS = 60_000;
 /** The sign-in page must be completed within this time. */
 const PENDING_TTL_MS = 10 * 60_000;
 /** After proving the owner token, a browser may sign in again without it for this long. */
 const SESSION_TTL_MS = 8 * 3600_000;
-export const DEFAULT_TOKEN_TTL_S = 8 * 3600;
+const DEFAULT_TOKEN_TTL_S = 8 * 3600;
 /** A device code (and its user code) is good for this long. */
-export const DEVICE_CODE_TTL_S = 600;
+const DEVICE_CODE_TTL_S = 600;
 /** Seconds the client waits between polls; each slow_down adds 5 (RFC 8628 §3.5). */
-export const DEVICE_POLL_INTERVAL_S = 5;
+const DEVICE_POLL_INTERVAL_S = 5;
 /**
  * User codes: 8 letters shown as XXXX-XXXX, from consonants only (RFC 8628 §6.1): no vowels
  * (no words), no letters mistaken for digits (no I, O). 20^8 ≈ 2.6·10^10 codes.
  */
-export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 /** After expiring, a device code is remembered this long more, to answer expired_token rather than invalid_grant. */
 const DEVICE_EXPIRED_GRACE_MS = 10 * 60_000;
 /** Bounds on what unauthenticated callers can make us remember. */
@@ -486,7 +486,7 @@ ${notice ? `<p class="err">${esc(notice)}</p>` : ''}
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** Why a redirect URI is not an acceptable loopback one, or undefined when it is. */
-export function loopbackProblem(raw: string): string | undefined {
+function loopbackProblem(raw: string): string | undefined {
   if (!raw) return 'it is missing';
   let url: URL;
   try {
@@ -558,7 +558,7 @@ function formatUserCode(code: string): string {
 }
 
 /** What a person typed, as a lookup key: case, dashes and spaces do not matter. */
-export function normalizeUserCode(typed: string): string {
+function normalizeUserCode(typed: string): string {
   return typed.toUpperCase().replace(/[^A-Z]/g, '').slice(0, 16);
 }
 
@@ -589,7 +589,7 @@ function cookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-export function esc(text: string): string {
+function esc(text: string): string {
   return text.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -3,7 +3,7 @@ import type { PublicRoutes } from '../handler.js';
 import { ALGORITHM, type SigningKey } from '../auth/tokens.js';
 import { AUTHORIZE_PATH, DEVICE_AUTHORIZATION_PATH, DEVICE_GRANT_TYPE, TOKEN_PATH, USERINFO_PATH } from './oauth.js';
 
-export const JWKS_PATH = '/.well-known/jwks.json';
+const JWKS_PATH = '/.well-known/jwks.json';
 
 export function oidcRoutes(issuer: () => string, key: SigningKey): PublicRoutes {
   return {

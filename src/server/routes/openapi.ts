@@ -3,7 +3,7 @@
 import { openApiDocument } from '../../api/openapi.js';
 import type { PublicRoutes } from '../handler.js';
 
-export const OPENAPI_PATH = '/openapi.json';
+const OPENAPI_PATH = '/openapi.json';
 
 export function openApiRoutes(): PublicRoutes {
   return {

@@ -16,7 +16,7 @@ export interface RestContext {
 }
 
 /** A declaration's wire JSON, encoded once per record (see WireJson). */
-export function wireOf(rest: RestContext, d: Resource): WireJson {
+function wireOf(rest: RestContext, d: Resource): WireJson {
   return new WireJson(rest.store, (r: Record_) => TO_WIRE[d.kind](r, rest.store), WIRE_READS[d.kind]);
 }
 

@@ -18,6 +18,7 @@ import { IamService } from '../../gen/platform/iam/v2/iam_pb.js';
 import { LibrariesService } from '../../gen/platform/libraries/v2/libraries_pb.js';
 import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
 import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
+import { http1Exchange, http2Exchange, type Exchange } from '../exchange.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
 import { directReadOf, type ReadContext } from './reads.js';
@@ -43,12 +44,26 @@ type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
 type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
+/** What answers serve's port: node's request listener (HTTP/1.1) and the HTTP/2 stream handler. */
+export interface Listeners {
+  request: NodeListener;
+  stream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
+}
+
 /**
- * The request listener of serve's port: RPCs (a POST to `/package.Service/Method`) of
- * `services` by unary.ts or Connect, everything else by `rest`; `reads` lets the domain
- * answer List and Get.
+ * The listeners of serve's port: RPCs (a POST to `/package.Service/Method`) of `services` by
+ * unary.ts or Connect, everything else by REST (`rest` on an exchange; `restNode`, node's
+ * listener, for the paths `needsNode` names, such as /mcp); `reads` lets the domain answer
+ * List and Get. Over HTTP/2 the REST and unary calls are answered on the stream itself; node's
+ * compatibility objects are made only for what Connect or `restNode` answer.
  */
-export function rpcListener(dispatch: Dispatch, rest: NodeListener, log: ((line: string) => void) | undefined, services: readonly DescService[], reads: ReadContext): NodeListener {
+export function rpcListeners(
+  dispatch: Dispatch,
+  rest: { exchange: (x: Exchange) => void; node: NodeListener; needsNode: (path: string) => boolean },
+  log: ((line: string) => void) | undefined,
+  services: readonly DescService[],
+  reads: ReadContext,
+): Listeners {
   const unary = new Map<string, UnaryMethod>();
   for (const service of services) {
     for (const method of service.methods) {
@@ -66,15 +81,36 @@ export function rpcListener(dispatch: Dispatch, rest: NodeListener, log: ((line:
     requestGate: reclassifyParseErrors,
     // REST's bound on a body, for a request message too (Connect's default is 4 GiB).
     readMaxBytes: MAX_BODY_BYTES,
-    // HTTP/2 requests come as Http2ServerRequest: node's compatibility API, which the REST listener uses as it does HTTP/1.1's.
-    fallback: (req, res) => (isRpcPath(req.url) && isRpcContentType(req.headers['content-type']) ? unimplemented(req, res as NodeResponse) : rest(req as http.IncomingMessage, res as never)),
+    fallback: (req, res) => (isRpcPath(req.url) && isRpcContentType(req.headers['content-type']) ? unimplemented(req, res as NodeResponse) : rest.node(req as http.IncomingMessage, res as never)),
   }) as NodeListener;
-  return (req, res) => {
-    const m = req.method === 'POST' ? unary.get(req.url ?? '') : undefined;
-    const protocol = m && protocolOf(req);
-    if (protocol) return serveUnary(req, res, m, protocol, dispatch, log);
+  const viaConnect: NodeListener = (req, res) => {
     if (req.headers['content-type']?.startsWith('application/grpc')) encodeGrpcMessageMinimally(res);
     adapter(req, res);
+  };
+  /** Serves the call when unary.ts does; false leaves it to the caller. */
+  const served = (x: Exchange) => {
+    const m = x.method === 'POST' ? unary.get(x.url) : undefined;
+    const protocol = m && protocolOf(x);
+    if (protocol) serveUnary(x, m, protocol, dispatch, log);
+    return Boolean(protocol);
+  };
+  return {
+    request: (req, res) => {
+      if (req.method === 'POST' && unary.has(req.url ?? '') && served(http1Exchange(req, res))) return;
+      // Connect sees only what may be an RPC (reflection, compressed messages, gRPC-Web text, Connect GETs, unknown methods).
+      if (isRpcPath(req.url)) viaConnect(req, res);
+      else rest.node(req, res);
+    },
+    stream: (stream, headers, _flags, rawHeaders) => {
+      const x = http2Exchange(stream, headers, rawHeaders);
+      if (served(x)) return;
+      const path = x.url.split('?')[0]!;
+      // Connect's calls and what rest.node answers need node's objects.
+      if (isRpcPath(path) || rest.needsNode(path)) {
+        const [req, res] = x.node();
+        viaConnect(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
+      } else rest.exchange(x);
+    },
   };
 }
 
@@ -89,9 +125,10 @@ function encodeGrpcMessageMinimally(res: http.ServerResponse): void {
     if (h && typeof h['grpc-message'] === 'string') h['grpc-message'] = grpcPercentEncode(decodeURIComponent(h['grpc-message']));
     return headers;
   };
-  const { addTrailers, writeHead } = res;
-  res.addTrailers = (headers) => addTrailers.call(res, fix(headers) as never);
-  res.writeHead = ((status: number, ...rest: unknown[]) => writeHead.call(res, status, ...(rest.map(fix) as []))) as typeof res.writeHead;
+  const addTrailers = res.addTrailers.bind(res);
+  const writeHead = res.writeHead.bind(res);
+  res.addTrailers = (headers) => addTrailers(fix(headers) as never);
+  res.writeHead = ((status: number, ...rest: unknown[]) => writeHead(status, ...(rest.map(fix) as [])));
 }
 
 function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch, log?: (line: string) => void): void {
@@ -150,13 +187,13 @@ function metadataOf(answer: Response): Headers {
 }
 
 /** An AIP-193 Status as a ConnectError: the same code (gRPC's codes are google.rpc.Code), message and details. */
-export function toConnectError(status: Status, metadata?: Headers): ConnectError {
+function toConnectError(status: Status, metadata?: Headers): ConnectError {
   const details = status.details.flatMap((detail) => {
     const { '@type': type, ...fields } = detail as { '@type': string } & JsonObject;
     const desc = DETAIL_SCHEMAS[type];
     return desc ? [{ desc, value: fromJson(desc, fields as JsonValue) }] : [];
   });
-  return new ConnectError(status.message, status.code as Code, metadata, details);
+  return new ConnectError(status.message, status.code, metadata, details);
 }
 
 /**

@@ -118,6 +118,11 @@ function removePath(json: JsonObject, path: string[]): void {
  * `uidp.descendants_of`; repeated fields once per value, enums by name, a FieldMask as its
  * comma-separated paths. The spec's own spellings, which the REST routes read.
  */
+/** A well-known type's JSON form as a query value: its string, number or bool as text; anything else as JSON. */
+function queryValue(json: JsonValue): string {
+  return typeof json === 'object' && json !== null ? JSON.stringify(json) : String(json);
+}
+
 function appendQuery(query: URLSearchParams, message: Message, fields: readonly DescField[], prefix: string): void {
   for (const field of fields) {
     if (!isFieldSet(message, field)) continue;
@@ -126,7 +131,7 @@ function appendQuery(query: URLSearchParams, message: Message, fields: readonly 
     switch (field.fieldKind) {
       case 'message':
         if (field.message.typeName === 'google.protobuf.FieldMask') query.append(name, (value as { paths: string[] }).paths.join(','));
-        else if (field.message.typeName.startsWith('google.protobuf.')) query.append(name, String(toJson(field.message, value as Message)));
+        else if (field.message.typeName.startsWith('google.protobuf.')) query.append(name, queryValue(toJson(field.message, value as Message)));
         else appendQuery(query, value as Message, field.message.fields, `${name}.`);
         break;
       case 'enum':

@@ -6,15 +6,15 @@
 // answered by the domain directly in protobuf (reads.ts); Connect's JSON is REST's own JSON.
 // Connect for Node answered the same calls at a twentieth of this rate (docs/grpc.md); it
 // still serves what this does not: reflection (a stream), compressed messages, gRPC-Web text.
-import type http from 'node:http';
-import type http2 from 'node:http2';
+import type { Readable } from 'node:stream';
 import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type DescMethod, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { anyPack } from '@bufbuild/protobuf/wkt';
 import { ApiError, BAD_REQUEST_TYPE, Code, codeName, ERROR_INFO_TYPE, httpStatusForCode, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from '../../gen/google/rpc/status_pb.js';
 import type { Response } from '../handler.js';
-import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
+import type { Exchange } from '../exchange.js';
+import { MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { DirectRead } from './reads.js';
 import type { Transcoder } from './transcode.js';
 
@@ -31,7 +31,7 @@ export interface UnaryMethod {
 type Wire = 'grpc' | 'grpc-web' | 'connect';
 
 /** The protocol of a request this module serves, by content type; undefined leaves it to Connect. */
-export function protocolOf(req: http.IncomingMessage): { wire: Wire; json: boolean; contentType: string } | undefined {
+export function protocolOf(req: Pick<Exchange, 'method' | 'headers' | 'httpVersionMajor'>): { wire: Wire; json: boolean; contentType: string } | undefined {
   if (req.method !== 'POST') return undefined;
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const identity = (h: string | string[] | undefined) => h === undefined || h === 'identity';
@@ -51,10 +51,10 @@ const DETAIL_SCHEMAS: Record<string, DescMessage> = {
 };
 
 /** Answers one unary call; never throws. */
-export function serveUnary(req: http.IncomingMessage, res: http.ServerResponse, m: UnaryMethod, protocol: NonNullable<ReturnType<typeof protocolOf>>, dispatch: Dispatch, log?: (line: string) => void): void {
-  const reply = replier(req, res, protocol);
+export function serveUnary(x: Exchange, m: UnaryMethod, protocol: NonNullable<ReturnType<typeof protocolOf>>, dispatch: Dispatch, log?: (line: string) => void): void {
+  const reply = replier(x, protocol);
   const failure = (err: unknown) => reply.error(statusOf(toErrorResponse(err, log)), {});
-  const deadlineMs = deadlineOf(req, protocol.wire);
+  const deadlineMs = deadlineOf(x, protocol.wire);
   // Over when the caller goes away or its deadline passes: a stalled answer stops waiting.
   // (An AbortController per call cost 4% of a call.)
   let over = false;
@@ -63,7 +63,7 @@ export function serveUnary(req: http.IncomingMessage, res: http.ServerResponse, 
     over = true;
     onOver?.();
   };
-  res.once('close', end);
+  x.onClose(end);
   let timer: NodeJS.Timeout | undefined;
   if (deadlineMs !== undefined) {
     timer = setTimeout(() => {
@@ -71,7 +71,7 @@ export function serveUnary(req: http.IncomingMessage, res: http.ServerResponse, 
       end();
     }, deadlineMs);
   }
-  readBody(req).then(async (bytes) => {
+  readBody(x.body).then(async (bytes) => {
     const request = decode(m.method.input, bytes, protocol);
     const call = m.transcoder.toRest(request);
     const read = m.read && !protocol.json ? m.read : undefined;
@@ -79,8 +79,8 @@ export function serveUnary(req: http.IncomingMessage, res: http.ServerResponse, 
       method: call.method,
       path: call.path,
       query: call.query,
-      headers: req.headers,
-      address: addressKey(req.socket),
+      headers: x.headers,
+      address: x.address,
       // No depth check as for REST: protobuf's decoder refuses more than 100 levels (50 of a Struct).
       json: () => Promise.resolve(call.body()),
       form: () => Promise.resolve(new URLSearchParams()),
@@ -102,7 +102,7 @@ export function serveUnary(req: http.IncomingMessage, res: http.ServerResponse, 
 }
 
 /** grpc-timeout (`100m`, `5S` …) or connect-timeout-ms, in milliseconds. */
-function deadlineOf(req: http.IncomingMessage, wire: Wire): number | undefined {
+function deadlineOf(req: Pick<Exchange, 'headers'>, wire: Wire): number | undefined {
   if (wire === 'connect') {
     const ms = req.headers['connect-timeout-ms'];
     return typeof ms === 'string' && /^\d{1,10}$/.test(ms) ? Number(ms) : undefined;
@@ -113,7 +113,7 @@ function deadlineOf(req: http.IncomingMessage, wire: Wire): number | undefined {
   return Number(m[1]) * unit;
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer> {
+function readBody(req: Readable): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -127,7 +127,9 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
         reject(new ApiError(Code.RESOURCE_EXHAUSTED, `message larger than ${MAX_BODY_BYTES} bytes`, { reason: 'PAYLOAD_TOO_LARGE' }));
       } else chunks.push(chunk);
     });
-    req.on('error', () => reject(new ApiError(Code.CANCELLED, 'The client closed the stream before the request was complete', { reason: 'CLIENT_CLOSED_REQUEST' })));
+    const gone = () => reject(new ApiError(Code.CANCELLED, 'The client closed the stream before the request was complete', { reason: 'CLIENT_CLOSED_REQUEST' }));
+    req.on('error', gone);
+    req.once('aborted', gone);
     req.on('end', () => failed || resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
   });
 }
@@ -165,33 +167,11 @@ interface Replier {
 }
 
 /** Writes the answer in the caller's protocol, once (a deadline may have answered first). */
-function replier(req: http.IncomingMessage, res: http.ServerResponse, protocol: { wire: Wire; json: boolean; contentType: string }): Replier {
-  const stream = req.httpVersionMajor === 2 ? (res as unknown as http2.Http2ServerResponse).stream : undefined;
-  let sent = false;
+function replier(x: Exchange, protocol: { wire: Wire; json: boolean; contentType: string }): Replier {
+  const send = (status: number, headers: Record<string, string | number>, body: Uint8Array | undefined, trailers?: Record<string, string>) =>
+    x.respond(status, body && !trailers ? { ...headers, 'content-length': body.length } : headers, body, trailers);
   const once = (write: () => void) => {
-    if (sent || res.destroyed || stream?.destroyed) return;
-    sent = true;
-    write();
-  };
-  // HTTP/2: straight to the stream (node's compatibility layer costs as much as the call);
-  // HTTP/1.1: node's response.
-  const send = (status: number, headers: Record<string, string | number>, body: Uint8Array | undefined, trailers?: Record<string, string>) => {
-    if (stream) {
-      if (trailers) {
-        // node's response object sends its trailers when the stream asks for them.
-        res.addTrailers(trailers);
-        stream.respond({ ':status': status, ...headers }, { waitForTrailers: true });
-        stream.end(body);
-      } else if (body) {
-        stream.respond({ ':status': status, ...headers, 'content-length': body.length });
-        stream.end(body);
-      } else {
-        stream.respond({ ':status': status, ...headers }, { endStream: true });
-      }
-      return;
-    }
-    res.writeHead(status, body ? { ...headers, 'content-length': body.length } : headers);
-    res.end(body);
+    if (!x.gone()) write();
   };
 
   if (protocol.wire === 'connect') {

@@ -5,7 +5,7 @@
 // the same commit: an outbox), and a listener told after the commit.
 import type { Kind, Record_ } from './record.js';
 
-export type ChangeVerb = 'created' | 'updated' | 'deleted';
+type ChangeVerb = 'created' | 'updated' | 'deleted';
 
 /** Who made a write, when, and by which operation: given to Store.write, carried by its changes. */
 export interface WriteOrigin {

@@ -170,6 +170,28 @@ export class ListEngine {
     const q = this.parse(query, opts);
     const counts = this.segmentCounts(q);
     const totalCount = counts.reduce((a, b) => a + b, 0);
+    const { uids, items } = this.pageOf(q, counts, totalCount);
+    let nextPageToken = '';
+    if (uids.length > q.pageSize) {
+      const last = items[items.length - 1]!;
+      nextPageToken = this.signToken({ q: q.fingerprint, k: [sortValue(last, q.sortField), last.uid], t: this.clock() });
+    }
+    return { items, nextPageToken, totalCount, skipped: q.skip };
+  }
+
+  // Each page as last served: while no row of the kind is written, the same query (the same
+  // fingerprint, size, skip and cursor) reads the same uids, as it counts the same matches
+  // (segmentCounts), so neither the index nor the records are read again.
+  private readonly lastPages = new Map<string, { version: string; uids: string[]; items: Record_[] }>();
+
+  /** The uids of the page and one more (whether a next page exists), and the page's records. */
+  private pageOf(q: ParsedQuery, counts: number[], totalCount: number): { uids: string[]; items: Record_[] } {
+    // Inside a write the kind's version does not yet tell its uncommitted rows.
+    const cached = !this.store.db.inTransaction;
+    const key = `${q.fingerprint} ${q.pageSize} ${q.skip} ${q.cursor?.join('\n') ?? ''}`;
+    const version = this.store.versionOf([q.kind]);
+    const last = cached ? this.lastPages.get(key) : undefined;
+    if (last && last.version === version) return last;
     const wanted = q.pageSize + 1; // one more than a page tells whether a next page exists
     let uids: string[] = [];
     // A skip past the end reads nothing: it costs no more than the count already made.
@@ -184,29 +206,12 @@ export class ListEngine {
         uids = this.read(q, live, wanted);
       }
     }
-    const items = this.recordsOf(q, uids.slice(0, q.pageSize));
-    let nextPageToken = '';
-    if (uids.length > q.pageSize) {
-      const last = items[items.length - 1]!;
-      nextPageToken = this.signToken({ q: q.fingerprint, k: [sortValue(last, q.sortField), last.uid], t: this.clock() });
+    const page = { version, uids, items: this.store.sharedRecordsOf(uids.slice(0, q.pageSize)) };
+    if (cached) {
+      if (this.lastPages.size >= 1000) this.lastPages.clear();
+      this.lastPages.set(key, page);
     }
-    return { items, nextPageToken, totalCount, skipped: q.skip };
-  }
-
-  // Each page's records as last served: when the index yields the same uids again and no row
-  // of the kind was written since, they are the page's records, found without hashing a uid.
-  private readonly lastPages = new Map<string, { version: string; uids: string[]; items: Record_[] }>();
-
-  private recordsOf(q: ParsedQuery, uids: string[]): Record_[] {
-    if (this.store.db.inTransaction) return this.store.sharedRecordsOf(uids);
-    const key = `${q.fingerprint} ${q.pageSize} ${q.skip} ${q.cursor?.join('\n') ?? ''}`;
-    const version = this.store.versionOf([q.kind]);
-    const last = this.lastPages.get(key);
-    if (last && last.version === version && sameStrings(last.uids, uids)) return last.items;
-    const items = this.store.sharedRecordsOf(uids);
-    if (this.lastPages.size >= 1000) this.lastPages.clear();
-    this.lastPages.set(key, { version, uids, items });
-    return items;
+    return page;
   }
 
   /** The uids of `limit` matches after q.skip, in q's order: one segment straight from its index, several merged (index entries only). */
@@ -553,10 +558,6 @@ export function compareText(a: string, b: string): number {
     return x < y ? -1 : 1;
   }
   return a.length < b.length ? -1 : 1;
-}
-
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function sortValue(rec: Record_, field: SortField): string {

@@ -6,7 +6,7 @@
 import type { Database as DB } from 'better-sqlite3';
 
 /** An event as the outbox keeps it: the CloudEvent attributes and the exact body sent. */
-export interface OutboxEvent {
+interface OutboxEvent {
   /** Ce-Id: the same on every attempt and for every subscription. */
   id: string;
   type: string;
@@ -33,7 +33,7 @@ export interface FeedEvent extends OutboxEvent {
   seq: number;
 }
 
-export type DeliveryState = 'pending' | 'delivered' | 'failed';
+type DeliveryState = 'pending' | 'delivered' | 'failed';
 
 export interface Delivery {
   id: number;
@@ -195,9 +195,9 @@ export class SqliteOutbox implements Outbox {
   async deliveries(f: DeliveryFilter): Promise<Delivery[]> {
     const where: string[] = [];
     const args: unknown[] = [];
-    if (f.id !== undefined) (where.push('d.id = ?'), args.push(f.id));
-    if (f.subscription) (where.push('d.subscription = ?'), args.push(f.subscription));
-    if (f.state) (where.push('d.state = ?'), args.push(f.state));
+    if (f.id !== undefined) { where.push('d.id = ?'); args.push(f.id); }
+    if (f.subscription) { where.push('d.subscription = ?'); args.push(f.subscription); }
+    if (f.state) { where.push('d.state = ?'); args.push(f.state); }
     const sql = `${DELIVERY_SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY d.id DESC LIMIT ?`;
     return (this.db.prepare(sql).all(...args, f.limit) as DeliveryRow[]).map(delivery);
   }

@@ -67,7 +67,7 @@ export class PostgresDatabase implements SharedDatabase {
       return db;
     } catch (err) {
       await db.close();
-      throw new Error(`cannot use the database ${redactDatabaseUrl(url)}: ${(err as Error).message}`);
+      throw new Error(`cannot use the database ${redactDatabaseUrl(url)}: ${(err as Error).message}`, { cause: err });
     }
   }
 
@@ -293,9 +293,9 @@ class PostgresOutbox implements Outbox {
   async deliveries(f: DeliveryFilter): Promise<Delivery[]> {
     const where: string[] = [];
     const args: unknown[] = [];
-    if (f.id !== undefined) (args.push(f.id), where.push(`d.id = $${args.length}`));
-    if (f.subscription) (args.push(f.subscription), where.push(`d.subscription = $${args.length}`));
-    if (f.state) (args.push(f.state), where.push(`d.state = $${args.length}`));
+    if (f.id !== undefined) { args.push(f.id); where.push(`d.id = $${args.length}`); }
+    if (f.subscription) { args.push(f.subscription); where.push(`d.subscription = $${args.length}`); }
+    if (f.state) { args.push(f.state); where.push(`d.state = $${args.length}`); }
     args.push(f.limit);
     const sql = `${DELIVERY_SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY d.id DESC LIMIT $${args.length}`;
     return (await this.pool.query<DeliveryRow>(sql, args)).rows.map(delivery);

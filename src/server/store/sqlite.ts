@@ -10,6 +10,6 @@ import type BetterSqlite3 from 'better-sqlite3';
 const require = createRequire(import.meta.url);
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 
-export const sqliteBinding = nodeMajor >= 22 ? 'better-sqlite3' : 'better-sqlite3-v12';
+const sqliteBinding = nodeMajor >= 22 ? 'better-sqlite3' : 'better-sqlite3-v12';
 const Database = require(sqliteBinding) as typeof BetterSqlite3;
 export default Database;

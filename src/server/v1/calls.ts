@@ -10,7 +10,7 @@ import type { Operations, Wire } from './operations.js';
 
 type V1 = Record<string, unknown>;
 
-export interface CallContext {
+interface CallContext {
   principal: Principal;
   ops: Operations;
 }
@@ -318,7 +318,7 @@ export const V1_CALLS: Record<string, V1Call> = {
       }
       const page = await c.ops.page(advisories, c.principal, {
         ...params, order_by: order,
-        ...(input.pageSize ? { page_size: String(input.pageSize) } : {}),
+        ...(input.pageSize ? { page_size: String(Number(input.pageSize)) } : {}),
         ...(input.pageToken ? { page_token: str(input.pageToken) } : {}),
       });
       return { items: page.items.map(M.advisory.toV1), nextPageToken: page.nextPageToken, totalCount: page.totalCount };

@@ -29,7 +29,7 @@ export const V1_SERVICES: readonly DescService[] = [Groups, Identities, Roles, R
  * Since when v1 is deprecated (the Deprecation header): the spec gives no date, so serve uses
  * the date of the vendor definitions it pins (v1-transition.md), by which v2 had replaced v1.
  */
-export const V1_DEPRECATED_SINCE = Date.parse('2026-08-21T00:00:00Z');
+const V1_DEPRECATED_SINCE = Date.parse('2026-08-21T00:00:00Z');
 
 export interface V1Options {
   /** false (`serve --v1 off`): every v1 call answers 410 Gone, a rehearsal of the end of the transition. */

@@ -10,7 +10,7 @@ import type { Request, ResourceRoutes, Response } from '../handler.js';
 
 export type Wire = Record<string, unknown>;
 
-export interface Page {
+interface Page {
   items: Wire[];
   nextPageToken: string;
   totalCount: string;
@@ -50,7 +50,7 @@ export function routeOperations(routes: readonly ResourceRoutes[]): Operations {
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) for (const one of [v].flat()) query.append(k, one);
     const body = (await call(handlers(d).list, d, principal, '', { query })) as Wire;
-    return { items: body[d.plural] as Wire[], nextPageToken: String(body.nextPageToken ?? ''), totalCount: String(body.totalCount ?? '0') };
+    return { items: body[d.plural] as Wire[], nextPageToken: typeof body.nextPageToken === 'string' ? body.nextPageToken : '', totalCount: typeof body.totalCount === 'string' ? body.totalCount : '0' };
   };
   return {
     page,

@@ -2,7 +2,7 @@
 // rule's path template becomes a pattern, and a call's path variables, query parameters and
 // JSON body become the method's request message, read the way the vendor's gateway reads
 // them (proto3 JSON in either spelling, unknown fields and parameters ignored).
-import { fromJson, getExtension, type DescField, type DescMessage, type DescMethod, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { fromJson, getExtension, ScalarType, type DescField, type DescMessage, type DescMethod, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { ApiError, Code, invalidField } from '../../api/errors.js';
 import { http as httpRuleExtension } from '../../gen/google/api/annotations_pb.js';
 
@@ -101,10 +101,10 @@ function setParam(message: DescMessage, json: JsonObject, name: string, value: s
       desc = field.message;
       continue;
     }
-    const scalar = field.fieldKind === 'scalar' && field.scalar === 8 ? parseBool(name, value) : value;
+    const scalar = field.fieldKind === 'scalar' && field.scalar === ScalarType.BOOL ? parseBool(name, value) : value;
     if (field.fieldKind === 'list') {
       const list = node[field.name];
-      node[field.name] = [...(Array.isArray(list) ? list : []), field.listKind === 'scalar' && field.scalar === 8 ? parseBool(name, value) : value];
+      node[field.name] = [...(Array.isArray(list) ? list : []), field.listKind === 'scalar' && field.scalar === ScalarType.BOOL ? parseBool(name, value) : value];
     } else {
       node[field.name] = scalar;
     }
