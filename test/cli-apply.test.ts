@@ -243,3 +243,13 @@ test.serial('on a terminal: the plan in colour, and apply asks before deleting (
   t.is(agreed.code, 0, agreed.stderr);
   t.is((await pctl(['diff', '-f', empty, '--prune'])).code, 0);
 });
+
+test.serial('no server at the address: diff (exit 5) and apply (exit 1) say so in one line, no stack trace', async (t) => {
+  const pctl = cli({ PCTL_API_URL: 'http://127.0.0.1:1', PCTL_TOKEN: 'any-token', PCTL_CONFIG_DIR: dir });
+  const small = file('unreachable.yaml', 'organizations:\n  - name: acme\n');
+  for (const [verb, code] of [['diff', 5], ['apply', 1]] as const) {
+    const run = await pctl([verb, '-f', small]);
+    t.is(run.code, code, run.stderr);
+    t.deepEqual(lines(run.stderr), ['error: cannot connect to http://127.0.0.1:1: connection refused (is the server running?)']);
+  }
+});

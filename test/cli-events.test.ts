@@ -78,3 +78,21 @@ test('watch: prints the events of a subtree as they commit, filtered by type, re
   t.regex(resumed.stdout, new RegExp(`\\tdev\\.chainguard\\.api\\.iam\\.identity\\.created\\.v1\\t${team.uid}/`));
   t.is((await pctl(['events', 'watch', '--count', '0'])).code, 2);
 });
+
+test('watch without --after: starts from the newest event and prints the first change made after it', async (t) => {
+  const team = await srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: 'watched-now' } });
+  const before = (await srv.ok('GET', '/_pctl/events')).last as number;
+  const watching = pctl(['events', 'watch', '--descendants-of', 'watched-now', '--count', '1', '-o', 'json']);
+  let settled = false;
+  void watching.finally(() => { settled = true; });
+  // The watch reads where the feed stands when it starts, which the test cannot see: make
+  // changes until it prints one (each commit is an event it will see once it has started).
+  const made: string[] = [];
+  while (!settled && made.length < 500) made.push((await srv.ok('POST', '/iam/v2/groups', { parent: team.uid, group: { name: `c${made.length}` } })).uid);
+  const r = await watching;
+  t.is(r.code, 0, r.stderr);
+  const [event] = lines(r.stdout).map((l) => JSON.parse(l) as { seq: number; type: string; subject: string });
+  t.is(event!.type, 'dev.chainguard.api.iam.group.created.v1');
+  t.true(made.includes(event!.subject));
+  t.true(event!.seq > before, 'nothing from before the watch started');
+});

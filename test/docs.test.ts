@@ -75,7 +75,8 @@ async function scratchServe(): Promise<Scratch> {
   mkdirSync(bin);
   symlinkSync(join(root, 'bin/pctl.js'), join(bin, 'pctl'));
   const base: NodeJS.ProcessEnv = { ...process.env, HOME: dir, PCTL_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
-  for (const name of ['PCTL_API_URL', 'PCTL_TOKEN', 'PCTL_PROFILE', 'PCTL_DATA_DIR', 'PCTL_DEBUG']) delete base[name];
+  // BASH_ENV/ENV would have bash source a startup file (under -u, a system bashrc fails on PS1).
+  for (const name of ['PCTL_API_URL', 'PCTL_TOKEN', 'PCTL_PROFILE', 'PCTL_DATA_DIR', 'PCTL_DEBUG', 'BASH_ENV', 'ENV']) delete base[name];
   const serve = spawn(process.execPath, [join(root, 'bin/pctl.js'), 'serve', '--demo', '--port', '0', '--data', join(dir, 'data'), '--profile', 'local'], { env: base });
   const exited = new Promise<void>((done) => serve.on('close', () => done()));
   let out = '';
@@ -108,7 +109,7 @@ for (const block of blocks) {
     scratch ??= scratchServe();
     const { env } = await scratch;
     for (const run of ['first', 'second']) {
-      const r = spawnSync('bash', ['-euo', 'pipefail', '-c', block.script], { env, encoding: 'utf8', cwd: root });
+      const r = spawnSync('bash', ['--noprofile', '--norc', '-euo', 'pipefail', '-c', block.script], { env, encoding: 'utf8', cwd: root });
       t.is(r.status, 0, `${run} run: exit ${r.status}\n${r.stderr}`);
       t.is(r.stderr, '', `${run} run printed on stderr`);
     }

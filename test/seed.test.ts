@@ -353,6 +353,7 @@ test('the demo data set: deterministic, valid, and loads with the promised count
       const page = (await srv.call('GET', `/registry/v2/tags?page_size=200${token ? `&page_token=${encodeURIComponent(token)}` : ''}`)).json;
       for (const tag of page.tags) {
         t.regex(tag.digest, /^sha256:[0-9a-f]{64}$/);
+        t.regex(tag.name, /^(\d+\.\d+|latest)$/, 'a version as people write it (never 17.-4)');
         if (tag.deprecated) deprecated++;
       }
       token = page.nextPageToken;

@@ -166,6 +166,21 @@ test('the live feed: every change in commit order, resumable, filtered by subtre
   const rest = await srv.ok('GET', `/_pctl/events?after=${seqs[0]}&type=${enc('*.identity.*')}`);
   t.deepEqual(rest.events.map((e: { data: { body: { name: string } } }) => e.data.body.name), ['bot']);
   t.is((await srv.call('GET', '/_pctl/events?after=x')).status, 400);
+  // limit=0: where the feed stands, no events (how pctl events watch starts without --after).
+  const newest = all.events[all.events.length - 1].seq as number;
+  t.deepEqual(await srv.ok('GET', '/_pctl/events?limit=0'), { events: [], last: newest });
+  t.deepEqual(await srv.ok('GET', `/_pctl/events?limit=0&after=${start}`), { events: [], last: start });
+});
+
+test('a request is not a change: an identity seen for the first time (its lastSeenTime written) makes no event', async (t) => {
+  const { srv, team } = await setup(t);
+  const start = (await srv.ok('GET', '/_pctl/events')).last as number;
+  const viewer = await srv.person('reader', 'viewer', team.uid);
+  t.is((await viewer.as('GET', G)).status, 200);
+  const seen = await srv.ok('GET', `/iam/v2/identities/${viewer.id.uid}`);
+  t.truthy(seen.lastSeenTime);
+  const events = (await srv.ok('GET', `/_pctl/events?after=${start}`)).events as { type: string; subject: string }[];
+  t.deepEqual(events.map((e) => e.type), ['dev.chainguard.api.iam.identity.created.v1', 'dev.chainguard.api.iam.rolebindings.created.v1']);
 });
 
 test('subscriptions: sinks must be https (http only on loopback), the parent must exist, a group with subscriptions is not empty, viewers cannot subscribe', async (t) => {

@@ -134,6 +134,10 @@ for (const via of VIAS) {
     t.is(byName.code, 0, byName.message);
     t.is((await srv.ok('GET', `${G}/${byName.body.id}`)).name, `child-${via}`);
     t.true(byName.body.id.startsWith(`${platform}/`));
+    // A name that names no group is NOT_FOUND, as v2 answers an unknown parent.
+    const nowhere = await v1('iam.Groups/Create', { parent: 'nowhere', group: { name: `lost-${via}` } }, ['POST', '/iam/v1/groups/nowhere', { name: `lost-${via}` }]);
+    t.is(nowhere.code, 5, nowhere.message);
+    if (via === 'rest') t.is(nowhere.status, 404);
 
     const v2made = await srv.ok('POST', G, { parent: org, group: { name: `v2-${via}`, description: 'from v2' } });
     const listed = await v1('iam.Groups/List', { id: v2made.uid }, ['GET', `/iam/v1/groups?id=${v2made.uid}`]);

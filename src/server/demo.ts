@@ -27,7 +27,9 @@ function repos(rand: () => number, specs: RepoSpec[]): SeedRepo[] {
     let when = EPOCH - Math.floor(rand() * 5) * DAY;
     const tags: NonNullable<SeedRepo['tags']> = [];
     for (let i = 0; i < count; i++) {
-      const version = `${major}.${newest - i}`;
+      // Past x.0, the versions go on in the major before: 3.1, 3.0, 2.9, 2.8, …
+      const minor = newest - i;
+      const version = minor >= 0 ? `${major}.${minor}` : `${major - 1}.${10 + minor}`;
       tags.push({ name: version, digest: digest(`${name}:${version}`), deprecated: i >= deprecatedFrom, updateTime: at(when) });
       when -= (7 + Math.floor(rand() * 40)) * DAY;
     }

@@ -50,12 +50,16 @@ export async function planFile(ctx: Context, file: string, prune: boolean): Prom
   const doc = await readManifest(file, ctx.io.stdin);
   const client = await ctx.client();
   const roots = new Map<string, GroupPathLookup>();
-  const who = whoIsCalling(ctx, client);
   const refs = resolver(ctx);
-  await Promise.all((doc.organizations ?? []).map(async (org) => roots.set(org.name, await refs.groupPath(org.name))));
-  const rootUids = [...roots.values()].flatMap((r) => ('uid' in r ? [r.uid] : []));
-  const live = await readLive(client, rootUids, { tolerant: false });
-  const self = callerIdentities(await who, live);
+  const readState = async () => {
+    await Promise.all((doc.organizations ?? []).map(async (org) => roots.set(org.name, await refs.groupPath(org.name))));
+    const rootUids = [...roots.values()].flatMap((r) => ('uid' in r ? [r.uid] : []));
+    return readLive(client, rootUids, { tolerant: false });
+  };
+  // Side by side, and in one Promise.all: when one fails (the server is down), the other's
+  // failure is handled too, not left to crash the process as an unhandled rejection.
+  const [who, live] = await Promise.all([whoIsCalling(ctx, client), readState()]);
+  const self = callerIdentities(who, live);
   let plan: Plan;
   try {
     plan = await makePlan(doc, live, roots, client, { prune, self, refs });

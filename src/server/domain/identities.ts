@@ -60,7 +60,8 @@ export function identityOperations(ctx: DomainContext) {
 
     /**
      * The identity was seen (a request with its token): lastSeenTime, written by serve, not an
-     * update by a user (updateTime stays). Nothing when the identity is gone meanwhile.
+     * update by a user (updateTime stays; no actor, so no change event). Nothing when the
+     * identity is gone meanwhile.
      */
     touch(uid: string, at: number): Promise<void> {
       return ctx.store.write(() => {
@@ -68,7 +69,7 @@ export function identityOperations(ctx: DomainContext) {
         if (!current) return;
         current.data.lastSeenTime = timestamp(at);
         ctx.store.update(current);
-      }, { actor: uid, time: timestamp(at), operation: 'identities.touch' });
+      }, { actor: null, time: timestamp(at), operation: 'identities.touch' });
     },
   };
 }

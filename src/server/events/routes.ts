@@ -33,6 +33,8 @@ export function eventControlRoutes(store: Store, wakeDeliverer: () => void): Rec
       const type = req.query.get('type');
       const typeRe = type ? new RegExp(`^${type.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`) : undefined;
       const matches = (e: StoredEvent) => (!group || e.group === group || e.group.startsWith(`${group}/`)) && (!typeRe || typeRe.test(e.type));
+      // limit=0: no events, only where the feed stands (`pctl events watch` starts from there).
+      if (limit === 0) return { body: { events: [], last: after } };
       const deadline = Date.now() + wait * 1000;
       let last = after;
       for (;;) {

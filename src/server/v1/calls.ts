@@ -2,7 +2,7 @@
 // for the Link header and the v1 report) and how it runs: a v1 request (its proto3 JSON) in,
 // operations on serve's data through the seam (operations.ts), the mapping (mapping.ts), a v1
 // answer out. A call with no source in serve's data names what is closest in v2 instead.
-import { ApiError, Code, invalidField } from '../../api/errors.js';
+import { ApiError, Code, invalidField, notFound } from '../../api/errors.js';
 import { accountAssociations, advisories, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags, type Resource } from '../../api/registry/index.js';
 import type { Principal } from '../auth/principal.js';
 import * as M from './mapping.js';
@@ -81,7 +81,7 @@ async function groupUid(c: CallContext, ref: string, field: string): Promise<str
   const named = await c.ops.all(groups, c.principal, { name: ref });
   if (named.length === 1) return str(named[0]!.uid);
   if (named.length > 1) throw invalidField(field, `names ${named.length} groups called ${ref}: give its uid`);
-  throw invalidField(field, `names no group: ${ref}`);
+  throw notFound('Group', ref, field);
 }
 
 const items = (list: V1[]) => ({ items: list });
