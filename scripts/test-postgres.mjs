@@ -22,7 +22,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  * and --deterministic tests (SQLite snapshots, live reset), serve-process (serve as a process
  * over a data dir), store-group-commit (the SQLite store itself), cli-errors (it mints a token
  * with the offline `serve token`) and console (the UI in Chromium; its server side is covered
- * here already). Parts of these files about SQLite itself say so (sqliteOnly).
+ * here already). Tests about SQLite itself register only when the store under test is SQLite.
  */
 const SQLITE_ONLY_SERVER_FILES = new Set(['server-lock.test.ts', 'server-storage.test.ts', 'server-list-subtree.test.ts']);
 const API_FILES = [

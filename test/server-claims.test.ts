@@ -6,7 +6,7 @@ import { importJWK, SignJWT } from 'jose';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from './helpers/cli.js';
-import { request, signingJwk, sqliteOnly, startTestServer, tempDir } from './helpers/serve.js';
+import { request, signingJwk, startTestServer, storeUnderTest, tempDir } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
 const DAY = 86400;
@@ -73,8 +73,8 @@ test('serve token --ttl and serve --owner-token-ttl refuse more than 90 days (ex
   t.regex(serve.stderr, /owner-token-ttl: must be a duration/);
 });
 
-test('serve token without --identity mints a fresh owner token, e.g. once owner.token has expired', async (t) => {
-  if (sqliteOnly(t, 'pctl serve token reads the signing key from the data dir')) return;
+// SQLite only: pctl serve token reads the signing key from the data dir.
+if (storeUnderTest === 'sqlite') test('serve token without --identity mints a fresh owner token, e.g. once owner.token has expired', async (t) => {
   const srv = await startTestServer();
   t.teardown(() => srv.dispose());
   // The issuer is serve's URL, so the token is minted from the data dir of the running serve.

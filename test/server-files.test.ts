@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { saveProfile } from '../src/config/index.js';
-import { sqliteOnly, startTestServer, storeUnderTest, tempDir } from './helpers/serve.js';
+import { startTestServer, storeUnderTest, tempDir } from './helpers/serve.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -34,8 +34,8 @@ test.serial('a new data dir is 0700 and pctl.db, -wal and -shm are 0600, even un
   });
 });
 
-test.serial('an existing data dir and database files of an older pctl are tightened at start', async (t) => {
-  if (sqliteOnly(t, 'the database files in the data dir')) return;
+// SQLite only: the database files in the data dir.
+if (storeUnderTest === 'sqlite') test.serial('an existing data dir and database files of an older pctl are tightened at start', async (t) => {
   const dir = tempDir();
   const first = await startTestServer({ dataDir: dir });
   await first.close();

@@ -2,7 +2,7 @@
 import test from 'ava';
 import { statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sqliteOnly, startTestServer, request, tempDir, type TestServer } from './helpers/serve.js';
+import { startTestServer, storeUnderTest, request, tempDir, type TestServer } from './helpers/serve.js';
 import { startServer } from '../src/server/index.js';
 
 const G = '/iam/v2/groups';
@@ -318,7 +318,8 @@ test('data persists across restarts, and a second serve on the same data dir is 
   const dataDir = tempDir();
   const first = await startTestServer({ dataDir });
   const g = await createGroup(first, first.organizationUid, 'durable');
-  if (!sqliteOnly(t, 'a second serve on the data dir is refused (replicas of a database are welcome)')) {
+  // SQLite only: on PostgreSQL replicas of one database are welcome.
+  if (storeUnderTest === 'sqlite') {
     await t.throwsAsync(() => startServer({ dataDir, port: 0 }), { message: /already using/ });
   }
   await first.close();

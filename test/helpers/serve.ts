@@ -42,18 +42,6 @@ async function dropTestDatabase(dataDir: string): Promise<void> {
   await dropDatabase(await url);
 }
 
-/**
- * For the parts of a test that are about SQLite itself (the data dir's database files and
- * lock, the offline commands that read them): true under PostgreSQL, after saying so in the
- * test's log, so that the caller returns (or leaves that part out).
- */
-export function sqliteOnly(t: { log: (...values: unknown[]) => void; pass: (message?: string) => void }, what: string): boolean {
-  if (storeUnderTest === 'sqlite') return false;
-  t.log(`not on ${storeUnderTest}: ${what} (the SQLite store only)`);
-  t.pass(); // ava fails a test with no assertion; this part is asserted by the SQLite leg
-  return true;
-}
-
 /** The private JWK serve signs tokens with: DIR/signing-key.jwk, or (PostgreSQL) the database's. */
 export function signingJwk(srv: RunningServer): import('jose').JWK {
   const text = storeUnderTest === 'sqlite' ? readFileSync(join(srv.dataDir, 'signing-key.jwk'), 'utf8') : srv.store.getMeta('signing_key')!;
