@@ -48,8 +48,16 @@ export function signingJwk(srv: RunningServer): import('jose').JWK {
   return JSON.parse(text) as import('jose').JWK;
 }
 
+/** Every temp dir this test file made: removed when its process exits, whatever the tests left in them. */
+const tempDirs = new Set<string>();
+process.once('exit', () => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix = 'pctl-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
 }
 
 export interface TestServer extends RunningServer {
