@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'src/gen/', 'completions/', 'man/'] },
+  { ignores: ['dist/', 'build/', 'node_modules/', 'src/gen/', 'completions/', 'man/'] },
   js.configs.recommended,
   {
     rules: {
