@@ -99,6 +99,11 @@ export interface ServeOptions {
   mcpWrites?: boolean;
   /** The v1 calls beside v2 (`--v1`, `--v1-sunset`); default: answered, no sunset date. */
   v1?: V1Options;
+  /**
+   * Count the rows lists read, for `GET /_pctl/list-stats` ({rowsRead}): what tests and
+   * benchmarks measure a list's cost by. Off by default: counting costs each visited row a call.
+   */
+  countListRows?: boolean;
 }
 
 export interface RunningServer {
@@ -146,7 +151,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const key = store.shared ? await sharedSigningKey(store) : await loadSigningKey(opts.dataDir);
     const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
-    const ctx = domainContext(store, clock, random);
+    const ctx = domainContext(store, clock, random, { countRowsRead: opts.countListRows === true });
     await ctx.lists.ensureTokenKey();
     const domain = createDomain(ctx);
     const rest: RestContext = { domain, store };
@@ -209,7 +214,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       authenticate: (h) => authenticate(h),
       ...(limiter ? { limiter, unlimited: new Set(Object.keys(consoleFiles)) } : {}),
       ...(opts.log ? { log: opts.log } : {}),
-      control: controlHandler({ store, faults, journal, snapshots, more: { ...eventControlRoutes(store, () => deliverer.wake()), 'GET /_pctl/v1-callers': () => ({ body: v1Callers(journal, openedStore) }) } }),
+      control: controlHandler({
+        store, faults, journal, snapshots,
+        more: {
+          ...eventControlRoutes(store, () => deliverer.wake()),
+          'GET /_pctl/v1-callers': () => ({ body: v1Callers(journal, openedStore) }),
+          ...(opts.countListRows ? { 'GET /_pctl/list-stats': () => ({ body: { rowsRead: ctx.lists.rowsRead } }) } : {}),
+        },
+      }),
       faults,
       journal,
       clock,

@@ -9,6 +9,8 @@
 //   GET    /_pctl/requests          the journal: ?after=SEQ (newer entries only), ?limit=N,
 //                                   ?wait=SECONDS (up to 60: hold the answer until one arrives)
 //   GET    /_pctl/v1-callers        who still calls v1, over the journal (server/v1/report.ts)
+//   GET    /_pctl/list-stats        {rowsRead}: the index entries and rows lists have visited, on a
+//                                   serve started with countListRows (tests and benchmarks)
 //   GET    /_pctl/snapshots         {snapshots: [{name, sizeBytes, createTime}]}, by name
 //   POST   /_pctl/snapshots         {name, overwrite?}: save the data as DATA_DIR/snapshots/NAME.db
 //                                   (online backup, consistent while serving); 6 ALREADY_EXISTS

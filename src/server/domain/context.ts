@@ -6,7 +6,7 @@ import type { Capability } from '../../api/capabilities.js';
 import { capability, groups, type Resource } from '../../api/registry/index.js';
 import { Authorizer, permissionDenied } from '../auth/authorize.js';
 import { isServe, type Principal } from '../auth/principal.js';
-import { ListEngine } from '../store/list.js';
+import { ListEngine, type ListEngineOptions } from '../store/list.js';
 import type { Random } from '../random.js';
 import type { Record_, Store } from '../store/store.js';
 import type { Changes } from './patch.js';
@@ -25,8 +25,8 @@ export interface DomainContext {
 }
 
 /** The context of a store: its authorizer and list engine made here, once per store. */
-export function domainContext(store: Store, clock: () => number, random: Random): DomainContext {
-  return { store, lists: new ListEngine(store, clock, random), authz: new Authorizer(store), clock, random };
+export function domainContext(store: Store, clock: () => number, random: Random, lists: ListEngineOptions = {}): DomainContext {
+  return { store, lists: new ListEngine(store, clock, random, lists), authz: new Authorizer(store), clock, random };
 }
 
 /**

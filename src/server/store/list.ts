@@ -35,15 +35,54 @@ export interface ListPage {
 
 interface TokenPayload { q: string; k: [string, string]; t: number }
 
+export interface ListEngineOptions {
+  /**
+   * Count the index entries and rows the list statements visit (rowsRead): a test's or a
+   * benchmark's measure of what a list costs. Each visited row calls into JavaScript, so serve
+   * counts only when asked (ServeOptions.countListRows).
+   */
+  countRowsRead?: boolean;
+}
+
+/** The SQL function every row a counted list statement visits calls, before any other test of it. */
+const ROW_READ = 'pctl_row_read';
+
 export class ListEngine {
   private countCache = new Map<string, { version: string; counts: number[] }>();
   private key: { hex: string; bytes: Buffer } | undefined;
+  private visited: number | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
     private readonly random: Random,
-  ) {}
+    opts: ListEngineOptions = {},
+  ) {
+    if (opts.countRowsRead) {
+      this.visited = 0;
+      store.db.function(ROW_READ, { deterministic: false }, () => {
+        this.visited = (this.visited ?? 0) + 1;
+        return 1;
+      });
+    }
+  }
+
+  /**
+   * The index entries and rows every list so far has visited (counts of matches, pages, the
+   * kind's size estimate), including those a filter then rejected; undefined unless counting.
+   */
+  get rowsRead(): number | undefined {
+    return this.visited;
+  }
+
+  /**
+   * A WHERE clause of terms. When counting, its first term is ROW_READ(): SQLite tests the
+   * terms an index does not answer for each entry it visits, in the order written, so every
+   * visited entry is counted once, whatever the later terms decide.
+   */
+  private whereSql(terms: string[]): string {
+    return (this.visited === undefined ? terms : [`${ROW_READ}()`, ...terms]).join(' AND ');
+  }
 
   /**
    * Makes the key page tokens are signed with, once per data dir (or shared database, so that
@@ -146,7 +185,7 @@ export class ListEngine {
     }
     const index = chooseIndex(q, seg, matches, this.countOfKind(q.kind));
     const hint = index ? `INDEXED BY ${index}` : '';
-    return { sql: `SELECT ${extraColumns}uid FROM resources ${hint} WHERE ${where.join(' AND ')} ORDER BY ${orderBy(q)}`, params };
+    return { sql: `SELECT ${extraColumns}uid FROM resources ${hint} WHERE ${this.whereSql(where)} ORDER BY ${orderBy(q)}`, params };
   }
 
   /**
@@ -177,7 +216,7 @@ export class ListEngine {
   }
 
   private countNow(where: string[], params: unknown[], index?: IndexName): number {
-    const sql = `SELECT count(*) AS n FROM resources ${index ? `INDEXED BY ${index}` : ''} WHERE ${where.join(' AND ')}`;
+    const sql = `SELECT count(*) AS n FROM resources ${index ? `INDEXED BY ${index}` : ''} WHERE ${this.whereSql(where)}`;
     return (this.store.prepare(sql).get(...params) as { n: number }).n;
   }
 
