@@ -146,7 +146,8 @@ async function requests(journal: Journal, req: Request): Promise<Response> {
   const wait = wholeParam(req, 'wait', MAX_WAIT_S) ?? 0;
   if (wait > 0 && journal.last <= after) {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, wait * 1000);
+      // unref: a held request does not keep a closed serve's process alive for the rest of its wait.
+      const timer = setTimeout(done, wait * 1000).unref();
       const unsubscribe = journal.subscribe(done);
       function done() {
         clearTimeout(timer);

@@ -73,7 +73,8 @@ export function eventControlRoutes(store: Store, wakeDeliverer: () => void): Rec
 function nextCommit(store: Store, deadline: number): Promise<void> {
   return new Promise((resolve) => {
     const wait = Math.max(0, Math.min(deadline - Date.now(), store.shared ? SHARED_POLL_MS : Infinity));
-    const timer = setTimeout(done, wait);
+    // unref: a held request does not keep a closed serve's process alive for the rest of its wait.
+    const timer = setTimeout(done, wait).unref();
     const unsubscribe = store.changes.subscribe(done);
     function done() {
       clearTimeout(timer);
