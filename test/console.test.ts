@@ -6,8 +6,8 @@
 // browser too.
 import test, { type ExecutionContext } from 'ava';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { closeAgent } from '../src/client/http.js';
 import { demoSeed } from '../src/server/demo.js';
 import { browser, csrfOf } from './helpers/browser.js';
@@ -33,16 +33,21 @@ test.after.always(async () => {
   await srv?.dispose();
 });
 
-/** A fresh Chromium profile (its own user-data-dir: no cookies or storage from another test), closed after the test. */
-async function openBrowser(t: ExecutionContext): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const executablePath = spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim();
-  const profile = tempDir('pctl-chromium-');
-  const context = await chromium.launchPersistentContext(profile, { executablePath, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 820 } });
-  t.teardown(async () => {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
+/** One Chromium for the file (each launch costs ~2 CPU-s), started by the first test that needs it. */
+let chromiumBrowser: Promise<Browser> | undefined;
+test.after.always(async () => {
+  if (chromiumBrowser) await (await chromiumBrowser).close();
+});
+
+/** A fresh browser context (no cookies or storage from another test), closed after the test. */
+async function openBrowser(t: ExecutionContext): Promise<{ page: Page; problems: string[] }> {
+  chromiumBrowser ??= chromium.launch({
+    executablePath: spawnSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).stdout.trim(),
+    args: CHROMIUM_ARGS,
   });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const context = await (await chromiumBrowser).newContext({ viewport: { width: 1280, height: 820 } });
+  t.teardown(() => context.close());
+  const page = await context.newPage();
   // Generous for a loaded machine; a step that never happens still fails with its selector named.
   page.setDefaultTimeout(45_000);
   // Script errors and CSP violations (Chromium reports both on the console) fail the test.
@@ -51,7 +56,7 @@ async function openBrowser(t: ExecutionContext): Promise<{ context: BrowserConte
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
   });
-  return { context, page, problems };
+  return { page, problems };
 }
 
 /** From the console's sign-in button through serve's sign-in pages (owner token, identity, approve) back to the console. */
