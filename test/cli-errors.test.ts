@@ -5,7 +5,8 @@ import test from 'ava';
 import { ApiError } from '../src/api/errors.js';
 import { exitCodeFor, NetworkError, UsageError } from '../src/cli/errors.js';
 import { cli, lines, serveWithCli } from './helpers/cli.js';
-import { tempDir, type TestServer } from './helpers/serve.js';
+import type { TestServer } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { freePort, manualDeadline, stub } from './helpers/stub.js';
 
 let srv: TestServer;

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import type http from 'node:http';
 import type { Clock } from '../src/cli/context.js';
 import { cli, lines } from './helpers/cli.js';
-import { tempDir } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { manualDeadline, noDeadline, stub, type StubHandler } from './helpers/stub.js';
 
 async function faulty(t: import('ava').ExecutionContext, handler: StubHandler) {

@@ -7,7 +7,7 @@ import { examplesOf } from '../src/cli/command.js';
 import { commandPath, visibleSubcommands } from '../src/cli/help.js';
 import { buildProgram } from '../src/cli/main.js';
 import { captureIO, cli } from './helpers/cli.js';
-import { tempDir } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 
 const pctl = cli({ PCTL_CONFIG_DIR: tempDir('pctl-help-cfg-') });
 

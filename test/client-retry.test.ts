@@ -10,7 +10,7 @@ import { NetworkError } from '../src/cli/errors.js';
 import { ApiClient, closeAgent } from '../src/client/index.js';
 import { backoffDelay, isIdempotent, parseRetryAfter } from '../src/client/retry.js';
 import { captureIO, lines } from './helpers/cli.js';
-import { tempDir } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { freePort, manualDeadline, noDeadline, stub } from './helpers/stub.js';
 
 const GROUP = {

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync }
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatedFiles } from '../src/cli/gen.js';
-import { tempDir } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { testNeeding } from './helpers/tools.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -4,7 +4,7 @@ import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { tempDir } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 
 const root = join(import.meta.dirname, '..');
 

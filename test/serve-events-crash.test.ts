@@ -2,7 +2,7 @@
 // a create was acknowledged, then a restart on the same data dir: the event is delivered. The
 // event was committed with the write it describes, so an acknowledged write has its event.
 import test from 'ava';
-import { request } from './helpers/serve.js';
+import { request } from './helpers/http.js';
 import { startReceiver } from './helpers/receiver.js';
 import { cleanup, killHard, startServe, stopServe, tempDir } from './stress/helpers.js';
 

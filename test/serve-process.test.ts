@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tempDir, request } from './helpers/serve.js';
+import { request } from './helpers/http.js';
+import { tempDir } from './helpers/temp.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin/pctl.js');

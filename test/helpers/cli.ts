@@ -2,7 +2,8 @@
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { closeAgent } from '../../src/client/http.js';
-import { startTestServer, tempDir, type TestServer } from './serve.js';
+import type { TestServer } from './serve.js';
+import { tempDir } from './temp.js';
 import type { Clock, Env, IO, Prompter } from '../../src/cli/context.js';
 
 export interface RunResult {
@@ -102,6 +103,8 @@ export const lines = (text: string) => text.split('\n').filter((l) => l !== '');
  * dir); stop() closes the CLI's connections and the server.
  */
 export async function serveWithCli(): Promise<{ srv: TestServer; pctl: ReturnType<typeof cli>; stop: () => Promise<void> }> {
+  // Loaded here: a test file that runs the CLI against a stub does not load the server.
+  const { startTestServer } = await import('./serve.js');
   const srv = await startTestServer();
   const pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
   const stop = async () => {

@@ -1,12 +1,17 @@
-// Test helpers: a real serve on port 0 over a temp data dir, and a small fetch wrapper.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// Test helpers: a real serve on port 0 over a temp data dir, with calls as its owner.
+import { readFileSync, rmSync } from 'node:fs';
 import type { ExecutionContext } from 'ava';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/index.js';
 import { newChildUid, timestamp } from '../../src/server/domain/records.js';
 import { systemRandom } from '../../src/server/random.js';
 import { Store } from '../../src/server/store/store.js';
+import { request, type ApiResponse } from './http.js';
+import { tempDir } from './temp.js';
+
+// Also here, where most tests import them from; tests that start no server import the light modules.
+export { request, type ApiResponse } from './http.js';
+export { tempDir } from './temp.js';
 
 /**
  * Which store the server tests run on: 'postgres' when PCTL_TEST_DATABASE names a running
@@ -48,18 +53,6 @@ export function signingJwk(srv: RunningServer): import('jose').JWK {
   return JSON.parse(text) as import('jose').JWK;
 }
 
-/** Every temp dir this test file made: removed when its process exits, whatever the tests left in them. */
-const tempDirs = new Set<string>();
-process.once('exit', () => {
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-});
-
-export function tempDir(prefix = 'pctl-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  tempDirs.add(dir);
-  return dir;
-}
-
 export interface TestServer extends RunningServer {
   /** Calls the API as the owner; `body` is JSON-encoded. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
@@ -72,14 +65,6 @@ export interface TestServer extends RunningServer {
   person(name: string, role: string, groupUid: string): Promise<{ id: { uid: string }; token: string; as: (method: string, path: string, body?: unknown) => Promise<ApiResponse> }>;
   /** Stops the server and removes its data dir. */
   dispose(): Promise<void>;
-}
-
-export interface ApiResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as the API sent it; tests assert its shape
-  json: any;
 }
 
 /** A serve with its defaults (fair queuing per caller, as users run it) unless a test names others. */
@@ -123,25 +108,6 @@ export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise
       }
     },
   });
-}
-
-export async function request(
-  baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {},
-): Promise<ApiResponse> {
-  const init: RequestInit = { method, headers: { ...headers } };
-  if (body !== undefined) {
-    init.body = typeof body === 'string' ? body : JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] = 'application/json';
-  }
-  const res = await fetch(baseUrl + path, init);
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
 }
 
 /**
