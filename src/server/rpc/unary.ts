@@ -97,10 +97,10 @@ export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol
     }
     const metadata = metadataOf(answer);
     if ((answer.status ?? 200) >= 400) return replyError(x, protocol, answer.body as Status, metadata);
-    if (!protocol.json) return replyMessage(x, protocol, answer.proto ?? toBinary(m.method.output, m.transcoder.fromRest(answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body)), metadata);
+    if (!protocol.json) return replyMessage(x, protocol, answer.proto ?? [toBinary(m.method.output, m.transcoder.fromRest(answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body))], metadata);
     // Connect's JSON is REST's JSON: the route's text as it is, when it has one.
     if (answer.bodyJson && !answer.proto) return replyMessage(x, protocol, answer.bodyJson.text, metadata, answer.bodyJson.bytes);
-    return replyMessage(x, protocol, JSON.stringify(answer.proto ? toJson(m.method.output, fromBinary(m.method.output, answer.proto)) : (answer.body ?? {})), metadata);
+    return replyMessage(x, protocol, JSON.stringify(answer.proto ? toJson(m.method.output, fromBinary(m.method.output, Buffer.concat(answer.proto))) : (answer.body ?? {})), metadata);
   } catch (err) {
     replyError(x, protocol, toErrorResponse(err, log).body as Status, undefined);
   } finally {
@@ -156,32 +156,50 @@ const GRPC_OK = { 'grpc-status': '0' };
 
 /**
  * Writes a response message in the caller's protocol (unless the exchange is over: a deadline
- * answered first): `message` is the protobuf bytes, or Connect's JSON text with its byte length.
+ * answered first): `message` is the protobuf message in parts, or Connect's JSON text with its
+ * byte length. The answer's body is one buffer, the parts copied into it once.
  */
-function replyMessage(x: Exchange, protocol: Protocol, message: Uint8Array | string, metadata: Record<string, string> | undefined, bytes?: number): void {
+function replyMessage(x: Exchange, protocol: Protocol, message: readonly Uint8Array[] | string, metadata: Record<string, string> | undefined, bytes?: number): void {
   if (x.gone()) return;
   const headers: Record<string, string | number> = metadata ? { ...metadata } : {};
-  if (protocol.wire === 'connect') {
-    headers['content-type'] = protocol.json ? 'application/json' : 'application/proto';
-    headers['content-length'] = bytes ?? (typeof message === 'string' ? Buffer.byteLength(message) : message.length);
+  if (typeof message === 'string') {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = bytes ?? Buffer.byteLength(message);
     x.respond(200, headers, message);
     return;
   }
-  const proto = message as Uint8Array;
-  if (protocol.wire === 'grpc') {
-    headers['content-type'] = 'application/grpc';
-    x.respond(200, headers, envelope(0, proto), GRPC_OK);
+  let length = 0;
+  for (const part of message) length += part.length;
+  if (protocol.wire === 'connect') {
+    headers['content-type'] = 'application/proto';
+    headers['content-length'] = length;
+    x.respond(200, headers, copyInto(Buffer.allocUnsafe(length), 0, message));
     return;
   }
-  // gRPC-Web: the message's frame and the trailers' frame, in one buffer.
-  const body = Buffer.allocUnsafe(5 + proto.length + GRPC_WEB_OK.length);
+  // gRPC: the message's frame, then the status in trailers; gRPC-Web: the message's frame and
+  // the trailers' frame in one body.
+  const web = protocol.wire === 'grpc-web';
+  const body = Buffer.allocUnsafe(5 + length + (web ? GRPC_WEB_OK.length : 0));
   body[0] = 0;
-  body.writeUInt32BE(proto.length, 1);
-  body.set(proto, 5);
-  body.set(GRPC_WEB_OK, 5 + proto.length);
+  body.writeUInt32BE(length, 1);
+  copyInto(body, 5, message);
+  if (!web) {
+    headers['content-type'] = 'application/grpc';
+    x.respond(200, headers, body, GRPC_OK);
+    return;
+  }
+  body.set(GRPC_WEB_OK, 5 + length);
   headers['content-type'] = 'application/grpc-web+proto';
   headers['content-length'] = body.length;
   x.respond(200, headers, body);
+}
+
+function copyInto(target: Buffer, offset: number, parts: readonly Uint8Array[]): Buffer {
+  for (const part of parts) {
+    target.set(part, offset);
+    offset += part.length;
+  }
+  return target;
 }
 
 /** Writes a failure in the caller's protocol, unless the exchange is over. */
