@@ -97,7 +97,7 @@ export interface ServeOptions {
   eventTimeoutMs?: number;
   /** Offer the write tools on /mcp (`--mcp-writes`); without it /mcp only reads. */
   mcpWrites?: boolean;
-  /** An /mcp session unused for this long ends (`--mcp-session-idle`; default DEFAULT_SESSION_IDLE_MS). */
+  /** An /mcp session unused for this long ends (`--mcp-session-idle`; default 30 minutes). */
   mcpSessionIdleMs?: number;
   /** The v1 calls beside v2 (`--v1`, `--v1-sunset`); default: answered, no sunset date. */
   v1?: V1Options;

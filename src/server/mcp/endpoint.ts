@@ -22,7 +22,7 @@ export const MCP_PATH = '/mcp';
 /** Open sessions one identity may hold; opening one more ends its oldest. */
 const MAX_SESSIONS_PER_IDENTITY = 32;
 /** A session no request has used for this long is ended (`serve --mcp-session-idle`). */
-export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 /** RFC 9728's well-known path; a resource with a path has it appended (…/oauth-protected-resource/mcp). */
 const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
