@@ -25,7 +25,7 @@ const st = (await import('node:fs')).statSync;
 const cpu = () => { const f = readFileSync(`/proc/${serve.child.pid}/stat`, 'utf8').split(') ')[1].split(' '); return [Number(f[11]) * 10, Number(f[12]) * 10]; };
 const c0 = cpu();
 const w0 = st(`${dataDir}/pctl.db-wal`).size;
-const c = await sequentialRate(create, n);
+const c = process.env.NOCREATE ? 1 : await sequentialRate(create, n);
 const w1 = st(`${dataDir}/pctl.db-wal`).size;
 const c1 = cpu();
 const g = process.env.NOGET ? 1 : await sequentialRate(get, n);
