@@ -261,25 +261,32 @@ async function ndjsonStream(url, token, n) {
 /**
  * Durable creates against GETs by uid, each from one client sending one request after the
  * other on a keep-alive connection (interleaved rounds, medians); then 10 clients creating.
+ * Beside them, what a create is made of: the round trip of a POST serve refuses before any
+ * write (the same connection), a do-nothing POST to a bare node:http server, and the raw
+ * commit of the rows a create writes.
  */
 async function writes() {
   const dataDir = tempDir();
   cleanup.push(dataDir);
   const serve = await startServe(dataDir);
+  const bare = await startChild([bareServer]);
   const one = new Agent({ connections: 1, pipelining: 1 });
+  const toBare = new Agent({ connections: 1, pipelining: 1 });
   const ten = new Agent({ connections: 10, pipelining: 1 });
   try {
     const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const parent = await orgUid(serve.url, headers);
     let made = 0;
-    const create = (dispatcher) => async () => {
-      const r = await request(`${serve.url}/iam/v2/groups`, {
-        method: 'POST', headers, dispatcher, body: JSON.stringify({ parent, group: { name: `g-${made++}` } }),
-      });
+    const post = (url, dispatcher, body, status) => async () => {
+      const r = await request(url, { method: 'POST', headers, dispatcher, body: body() });
       await r.body.text();
-      if (r.statusCode !== 200) throw new Error(`create: ${r.statusCode}`);
+      if (r.statusCode !== status) throw new Error(`POST ${url}: ${r.statusCode}`);
     };
+    const create = (dispatcher) => post(`${serve.url}/iam/v2/groups`, dispatcher, () => JSON.stringify({ parent, group: { name: `g-${made++}` } }), 200);
+    // The same body less the parent: refused (400) after auth, routing and the body's parse, before any write.
+    const refused = post(`${serve.url}/iam/v2/groups`, one, () => JSON.stringify({ group: { name: 'g' } }), 400);
+    const barePost = post(bare.url, toBare, () => JSON.stringify({ parent, group: { name: 'g' } }), 200);
     const get = async () => {
       const r = await request(`${serve.url}/iam/v2/groups/${parent}`, { headers, dispatcher: one });
       await r.body.text();
@@ -289,33 +296,34 @@ async function writes() {
     const commitDir = tempDir();
     cleanup.push(commitDir);
     const commit = await rawCommits(commitDir);
-    await sequentialRate(get, 200); // warm-up (JIT, the connection)
-    await sequentialRate(create(one), 200);
-    await sequentialRate(commit.one, 200);
-    await sequentialRate(commit.group, 200);
-    const gets = [];
-    const creates = [];
-    const commits = [];
-    const groupCommits = [];
+    const runs = { gets: get, creates: create(one), commits: commit.one, createCommits: commit.create, refused, barePost };
+    for (const send of Object.values(runs)) await sequentialRate(send, 200); // warm-up (JIT, the connections)
+    const rates = Object.fromEntries(Object.keys(runs).map((k) => [k, []]));
     for (let i = 0; i < 3; i++) {
-      gets.push(await sequentialRate(get, n));
-      creates.push(await sequentialRate(create(one), n));
-      commits.push(await sequentialRate(commit.one, n));
-      groupCommits.push(await sequentialRate(commit.group, n));
+      for (const [k, send] of Object.entries(runs)) rates[k].push(await sequentialRate(send, n));
     }
     commit.close();
-    // Not a target: what serve's own schema costs a commit (a group's row and its 8 indexes, a meta row; a create adds its event).
-    report('raw durable commits of a group row in serve\'s schema, same disk', median(groupCommits), 'commits/s', { command: `node bench/run.js: BEGIN IMMEDIATE; INSERT a group into resources; UPDATE meta; COMMIT x ${n} (db.ts's schema)` });
-    const g = median(gets);
-    const c = median(creates);
-    const commitFig = { what: 'raw durable commits (one-row transactions), same disk', value: median(commits), unit: 'commits/s', command: `node bench/run.js: BEGIN IMMEDIATE; INSERT one row; COMMIT x ${n}, the project's SQLite binding and pragmas (WAL, synchronous=FULL)` };
+    const rate = Object.fromEntries(Object.entries(rates).map(([k, xs]) => [k, median(xs)]));
+    const commitFig = { what: 'raw durable commits (one-row transactions), same disk', value: rate.commits, unit: 'commits/s', command: `node bench/run.js: BEGIN IMMEDIATE; INSERT one row; COMMIT x ${n}, the project's SQLite binding and pragmas (WAL, synchronous=FULL)` };
     report(commitFig.what, commitFig.value, 'commits/s', { command: commitFig.command });
-    const getFig = { what: 'sequential GETs by uid, 1 client, keep-alive', value: g, unit: 'req/s', command: `GET /iam/v2/groups/{uid} x ${n}, one after another` };
-    const createFig = { what: 'sequential durable creates, 1 client, keep-alive', value: c, unit: 'creates/s', command: `POST /iam/v2/groups x ${n}, one after another` };
-    report(getFig.what, g, 'req/s', { command: getFig.command });
-    report(createFig.what, c, 'creates/s', { command: createFig.command });
+    const getFig = { what: 'sequential GETs by uid, 1 client, keep-alive', value: rate.gets, unit: 'req/s', command: `GET /iam/v2/groups/{uid} x ${n}, one after another` };
+    const createFig = { what: 'sequential durable creates, 1 client, keep-alive', value: rate.creates, unit: 'creates/s', command: `POST /iam/v2/groups x ${n}, one after another` };
+    report(getFig.what, rate.gets, 'req/s', { command: getFig.command });
+    report(createFig.what, rate.creates, 'creates/s', { command: createFig.command });
     target('durable creates vs GETs, 1 client each', createFig, getFig, { min: 0.5 });
     target('sequential durable creates vs raw durable commits', createFig, commitFig, { min: 0.5 });
+    // Not targets: where a create's time goes (ms each; medians of the same interleaved rounds).
+    const ms = (r) => 1000 / r;
+    const parts = [
+      ['a create', ms(rate.creates), `POST /iam/v2/groups x ${n}, one after another`],
+      ['  a do-nothing POST, bare node:http (HTTP and the client)', ms(rate.barePost), `POST ${bare.url} x ${n}, one connection, one after another`],
+      ['  a POST serve refuses before writing (400), same connection', ms(rate.refused), `POST /iam/v2/groups without a parent x ${n}`],
+      ['  a GET by uid, same connection', ms(rate.gets), `GET /iam/v2/groups/{uid} x ${n}`],
+      ['  the raw commit of a create\'s rows (group row, its event)', ms(rate.createCommits), `node bench/run.js: BEGIN IMMEDIATE; INSERT a group into resources; INSERT its event; COMMIT x ${n} (db.ts's schema)`],
+      ['  the raw commit of one row', ms(rate.commits), commitFig.command.replace('node bench/run.js: ', '')],
+    ];
+    for (const [what, value, command] of parts) report(`${what}`, value, 'ms', { command });
+    report('  the rest of a create (create - refused POST - raw commit)', ms(rate.creates) - ms(rate.refused) - ms(rate.createCommits), 'ms');
     const t0 = performance.now();
     const send = create(ten);
     let sent = 0;
@@ -326,14 +334,17 @@ async function writes() {
     target('durable creates, 10 clients vs 1', parFig, createFig, { min: 1 });
   } finally {
     await one.close();
+    await toBare.close();
     await ten.close();
     await serve.stop();
+    await bare.stop();
   }
 }
 
 /**
  * The disk's pace for serve's writes: one-row transactions committed one after another with
- * the project's SQLite binding, opened as the store opens its database (WAL, synchronous=FULL).
+ * the project's SQLite binding, opened as the store opens its database (WAL, synchronous=FULL);
+ * and the rows a create commits (its group in serve's resources table, its event).
  */
 async function rawCommits(dir) {
   const { openDatabase } = await import('../dist/server/store/db.js');
@@ -341,10 +352,12 @@ async function rawCommits(dir) {
   db.exec('CREATE TABLE bench_commit (k INTEGER PRIMARY KEY, v TEXT NOT NULL)');
   const insert = db.prepare('INSERT INTO bench_commit (v) VALUES (?)');
   const row = JSON.stringify({ name: 'g', description: '', verified: false });
-  // The same, with the row a create writes in serve's own tables (openDatabase made them).
   const insertGroup = db.prepare('INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)');
-  const seq = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('bench_seq', ?)");
+  const insertEvent = db.prepare("INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data) VALUES (?, 'dev.chainguard.api.iam.group.created.v1', 'http://127.0.0.1/iam/v2/groups', ?, ?, ?, 'platform.iam.v2.Group', ?)");
   const parent = 'f'.repeat(40);
+  // Child uids as serve makes them (random below the parent): each index takes its row where it falls.
+  const hex = (n) => Buffer.from(crypto.getRandomValues(new Uint8Array(n))).toString('hex');
+  const uid = () => `${parent}/${hex(8)}`;
   let made = 0;
   return {
     one: async () => {
@@ -352,11 +365,13 @@ async function rawCommits(dir) {
       insert.run(row);
       db.exec('COMMIT');
     },
-    group: async () => {
+    create: async () => {
       const t = new Date().toISOString();
+      const id = uid();
+      const body = JSON.stringify({ actor: { subject: `${parent}/0123456789abcdef` }, body: { uid: id, name: `g-${made}`, description: '', createTime: t, updateTime: t, verified: false } });
       db.exec('BEGIN IMMEDIATE');
-      insertGroup.run(`${parent}/${(made++).toString(16).padStart(16, '0')}`, 'group', parent, `g-${made}`, t, t, row);
-      seq.run(String(made));
+      insertGroup.run(id, 'group', parent, `g-${made++}`, t, t, row);
+      insertEvent.run(hex(16), id, id, t, body);
       db.exec('COMMIT');
     },
     close: () => db.close(),
