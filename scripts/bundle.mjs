@@ -4,7 +4,7 @@
 // SQLite, YAML and tables stay in chunks a client command never opens (startup is measured:
 // npm run bench). tsc's dist/ stays for the scripts and benches that import modules by path.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,17 +15,22 @@ rmSync(outdir, { recursive: true, force: true });
 // `import http from 'node:http'` in an ES module makes Node build a facade of every export,
 // running lazy getters: on Node 22 that loads Node's internal undici (~18 ms) for node:http
 // alone. process.getBuiltinModule (Node >= 20.16) hands the module over as CommonJS does.
+// Each builtin a static import names gets a one-line CommonJS shim file, bundled in its place.
+const shimDir = join(root, 'dist', 'builtin-shims');
+rmSync(shimDir, { recursive: true, force: true });
+mkdirSync(shimDir, { recursive: true });
 const builtinsAsCommonJs = {
   name: 'builtins-as-commonjs',
   setup(b) {
     const names = builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|');
     // Static imports only: a dynamic import() keeps Node's own (named exports and all).
-    b.onResolve({ filter: new RegExp(`^(node:)?(${names})$`) }, (args) =>
-      args.kind === 'import-statement' ? { path: args.path, namespace: 'node-builtin' } : { path: args.path, external: true });
-    b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
-      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path.startsWith('node:') ? args.path : `node:${args.path}`)});`,
-      loader: 'js',
-    }));
+    b.onResolve({ filter: new RegExp(`^(node:)?(${names})$`) }, (args) => {
+      if (args.kind !== 'import-statement') return { path: args.path, external: true };
+      const name = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
+      const shim = join(shimDir, `${name.slice(5).replace(/\//g, '-')}.cjs`);
+      writeFileSync(shim, `module.exports = process.getBuiltinModule(${JSON.stringify(name)});\n`);
+      return { path: shim };
+    });
   },
 };
 
