@@ -261,25 +261,32 @@ async function ndjsonStream(url, token, n) {
 /**
  * Durable creates against GETs by uid, each from one client sending one request after the
  * other on a keep-alive connection (interleaved rounds, medians); then 10 clients creating.
+ * Beside them, what a create is made of: the round trip of a POST serve refuses before any
+ * write (the same connection), a do-nothing POST to a bare node:http server, and the raw
+ * commit of the rows a create writes.
  */
 async function writes() {
   const dataDir = tempDir();
   cleanup.push(dataDir);
   const serve = await startServe(dataDir);
+  const bare = await startChild([bareServer]);
   const one = new Agent({ connections: 1, pipelining: 1 });
+  const toBare = new Agent({ connections: 1, pipelining: 1 });
   const ten = new Agent({ connections: 10, pipelining: 1 });
   try {
     const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const parent = await orgUid(serve.url, headers);
     let made = 0;
-    const create = (dispatcher) => async () => {
-      const r = await request(`${serve.url}/iam/v2/groups`, {
-        method: 'POST', headers, dispatcher, body: JSON.stringify({ parent, group: { name: `g-${made++}` } }),
-      });
+    const post = (url, dispatcher, body, status) => async () => {
+      const r = await request(url, { method: 'POST', headers, dispatcher, body: body() });
       await r.body.text();
-      if (r.statusCode !== 200) throw new Error(`create: ${r.statusCode}`);
+      if (r.statusCode !== status) throw new Error(`POST ${url}: ${r.statusCode}`);
     };
+    const create = (dispatcher) => post(`${serve.url}/iam/v2/groups`, dispatcher, () => JSON.stringify({ parent, group: { name: `g-${made++}` } }), 200);
+    // The same body less the parent: refused (400) after auth, routing and the body's parse, before any write.
+    const refused = post(`${serve.url}/iam/v2/groups`, one, () => JSON.stringify({ group: { name: 'g' } }), 400);
+    const barePost = post(bare.url, toBare, () => JSON.stringify({ parent, group: { name: 'g' } }), 200);
     const get = async () => {
       const r = await request(`${serve.url}/iam/v2/groups/${parent}`, { headers, dispatcher: one });
       await r.body.text();
@@ -289,33 +296,34 @@ async function writes() {
     const commitDir = tempDir();
     cleanup.push(commitDir);
     const commit = await rawCommits(commitDir);
-    await sequentialRate(get, 200); // warm-up (JIT, the connection)
-    await sequentialRate(create(one), 200);
-    await sequentialRate(commit.one, 200);
-    await sequentialRate(commit.group, 200);
-    const gets = [];
-    const creates = [];
-    const commits = [];
-    const groupCommits = [];
+    const runs = { gets: get, creates: create(one), commits: commit.one, createCommits: commit.create, refused, barePost };
+    for (const send of Object.values(runs)) await sequentialRate(send, 200); // warm-up (JIT, the connections)
+    const rates = Object.fromEntries(Object.keys(runs).map((k) => [k, []]));
     for (let i = 0; i < 3; i++) {
-      gets.push(await sequentialRate(get, n));
-      creates.push(await sequentialRate(create(one), n));
-      commits.push(await sequentialRate(commit.one, n));
-      groupCommits.push(await sequentialRate(commit.group, n));
+      for (const [k, send] of Object.entries(runs)) rates[k].push(await sequentialRate(send, n));
     }
     commit.close();
-    // Not a target: what serve's own schema costs a commit (a group's row and its 8 indexes, a meta row; a create adds its event).
-    report('raw durable commits of a group row in serve\'s schema, same disk', median(groupCommits), 'commits/s', { command: `node bench/run.js: BEGIN IMMEDIATE; INSERT a group into resources; UPDATE meta; COMMIT x ${n} (db.ts's schema)` });
-    const g = median(gets);
-    const c = median(creates);
-    const commitFig = { what: 'raw durable commits (one-row transactions), same disk', value: median(commits), unit: 'commits/s', command: `node bench/run.js: BEGIN IMMEDIATE; INSERT one row; COMMIT x ${n}, the project's SQLite binding and pragmas (WAL, synchronous=FULL)` };
+    const rate = Object.fromEntries(Object.entries(rates).map(([k, xs]) => [k, median(xs)]));
+    const commitFig = { what: 'raw durable commits (one-row transactions), same disk', value: rate.commits, unit: 'commits/s', command: `node bench/run.js: BEGIN IMMEDIATE; INSERT one row; COMMIT x ${n}, the project's SQLite binding and pragmas (WAL, synchronous=FULL)` };
     report(commitFig.what, commitFig.value, 'commits/s', { command: commitFig.command });
-    const getFig = { what: 'sequential GETs by uid, 1 client, keep-alive', value: g, unit: 'req/s', command: `GET /iam/v2/groups/{uid} x ${n}, one after another` };
-    const createFig = { what: 'sequential durable creates, 1 client, keep-alive', value: c, unit: 'creates/s', command: `POST /iam/v2/groups x ${n}, one after another` };
-    report(getFig.what, g, 'req/s', { command: getFig.command });
-    report(createFig.what, c, 'creates/s', { command: createFig.command });
+    const getFig = { what: 'sequential GETs by uid, 1 client, keep-alive', value: rate.gets, unit: 'req/s', command: `GET /iam/v2/groups/{uid} x ${n}, one after another` };
+    const createFig = { what: 'sequential durable creates, 1 client, keep-alive', value: rate.creates, unit: 'creates/s', command: `POST /iam/v2/groups x ${n}, one after another` };
+    report(getFig.what, rate.gets, 'req/s', { command: getFig.command });
+    report(createFig.what, rate.creates, 'creates/s', { command: createFig.command });
     target('durable creates vs GETs, 1 client each', createFig, getFig, { min: 0.5 });
     target('sequential durable creates vs raw durable commits', createFig, commitFig, { min: 0.5 });
+    // Not targets: where a create's time goes (ms each; medians of the same interleaved rounds).
+    const ms = (r) => 1000 / r;
+    const parts = [
+      ['a create', ms(rate.creates), `POST /iam/v2/groups x ${n}, one after another`],
+      ['  a do-nothing POST, bare node:http (HTTP and the client)', ms(rate.barePost), `POST ${bare.url} x ${n}, one connection, one after another`],
+      ['  a POST serve refuses before writing (400), same connection', ms(rate.refused), `POST /iam/v2/groups without a parent x ${n}`],
+      ['  a GET by uid, same connection', ms(rate.gets), `GET /iam/v2/groups/{uid} x ${n}`],
+      ['  the raw commit of a create\'s rows (group row, its event)', ms(rate.createCommits), `node bench/run.js: BEGIN IMMEDIATE; INSERT a group into resources; INSERT its event; COMMIT x ${n} (db.ts's schema)`],
+      ['  the raw commit of one row', ms(rate.commits), commitFig.command.replace('node bench/run.js: ', '')],
+    ];
+    for (const [what, value, command] of parts) report(`${what}`, value, 'ms', { command });
+    report('  the rest of a create (create - refused POST - raw commit)', ms(rate.creates) - ms(rate.refused) - ms(rate.createCommits), 'ms');
     const t0 = performance.now();
     const send = create(ten);
     let sent = 0;
@@ -326,14 +334,17 @@ async function writes() {
     target('durable creates, 10 clients vs 1', parFig, createFig, { min: 1 });
   } finally {
     await one.close();
+    await toBare.close();
     await ten.close();
     await serve.stop();
+    await bare.stop();
   }
 }
 
 /**
  * The disk's pace for serve's writes: one-row transactions committed one after another with
- * the project's SQLite binding, opened as the store opens its database (WAL, synchronous=FULL).
+ * the project's SQLite binding, opened as the store opens its database (WAL, synchronous=FULL);
+ * and the rows a create commits (its group in serve's resources table, its event).
  */
 async function rawCommits(dir) {
   const { openDatabase } = await import('../dist/server/store/db.js');
@@ -341,10 +352,12 @@ async function rawCommits(dir) {
   db.exec('CREATE TABLE bench_commit (k INTEGER PRIMARY KEY, v TEXT NOT NULL)');
   const insert = db.prepare('INSERT INTO bench_commit (v) VALUES (?)');
   const row = JSON.stringify({ name: 'g', description: '', verified: false });
-  // The same, with the row a create writes in serve's own tables (openDatabase made them).
   const insertGroup = db.prepare('INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)');
-  const seq = db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('bench_seq', ?)");
+  const insertEvent = db.prepare("INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data) VALUES (?, 'dev.chainguard.api.iam.group.created.v1', 'http://127.0.0.1/iam/v2/groups', ?, ?, ?, 'platform.iam.v2.Group', ?)");
   const parent = 'f'.repeat(40);
+  // Child uids as serve makes them (random below the parent): each index takes its row where it falls.
+  const hex = (n) => Buffer.from(crypto.getRandomValues(new Uint8Array(n))).toString('hex');
+  const uid = () => `${parent}/${hex(8)}`;
   let made = 0;
   return {
     one: async () => {
@@ -352,11 +365,13 @@ async function rawCommits(dir) {
       insert.run(row);
       db.exec('COMMIT');
     },
-    group: async () => {
+    create: async () => {
       const t = new Date().toISOString();
+      const id = uid();
+      const body = JSON.stringify({ actor: { subject: `${parent}/0123456789abcdef` }, body: { uid: id, name: `g-${made}`, description: '', createTime: t, updateTime: t, verified: false } });
       db.exec('BEGIN IMMEDIATE');
-      insertGroup.run(`${parent}/${(made++).toString(16).padStart(16, '0')}`, 'group', parent, `g-${made}`, t, t, row);
-      seq.run(String(made));
+      insertGroup.run(id, 'group', parent, `g-${made++}`, t, t, row);
+      insertEvent.run(hex(16), id, id, t, body);
       db.exec('COMMIT');
     },
     close: () => db.close(),
@@ -513,21 +528,41 @@ async function rpcStatus(url, path, body, headers, { h1 = false } = {}) {
   }
 }
 
-/** req/s from h2load (nghttp2-client): `--h1` for HTTP/1.1, else h2c with prior knowledge. Fails on any 4xx/5xx. */
-function h2load(args) {
+/**
+ * One h2load run (nghttp2-client; `--h1` for HTTP/1.1, else h2c with prior knowledge): req/s,
+ * and the server's CPU time per request when its pid is given (utime + stime from /proc, Linux:
+ * on a shared machine the rate moves with the neighbours' load, the CPU a request costs much
+ * less). Fails on any 4xx/5xx.
+ */
+function h2load(args, pid) {
+  const cpuBefore = pid && cpuMs(pid);
   const r = spawnSync('h2load', args, { encoding: 'utf8' });
   const rate = /finished in [\d.]+m?s, ([\d.]+) req\/s/.exec(r.stdout);
   const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(r.stdout);
-  const failed = /requests: \d+ total, \d+ started, \d+ done, \d+ succeeded, (\d+) failed, (\d+) errored/.exec(r.stdout);
-  if (!rate || !codes || Number(codes[3]) + Number(codes[4]) > 0 || Number(failed?.[1] ?? 0) > 0) throw new Error(`h2load ${args.join(' ')}: ${r.stdout.slice(-400)}${r.stderr}`);
-  return Number(rate[1]);
+  const done = /requests: \d+ total, \d+ started, (\d+) done, \d+ succeeded, (\d+) failed, (\d+) errored/.exec(r.stdout);
+  if (!rate || !codes || Number(codes[3]) + Number(codes[4]) > 0 || Number(done?.[2] ?? 0) > 0) throw new Error(`h2load ${args.join(' ')}: ${r.stdout.slice(-400)}${r.stderr}`);
+  const cpuAfter = pid && cpuMs(pid);
+  return { rate: Number(rate[1]), cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / Number(done[1]) };
+}
+
+/** A process's CPU time so far (user + system), in ms; undefined without Linux's /proc. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ: 100 on Linux
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * Every protocol serve speaks against REST over HTTP/1.1, with one load tool (h2load, 10
  * connections, one request at a time on each), the same serve and data, interleaved rounds
  * (A B C … A B C …), medians: REST over h2c, gRPC (h2c), gRPC-Web and Connect JSON (HTTP/1.1),
- * for GetGroup and for a sorted page of 50.
+ * for GetGroup and for a sorted page of 50. In the same rounds: gRPC with 10 calls in flight
+ * on each connection (how a gRPC channel carries concurrent calls; not a target), and node's
+ * floors, bare servers answering the same bytes with nothing behind them (bench/bare-server.js):
+ * node:http, node:http2's stream API, and node:http2 answering as a unary gRPC call does.
  */
 async function protocols() {
   if (spawnSync('sh', ['-c', 'command -v h2load']).status !== 0) {
@@ -538,6 +573,7 @@ async function protocols() {
   cleanup.push(dataDir);
   const { org } = await populate(dataDir, 1_000);
   const serve = await startServe(dataDir);
+  const bares = [];
   try {
     const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const auth = `authorization: Bearer ${token}`;
@@ -560,46 +596,91 @@ async function protocols() {
       const key = c.name.split(',')[0];
       const grpcBody = file(`${key}.grpc`, c.proto);
       const jsonBody = file(`${key}.json`, JSON.stringify(c.json));
+      const grpcArgs = ['-d', grpcBody, '-H', auth, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${serve.url}${c.rpc}`];
+      const pid = serve.child.pid;
       const runs = {
-        rest1: { what: `REST ${c.name}, HTTP/1.1`, args: ['--h1', '-H', auth, `${serve.url}${c.rest}`], command: `h2load --h1 -c 10 -D ${duration} -H 'authorization: Bearer …' '${c.rest}'` },
-        rest2: { what: `REST ${c.name}, HTTP/2 (h2c)`, args: ['-m', '1', '-H', auth, `${serve.url}${c.rest}`], command: `h2load -c 10 -m 1 -D ${duration} -H 'authorization: Bearer …' '${c.rest}'` },
+        rest1: { what: `REST ${c.name}, HTTP/1.1`, pid, args: ['--h1', '-H', auth, `${serve.url}${c.rest}`], command: `h2load --h1 -c 10 -D ${duration} -H 'authorization: Bearer …' '${c.rest}'` },
+        rest2: { what: `REST ${c.name}, HTTP/2 (h2c)`, pid, args: ['-m', '1', '-H', auth, `${serve.url}${c.rest}`], command: `h2load -c 10 -m 1 -D ${duration} -H 'authorization: Bearer …' '${c.rest}'` },
         grpc: {
-          what: `gRPC ${c.name} (h2c, protobuf)`, args: ['-m', '1', '-d', grpcBody, '-H', auth, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${serve.url}${c.rpc}`],
+          what: `gRPC ${c.name} (h2c, protobuf)`, pid, args: ['-m', '1', ...grpcArgs],
           command: `h2load -c 10 -m 1 -D ${duration} -d BODY -H 'content-type: application/grpc' -H 'te: trailers' … ${c.rpc}`,
           check: () => rpcStatus(serve.url, c.rpc, c.proto, { authorization: `Bearer ${token}`, 'content-type': 'application/grpc' }),
         },
+        grpcMux: {
+          what: `gRPC ${c.name}, 10 calls in flight per connection (h2c)`, pid, args: ['-m', '10', ...grpcArgs],
+          command: `h2load -c 10 -m 10 -D ${duration} -d BODY -H 'content-type: application/grpc' -H 'te: trailers' … ${c.rpc}`,
+        },
         grpcWeb: {
-          what: `gRPC-Web ${c.name} (HTTP/1.1, protobuf)`, args: ['--h1', '-d', grpcBody, '-H', auth, '-H', 'content-type: application/grpc-web+proto', '-H', 'x-grpc-web: 1', `${serve.url}${c.rpc}`],
+          what: `gRPC-Web ${c.name} (HTTP/1.1, protobuf)`, pid, args: ['--h1', '-d', grpcBody, '-H', auth, '-H', 'content-type: application/grpc-web+proto', '-H', 'x-grpc-web: 1', `${serve.url}${c.rpc}`],
           command: `h2load --h1 -c 10 -D ${duration} -d BODY -H 'content-type: application/grpc-web+proto' … ${c.rpc}`,
           check: () => rpcStatus(serve.url, c.rpc, c.proto, { authorization: `Bearer ${token}`, 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' }, { h1: true }),
         },
         connect: {
-          what: `Connect ${c.name} (HTTP/1.1, JSON)`, args: ['--h1', '-d', jsonBody, '-H', auth, '-H', 'content-type: application/json', `${serve.url}${c.rpc}`],
+          what: `Connect ${c.name} (HTTP/1.1, JSON)`, pid, args: ['--h1', '-d', jsonBody, '-H', auth, '-H', 'content-type: application/json', `${serve.url}${c.rpc}`],
           command: `h2load --h1 -c 10 -D ${duration} -d BODY.json -H 'content-type: application/json' … ${c.rpc}`,
           check: () => rpcStatus(serve.url, c.rpc, JSON.stringify(c.json), { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, { h1: true }),
         },
       };
+      if (key === 'GetGroup') {
+        // node's floors: bare servers answering REST's bytes for this call, nothing behind them.
+        const answer = file('GetGroup.answer', Buffer.from(await request(`${serve.url}${c.rest}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.body.arrayBuffer())));
+        const [h1, h2, grpc] = await Promise.all([[answer], ['--h2', answer], ['--grpc', answer]].map((args) => startChild([bareServer, ...args])));
+        bares.push(h1, h2, grpc);
+        Object.assign(runs, {
+          bare1: { what: 'bare node:http, the same answer (floor of REST over HTTP/1.1)', pid: h1.child.pid, args: ['--h1', `${h1.url}/`], command: `node bench/bare-server.js ANSWER; h2load --h1 -c 10 -D ${duration}` },
+          bare2: { what: 'bare node:http2 stream API, the same answer (floor of REST over h2c)', pid: h2.child.pid, args: ['-m', '1', `${h2.url}/`], command: `node bench/bare-server.js --h2 ANSWER; h2load -c 10 -m 1 -D ${duration}` },
+          bareGrpc: {
+            what: 'bare node:http2 answering as gRPC does (floor of gRPC over h2c)', pid: grpc.child.pid, args: ['-m', '1', '-d', grpcBody, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${grpc.url}/`],
+            command: `node bench/bare-server.js --grpc ANSWER; h2load -c 10 -m 1 -D ${duration} -d BODY -H 'te: trailers' …`,
+          },
+        });
+      }
       for (const r of Object.values(runs)) {
         const status = await r.check?.();
         if (r.check && status !== '0') throw new Error(`${r.what}: grpc-status ${status}`);
       }
       const order = Object.keys(runs);
       const rates = Object.fromEntries(order.map((k) => [k, []]));
+      const cpu = Object.fromEntries(order.map((k) => [k, []]));
       for (const k of order) h2load(['-c', '10', '-D', '1', ...runs[k].args]); // warm-up (JIT) before anything is counted
       for (let round = 0; round < (quick ? 1 : 3); round++) {
-        for (const k of order) rates[k].push(h2load(['-c', '10', '-D', String(duration), ...runs[k].args]));
+        for (const k of order) {
+          const { rate, cpuUs } = h2load(['-c', '10', '-D', String(duration), ...runs[k].args], runs[k].pid);
+          rates[k].push(rate);
+          if (cpuUs !== undefined) cpu[k].push(cpuUs);
+        }
       }
       const fig = Object.fromEntries(order.map((k) => [k, { what: runs[k].what, value: median(rates[k]), unit: 'req/s', command: runs[k].command }]));
-      for (const k of order) report(fig[k].what, fig[k].value, 'req/s', { command: fig[k].command });
+      for (const k of order) {
+        report(fig[k].what, fig[k].value, 'req/s', { command: fig[k].command });
+        if (cpu[k].length) report(`${fig[k].what}: server CPU per request`, median(cpu[k]), 'us');
+      }
+      const ratio = (name, a, b) => report(`${name}: ratio`, fig[a].value / fig[b].value, 'x', { of: [fig[a].what, fig[b].what] });
+      // The same comparison by the server's CPU per request (b's over a's): what the rate
+      // ratio would be were the server alone on the machine.
+      const byCpu = (name, a, b) => cpu[a].length && cpu[b].length && report(`${name}, by server CPU per request: ratio`, median(cpu[b]) / median(cpu[a]), 'x');
+      byCpu(`gRPC ${key} vs REST over HTTP/1.1`, 'grpc', 'rest1');
       target(`gRPC ${key} vs REST over HTTP/1.1`, fig.grpc, fig.rest1, { min: 1 });
+      ratio(`gRPC ${key}, 10 in flight per connection, vs REST over HTTP/1.1 (not a target)`, 'grpcMux', 'rest1');
+      ratio(`gRPC-Web ${key} vs REST over HTTP/1.1 (the same transport)`, 'grpcWeb', 'rest1');
       if (key === 'GetGroup') {
+        byCpu('REST GetGroup: HTTP/2 vs HTTP/1.1', 'rest2', 'rest1');
+        byCpu('Connect JSON GetGroup vs REST over HTTP/1.1', 'connect', 'rest1');
+        byCpu('gRPC-Web GetGroup vs REST over HTTP/1.1', 'grpcWeb', 'rest1');
+        byCpu("node's floor: bare HTTP/2 answering as gRPC vs bare HTTP/1.1", 'bareGrpc', 'bare1');
         target('REST GetGroup: HTTP/2 vs HTTP/1.1', fig.rest2, fig.rest1, { min: 0.9 });
         target('Connect JSON GetGroup vs REST over HTTP/1.1', fig.connect, fig.rest1, { min: 0.8 });
         target('gRPC-Web GetGroup vs gRPC', fig.grpcWeb, fig.grpc, { min: 0.8 });
+        ratio("node's floor: bare HTTP/2 stream vs bare HTTP/1.1", 'bare2', 'bare1');
+        ratio("node's floor: bare HTTP/2 answering as gRPC vs bare HTTP/1.1", 'bareGrpc', 'bare1');
+        ratio('REST GetGroup over HTTP/1.1 vs its floor', 'rest1', 'bare1');
+        ratio('REST GetGroup over h2c vs its floor', 'rest2', 'bare2');
+        ratio('gRPC GetGroup vs its floor', 'grpc', 'bareGrpc');
       }
     }
   } finally {
     await serve.stop();
+    for (const b of bares) await b.stop();
   }
 }
 

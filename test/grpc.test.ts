@@ -492,3 +492,34 @@ test.serial('a compressed request message that is not protobuf, which Connect pa
   t.is(res.status, 400);
   t.like(await res.json(), { code: 'invalid_argument' });
 });
+
+test.serial("a stalled call ends at the caller's deadline: serve itself answers DEADLINE_EXCEEDED (gRPC's grpc-timeout, Connect's connect-timeout-ms)", async (t) => {
+  // Raw requests that carry a deadline but do not enforce one: a client library's own timer
+  // would end the call first, and this is about serve's answer.
+  t.teardown(() => h.srv.faults.clear());
+  h.srv.faults.add({ rpc: 'IamService/GetGroup', effect: 'stall' });
+  const session = http2.connect(h.srv.url);
+  t.teardown(() => session.close());
+  const trailersOnly = await new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
+    const req = session.request({
+      ':method': 'POST', ':path': '/platform.iam.v2.IamService/GetGroup', 'content-type': 'application/grpc', te: 'trailers',
+      'grpc-timeout': '50m', authorization: `Bearer ${h.srv.ownerToken}`,
+    });
+    req.on('response', resolve);
+    req.on('error', reject);
+    req.resume();
+    const message = Buffer.from(h.org);
+    req.end(Buffer.concat([Buffer.from([0, 0, 0, 0, message.length + 2, 0x0a, message.length]), message]));
+  });
+  t.is(trailersOnly['grpc-status'], String(grpc.status.DEADLINE_EXCEEDED));
+  t.regex(String(trailersOnly['grpc-message']), /deadline passed/);
+
+  const connect = await fetch(`${h.srv.url}/platform.iam.v2.IamService/GetGroup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'connect-timeout-ms': '50', authorization: `Bearer ${h.srv.ownerToken}` },
+    body: JSON.stringify({ uid: h.org }),
+  });
+  t.is(connect.status, 504);
+  t.is(((await connect.json()) as { code: string }).code, 'deadline_exceeded');
+  t.is(h.srv.journal.since(0).filter((e) => e.rpc?.endsWith('IamService/GetGroup') && e.fault?.effect === 'stall').length, 2, 'both stalled calls are in the journal');
+});

@@ -1,11 +1,16 @@
 // serve's own /mcp, met by the official SDK's Client over Streamable HTTP: bearer tokens as
 // the API takes them, what a caller may do decided by its role bindings (the REST handling
 // it is dispatched to), sessions bound to the identity that opened them, writes only with
-// --mcp-writes.
+// --mcp-writes. An SDK client without a token finds serve's issuer by RFC 9728 and signs in;
+// idle sessions expire (serve's injected clock moves; nothing sleeps).
 import test, { type ExecutionContext } from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { discoverOAuthServerInfo, extractWWWAuthenticateParams, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { request, startTestServer, type TestServer } from './helpers/serve.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { browser, csrfOf } from './helpers/browser.js';
+import { cli } from './helpers/cli.js';
+import { request, startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 
 let readOnly: TestServer;
 let writable: TestServer;
@@ -96,4 +101,112 @@ test('/mcp sessions: bound to the identity that opened them, ended by DELETE', a
 
   const noSession = await request(srv.url, 'POST', '/mcp', list, { ...streamable, authorization: `Bearer ${srv.ownerToken}` });
   t.is(noSession.status, 400, 'a request outside a session must first initialize one');
+});
+
+test('a 401 names the protected resource metadata (RFC 9728); it points at serve\'s issuer, which the SDK discovers', async (t) => {
+  const srv = readOnly;
+  const refused = await fetch(`${srv.url}/mcp`, { method: 'POST', headers: { ...streamable, 'content-type': 'application/json' }, body: JSON.stringify(initialize) });
+  t.is(refused.status, 401);
+  const { resourceMetadataUrl } = extractWWWAuthenticateParams(refused);
+  t.is(resourceMetadataUrl?.href, `${srv.url}/.well-known/oauth-protected-resource/mcp`);
+  t.regex(refused.headers.get('www-authenticate')!, /^Bearer realm="pctl", resource_metadata="/);
+
+  const found = await discoverOAuthServerInfo(new URL(`${srv.url}/mcp`), { resourceMetadataUrl: resourceMetadataUrl! });
+  t.like(found.resourceMetadata, { resource: `${srv.url}/mcp`, authorization_servers: [srv.url], bearer_methods_supported: ['header'] });
+  t.is(found.authorizationServerUrl, srv.url);
+  t.like(found.authorizationServerMetadata, { issuer: srv.url, authorization_endpoint: `${srv.url}/oauth/authorize`, token_endpoint: `${srv.url}/oauth/token` });
+  // Without the header's hint the SDK tries the /mcp-suffixed path first; the root form names the API itself.
+  t.is((await discoverOAuthServerInfo(new URL(`${srv.url}/mcp`))).resourceMetadata?.resource, `${srv.url}/mcp`);
+  const root = await request(srv.url, 'GET', '/.well-known/oauth-protected-resource');
+  t.like(root.json, { resource: srv.url, authorization_servers: [srv.url] });
+});
+
+/** What an MCP client keeps of its sign-in, in memory: serve's public client `pctl`, a loopback redirect. */
+class MemoryOAuthProvider implements OAuthClientProvider {
+  authorizationUrl?: URL;
+  private saved?: OAuthTokens;
+  private verifier = '';
+  readonly redirectUrl = 'http://127.0.0.1:9/callback';
+  readonly clientMetadata = { redirect_uris: [this.redirectUrl], client_name: 'pctl-test', token_endpoint_auth_method: 'none' };
+  clientInformation(): OAuthClientInformationMixed {
+    return { client_id: 'pctl' };
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+test("an SDK client without a token signs in through serve's issuer (PKCE, resource indicator) and then uses /mcp", async (t) => {
+  const srv = readOnly;
+  const agent = await srv.ok('POST', '/iam/v2/identities', { parent: srv.organizationUid, identity: { name: 'mcp-agent', claimMatch: { issuer: srv.url, subject: 'mcp-agent' } } });
+  t.teardown(() => srv.call('DELETE', `/iam/v2/identities/${agent.uid}`));
+  await srv.ok('POST', '/iam/v2/roleBindings', { parent: srv.organizationUid, roleBinding: { identityUid: agent.uid, roleUid: await srv.roleUid('viewer') } });
+  const provider = new MemoryOAuthProvider();
+  const mcpUrl = new URL(`${srv.url}/mcp`);
+  const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+  await t.throwsAsync(new Client({ name: 'pctl-test', version: '1.0.0' }).connect(first), { instanceOf: UnauthorizedError });
+  const authorize = provider.authorizationUrl!;
+  t.is(`${authorize.origin}${authorize.pathname}`, `${srv.url}/oauth/authorize`);
+  t.like(Object.fromEntries(authorize.searchParams), { client_id: 'pctl', code_challenge_method: 'S256', resource: `${srv.url}/mcp` });
+
+  // The person at the browser: the owner token once, then the identity the agent acts as.
+  const b = browser();
+  const csrf = csrfOf((await b.go(authorize.href)).html);
+  await b.go(`${srv.url}/oauth/authorize`, { csrf, step: 'owner', owner_token: srv.ownerToken });
+  const done = await b.go(`${srv.url}/oauth/authorize`, { csrf, step: 'pick', identity: agent.uid, action: 'allow' });
+  const code = new URL(done.headers.get('location')!).searchParams.get('code')!;
+  await first.finishAuth(code);
+  t.is(provider.tokens()?.token_type, 'Bearer');
+
+  const client = new Client({ name: 'pctl-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+  t.teardown(() => client.close());
+  const listed = await client.callTool({ name: 'identities_get', arguments: { uid: agent.uid } });
+  t.is((listed.structuredContent as { name: string }).name, 'mcp-agent');
+  const entry = srv.journal.since().findLast((e) => e.method === 'GET' && e.path === `/iam/v2/identities/${agent.uid}`);
+  t.is(entry?.identity, agent.uid, 'the tool call ran as the identity signed in as');
+});
+
+test('an /mcp session unused for 30 minutes ends: 404, and the client initializes a new one', async (t) => {
+  let now = Date.parse('2026-11-22T12:00:00Z');
+  const srv = await startTestServer({ clock: () => now });
+  t.teardown(() => srv.dispose());
+  const { client, transport } = await connect(t, srv, srv.ownerToken);
+  await client.listTools();
+  const session = transport.sessionId!;
+
+  now += 29 * 60_000;
+  await client.listTools(); // used: the 30 minutes start again
+  now += 30 * 60_000;
+  await client.listTools();
+  now += 30 * 60_000 + 1;
+  const gone = await t.throwsAsync(client.listTools());
+  t.is((gone as Error & { code?: number }).code, 404);
+  const raw = await request(srv.url, 'POST', '/mcp', { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }, {
+    ...streamable, authorization: `Bearer ${srv.ownerToken}`, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18',
+  });
+  t.is(raw.status, 404);
+
+  const again = await connect(t, srv, srv.ownerToken);
+  t.not(again.transport.sessionId, session);
+  t.true((await again.client.listTools()).tools.length > 0);
+});
+
+test('pctl serve --mcp-session-idle takes a duration; anything else is a usage error (exit 2)', async (t) => {
+  const pctl = cli({ PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+  const bad = await pctl(['serve', '--mcp-session-idle', 'soon', '--port', '0', '--data', tempDir()]);
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /mcp-session-idle: must be a duration such as 30m/);
 });

@@ -19,12 +19,13 @@ test.before(async () => {
 test.after.always(() => srv?.dispose());
 
 /** An SDK client connected to a spawned `pctl mcp …` that talks to srv as `token` (the owner's by default). */
-async function connect(t: ExecutionContext, args: string[] = [], token = srv.ownerToken): Promise<Client> {
+async function connect(t: ExecutionContext, args: string[] = [], token = srv.ownerToken, apiUrl: Record<string, string> = { PCTL_API_URL: srv.url }): Promise<Client> {
   const config = tempDir('pctl-mcp-cfg-');
+  const { PCTL_API_URL: _inherited, ...env } = process.env as Record<string, string>;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, 'mcp', ...args],
-    env: { ...(process.env as Record<string, string>), PCTL_CONFIG_DIR: config, PCTL_API_URL: srv.url, PCTL_TOKEN: token },
+    env: { ...env, PCTL_CONFIG_DIR: config, PCTL_TOKEN: token, ...apiUrl },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'pctl-test', version: '1.0.0' });
@@ -156,4 +157,10 @@ test('pctl mcp: a group argument may be a name path from the organization; a mis
   const missing = toolError(await client.callTool({ name: 'groups_get', arguments: { uid: `${orgName}/mcp-paths/nope` } }));
   t.is(missing.code, 'NOT_FOUND');
   t.is(missing.message, `uid: Group not found: "${orgName}/mcp-paths/nope": no group in ${orgName}/mcp-paths is named "nope" (see the groups_list tool)`);
+});
+
+test('pctl mcp takes the global --api-url flag, as every other command does', async (t) => {
+  const client = await connect(t, ['--api-url', srv.url], srv.ownerToken, {});
+  const listed = await client.callTool({ name: 'groups_get', arguments: { uid: srv.organizationUid } });
+  t.is((listed.structuredContent as { uid: string }).uid, srv.organizationUid);
 });

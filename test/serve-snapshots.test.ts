@@ -265,6 +265,23 @@ test('a snapshot that is not a pctl database of this schema is refused with 9, a
   t.is((await srv.call('POST', '/_pctl/snapshots/good:restore')).status, 200, 'the store is fine after refusing');
 });
 
+test('a snapshot of an earlier schema with the same tables (only an index differs) restores', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  await srv.ok('POST', G, { parent: srv.organizationUid, group: { name: 'kept' } });
+  await srv.ok('POST', '/_pctl/snapshots', { name: 'now' });
+  const saved = await dump(srv);
+  const dir = join(srv.dataDir, 'snapshots');
+  copyFileSync(join(dir, 'now.db'), join(dir, 'earlier.db'));
+  const earlier = new Database(join(dir, 'earlier.db'));
+  earlier.exec('DROP INDEX resources_alt; CREATE INDEX resources_alt ON resources (kind, alt_key); PRAGMA user_version = 3');
+  earlier.close();
+  await srv.ok('POST', G, { parent: srv.organizationUid, group: { name: 'gone' } });
+  const res = await srv.call('POST', '/_pctl/snapshots/earlier:restore');
+  t.is(res.status, 200, res.text);
+  t.deepEqual(await dump(srv), saved);
+});
+
 test('a save while creates are in flight is one consistent state: a whole database, every group with its parent', async (t) => {
   const srv = await startTestServer();
   t.teardown(() => srv.dispose());

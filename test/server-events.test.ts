@@ -3,8 +3,11 @@
 // The receiver is built with the CloudEvents SDK and checks every token with jose against
 // serve's JWKS (test/helpers/receiver.ts). Tests wait for deliveries, never for time.
 import test, { type ExecutionContext } from 'ava';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { closeAgent } from '../src/client/http.js';
+import { cli } from './helpers/cli.js';
 import { startReceiver, type Receiver, type ReceiverOptions } from './helpers/receiver.js';
-import { startTestServer, type TestServer } from './helpers/serve.js';
+import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
 const SUBS = '/events/v2/subscriptions';
@@ -128,6 +131,47 @@ test('secrets never travel: an invite\'s event keeps its uid and expiry, an iden
   const idp = await rx.next();
   t.is(idp.event.type, 'dev.chainguard.api.iam.identity_providers.created.v1');
   t.false(JSON.stringify(idp.event.data).includes('hush-hush-secret'));
+});
+
+test("actor.act: every validated claim of the caller's token, as text (non-strings as JSON), never the token itself", async (t) => {
+  const ci = await generateKeyPair('RS256');
+  const jwk = { ...(await exportJWK(ci.publicKey)), kid: 'ci-1', alg: 'RS256' };
+  const ciIssuer = 'https://token.actions.githubusercontent.com';
+  // serve's clock stands still: the token cannot run out on a slow machine.
+  const now = Math.floor(Date.now() / 1000);
+  const { srv, team, subscribe } = await setup(t, { trustedIssuers: { [ciIssuer]: { keys: [jwk] } }, clock: () => now * 1000 });
+  const subject = 'repo:acme/app:ref:refs/heads/main';
+  const deployer = await srv.ok('POST', '/iam/v2/identities', { parent: srv.organizationUid, identity: { name: 'deployer', claimMatch: { issuer: ciIssuer, subject } } });
+  await srv.ok('POST', '/iam/v2/roleBindings', { parent: team.uid, roleBinding: { identityUid: deployer.uid, roleUid: await srv.roleUid('owner') } });
+  const claims = {
+    iss: ciIssuer, sub: subject, aud: ['pctl', 'sigstore'], iat: now, exp: now + 300,
+    email: 'ci@acme.example', 'aws-acct': '123456789012', email_verified: true, groups: ['deploy', 'ops'], ctx: { run: 7 },
+  };
+  const token = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'ci-1' }).sign(ci.privateKey);
+  const { rx } = await subscribe();
+  await rx.next();
+
+  // The write as a user makes it: pctl with the CI token.
+  const pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: token, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+  t.teardown(closeAgent);
+  const made = await pctl(['groups', 'create', 'from-ci', '--parent', team.uid, '-o', 'id']);
+  t.is(made.code, 0, made.stderr);
+  const event = await rx.next();
+  t.is(event.event.subject, made.stdout.trim());
+  const actor = (event.event.data as { actor: { subject: string; act: Record<string, string> } }).actor;
+  t.is(actor.subject, deployer.uid);
+  t.deepEqual(actor.act, {
+    iss: ciIssuer, sub: subject, aud: '["pctl","sigstore"]', iat: String(now), exp: String(now + 300),
+    email: 'ci@acme.example', 'aws-acct': '123456789012', email_verified: 'true', groups: '["deploy","ops"]', ctx: '{"run":7}',
+  });
+  t.false(JSON.stringify(event.event.data).includes(token.split('.')[2]!), 'not the signature, nor the token');
+
+  // The owner's token (serve's own issuer): its claims too.
+  await srv.ok('PATCH', `${G}/${team.uid}?update_mask=description`, { description: 'by the owner' });
+  const owner = (((await rx.next()).event.data) as { actor: { subject: string; act: Record<string, string> } }).actor;
+  t.is(owner.subject, srv.ownerIdentityUid);
+  t.like(owner.act, { iss: srv.url, aud: 'pctl' });
+  t.deepEqual(Object.keys(owner.act).sort(), ['aud', 'exp', 'iat', 'iss', 'sub']);
 });
 
 test('fault rules reach deliveries: duplicate sends the same Ce-Id twice, drop loses an attempt that is then retried', async (t) => {

@@ -33,7 +33,18 @@ export function addressKey(socket: import('node:net').Socket): string {
 }
 
 /** Headers HTTP/2 forbids (RFC 9113 §8.2.2); node throws on them. */
-const CONNECTION_HEADERS = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade'];
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
+
+const ignore = () => {};
+
+/** Each session's addressKey: `session.socket` is a proxy, slow to read through on every stream. */
+const sessionAddress = new WeakMap<http2.Http2Session, string>();
+
+function addressOf(session: http2.Http2Session): string {
+  let key = sessionAddress.get(session);
+  if (key === undefined) sessionAddress.set(session, (key = addressKey(session.socket)));
+  return key;
+}
 
 export function http1Exchange(req: http.IncomingMessage, res: http.ServerResponse): Exchange {
   return {
@@ -58,21 +69,22 @@ export function http1Exchange(req: http.IncomingMessage, res: http.ServerRespons
 export function http2Exchange(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, rawHeaders: string[]): Exchange & { node(): [http2.Http2ServerRequest, http2.Http2ServerResponse] } {
   // node's compatibility layer swallows a stream's errors (a peer's reset); without it an
   // 'error' with no listener would end the process.
-  stream.on('error', () => {});
+  stream.on('error', ignore);
   const method = headers[':method'] ?? 'GET';
   return {
     method,
     url: headers[':path'] ?? '/',
     headers,
     httpVersionMajor: 2,
-    address: addressKey(stream.session!.socket),
+    address: addressOf(stream.session!),
     body: stream,
     gone: () => stream.destroyed || stream.headersSent,
     onClose: (listener) => stream.once('close', listener),
     respond: (status, out, body, trailers) => {
       if (stream.destroyed || stream.headersSent) return;
-      const h: http2.OutgoingHttpHeaders = { ':status': status, ...out };
-      for (const name of CONNECTION_HEADERS) delete h[name];
+      // Copied without the connection headers (deleting them would make node's header walk slower).
+      const h: http2.OutgoingHttpHeaders = { ':status': status };
+      for (const name in out) if (!CONNECTION_HEADERS.has(name)) h[name] = out[name];
       const empty = body === undefined || body.length === 0 || method === 'HEAD';
       if (trailers) {
         stream.respond(h, { waitForTrailers: true });

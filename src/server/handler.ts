@@ -32,8 +32,12 @@ export interface Response {
    * between the collector's generations cost lists ~20% of their rate.
    */
   journalText?: () => string;
-  /** An RPC's answer already encoded as its protobuf response message (rpc/reads.ts), instead of `body`. */
-  proto?: Uint8Array;
+  /**
+   * An RPC's answer already encoded as its protobuf response message (rpc/reads.ts), instead
+   * of `body`: its bytes in parts, in order (protobuf messages concatenate), so that a page is
+   * its own fields followed by each item's cached bytes, copied once, into the answer.
+   */
+  proto?: readonly Uint8Array[];
   /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
   raw?: string;
   /**

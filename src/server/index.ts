@@ -17,7 +17,7 @@ import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
 import { API_SERVICES, rpcListeners } from './rpc/index.js';
-import { MCP_PATH, mcpEndpoint } from './mcp/endpoint.js';
+import { MCP_PATH, mcpEndpoint, protectedResourceRoutes } from './mcp/endpoint.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
 import { lockDataDir } from './lock.js';
@@ -97,6 +97,8 @@ export interface ServeOptions {
   eventTimeoutMs?: number;
   /** Offer the write tools on /mcp (`--mcp-writes`); without it /mcp only reads. */
   mcpWrites?: boolean;
+  /** An /mcp session unused for this long ends (`--mcp-session-idle`; default 30 minutes). */
+  mcpSessionIdleMs?: number;
   /** The v1 calls beside v2 (`--v1`, `--v1-sunset`); default: answered, no sunset date. */
   v1?: V1Options;
 }
@@ -202,6 +204,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       surfaces: [v1Surface(routeOperations(routes), opts.v1 ?? { enabled: true })],
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
+        ...protectedResourceRoutes(() => openedStore.getMeta('issuer') ?? ''),
         ...oauth.routes,
         ...consoleFiles,
         ...openApiRoutes(),
@@ -221,7 +224,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       ? (call) => openedStore.refresh()!.then(() => ticked(call), (err: unknown) => toErrorResponse(err, opts.log))
       : ticked;
     // One listener for both HTTP versions: RPCs (rpc/), /mcp by MCP, the rest as REST.
-    const mcp = mcpEndpoint({ dispatch, authenticate: (h) => authenticate(h), writes: opts.mcpWrites === true, log: opts.log });
+    // Sessions idle by the real clock, as tokens do (a deterministic clock moves per request).
+    const mcp = mcpEndpoint({
+      dispatch, authenticate: (h) => authenticate(h), writes: opts.mcpWrites === true, issuer: () => openedStore.getMeta('issuer') ?? '',
+      clock: tokenClock, ...(opts.mcpSessionIdleMs ? { idleMs: opts.mcpSessionIdleMs } : {}), log: opts.log,
+    });
     const restExchange = restHandler(dispatch, opts.log);
     const restNode = mcp.listener((req, res) => restExchange(http1Exchange(req, res)));
     const listeners = rpcListeners(dispatch, { exchange: restExchange, node: restNode, needsNode: (path) => path === MCP_PATH }, opts.log, [...API_SERVICES, ...V1_SERVICES], rest);

@@ -77,7 +77,7 @@ export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock
     if (!authorization) throw unauthenticated('Missing Authorization header: send "Authorization: Bearer <token>"');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"');
-    const { iss, sub, email } = await verifier.verify(m[1]!);
+    const { iss, sub, email, claims } = await verifier.verify(m[1]!);
     const matches = identitiesMatching(claimKey(iss, sub));
     if (matches.length !== 1) {
       throw unauthenticated(`No identity matches this token (issuer ${JSON.stringify(iss)}, subject ${JSON.stringify(sub)}); create one whose claimMatch equals them exactly`);
@@ -94,7 +94,7 @@ export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock
         if (!storageFailure(err) && !(err instanceof ApiError && err.code === Code.UNAVAILABLE)) throw err;
       }
     }
-    return email === undefined ? { identityUid: identity.uid } : { identityUid: identity.uid, email };
+    return email === undefined ? { identityUid: identity.uid, claims } : { identityUid: identity.uid, email, claims };
   };
 }
 

@@ -5,6 +5,8 @@ export interface Principal {
   identityUid: string;
   /** The token's email claim, when it has one. */
   email?: string;
+  /** Every validated claim of the token, as text; change events carry them (actor.act). */
+  claims?: Readonly<Record<string, string>>;
 }
 
 /**

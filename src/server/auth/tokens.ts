@@ -93,7 +93,14 @@ export function parseTtl(raw: string): number | undefined {
 }
 
 /** A checked token: issuer, subject, expiry, and the email claim when it has one (invites may require it). */
-export interface VerifiedToken { iss: string; sub: string; exp: number; email?: string }
+export interface VerifiedToken {
+  iss: string;
+  sub: string;
+  exp: number;
+  email?: string;
+  /** Every claim of the token, as text (what change events carry as actor.act). */
+  claims: Readonly<Record<string, string>>;
+}
 
 /**
  * Verifies bearer tokens: serve's own (its current key and issuer URL) and those of issuers
@@ -147,7 +154,7 @@ export class TokenVerifier {
     } catch (err) {
       throw unauthenticated(describeJoseError(err));
     }
-    const verified: VerifiedToken = { iss, sub: checkedClaims(payload, now), exp: payload.exp! };
+    const verified: VerifiedToken = { iss, sub: checkedClaims(payload, now), exp: payload.exp!, claims: claimsAsText(payload) };
     if (typeof payload.email === 'string') verified.email = payload.email;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(token, verified);
@@ -174,6 +181,15 @@ function checkedClaims(payload: JWTPayload, now: number): string {
     throw unauthenticated(`The bearer token lives longer than this server accepts (${MAX_TOKEN_TTL_S / 86400} days at most)`);
   }
   return sub;
+}
+
+/**
+ * The claims as a map of string to string (the shape of an event's actor.act): a string claim
+ * as it is, any other value (aud as a list, iat, exp, booleans, objects) as its JSON text. Only
+ * the signed payload: never the token, its signature or its header.
+ */
+function claimsAsText(payload: JWTPayload): Record<string, string> {
+  return Object.fromEntries(Object.entries(payload).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
 }
 
 function describeJoseError(err: unknown): string {

@@ -49,7 +49,8 @@ export function now(ctx: DomainContext): string {
  * by `operation`: the change feed reports its changes with them.
  */
 export function commit<T>(ctx: DomainContext, principal: Principal, operation: string, fn: () => T): Promise<T> {
-  return ctx.store.write(fn, { actor: isServe(principal) ? null : principal.identityUid, time: now(ctx), operation });
+  if (isServe(principal)) return ctx.store.write(fn, { actor: null, time: now(ctx), operation });
+  return ctx.store.write(fn, { actor: principal.identityUid, time: now(ctx), operation, ...(principal.claims ? { claims: principal.claims } : {}) });
 }
 
 /** The stored resource of declaration `d` with this uid; a NOT_FOUND naming it (and `field`) otherwise. */

@@ -52,7 +52,7 @@ function eventOf(store: Store, opts: FeedOptions): (change: ResourceChange) => O
     const subject = wireUid(change.record);
     const group = eventGroup(change.record, subject, change.verb);
     const data: EventData = {};
-    data.actor = actorOf(store, change.actor);
+    data.actor = actorOf(change.actor, change.claims);
     const body = bodyOf(store, d, change, subject);
     if (body) data.body = body;
     const domain = d.path.split('/')[1];
@@ -90,13 +90,9 @@ function eventGroup(rec: Record_, uid: string, verb: ResourceChange['verb']): st
   return parentOf(uid);
 }
 
-/** actor.subject: the caller's identity; actor.act: the claims its token was matched on (its claimMatch). */
-function actorOf(store: Store, identityUid: string): EventData['actor'] {
-  const claim = store.get(identityUid, 'identity')?.data.claimMatch as { issuer?: string; subject?: string } | undefined;
-  const act: Record<string, string> = {};
-  if (claim?.issuer) act.iss = claim.issuer;
-  if (claim?.subject) act.sub = claim.subject;
-  return { subject: identityUid, ...(Object.keys(act).length ? { act } : {}) };
+/** actor.subject: the caller's identity; actor.act: every validated claim of the token it called with, as text. */
+function actorOf(identityUid: string, claims: ResourceChange['claims']): EventData['actor'] {
+  return claims && Object.keys(claims).length ? { subject: identityUid, act: { ...claims } } : { subject: identityUid };
 }
 
 /** The resource after a create or update, as the API renders it, redacted; the delete request for a delete. */

@@ -4,12 +4,15 @@
 // session belongs to the identity that opened it. A tool call is dispatched in-process to
 // serve's REST handling with the token of the request that carried it, so what a caller may
 // do, its rate limit, injected faults and the journal are the API's, decided in one place.
+// MCP clients find where to get a token by RFC 9728 (Protected Resource Metadata: serve's own
+// issuer), named in every 401. Idle sessions expire; a request on one is a 404, as the spec
+// has it, after which a client initializes again.
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { ApiError, Code, codeForHttpStatus } from '../../api/errors.js';
 import type { ApiCaller, CallerAuth } from '../../mcp/server.js';
 import type { Principal } from '../auth/principal.js';
-import type { Response } from '../handler.js';
+import type { PublicRoutes, Response } from '../handler.js';
 import { addressKey, readText, textCall, toErrorResponse, type Dispatch } from '../http.js';
 
 type StreamableHTTPServerTransport = import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
@@ -18,6 +21,10 @@ type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => voi
 export const MCP_PATH = '/mcp';
 /** Open sessions one identity may hold; opening one more ends its oldest. */
 const MAX_SESSIONS_PER_IDENTITY = 32;
+/** A session no request has used for this long is ended (`serve --mcp-session-idle`). */
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+/** RFC 9728's well-known path; a resource with a path has it appended (…/oauth-protected-resource/mcp). */
+const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 export interface McpEndpointOptions {
   /** serve's dispatcher: the one path of every API call. */
@@ -25,12 +32,20 @@ export interface McpEndpointOptions {
   authenticate: (authorization: string | undefined) => Promise<Principal>;
   /** Offer the write tools (`serve --mcp-writes`). */
   writes: boolean;
+  /** serve's public URL, its token issuer: what the 401s name as the resource metadata's home. */
+  issuer: () => string;
+  /** How long a session may go unused before it ends (default DEFAULT_SESSION_IDLE_MS). */
+  idleMs?: number;
+  /** Milliseconds since the epoch; tests inject one to make sessions idle. */
+  clock?: () => number;
   log?: ((line: string) => void) | undefined;
 }
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   identityUid: string;
+  /** When a request last used it (opts.clock). */
+  lastUsed: number;
 }
 
 export interface McpEndpoint {
@@ -42,6 +57,19 @@ export interface McpEndpoint {
 
 export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
   const sessions = new Map<string, Session>();
+  const clock = opts.clock ?? Date.now;
+  const idleMs = opts.idleMs ?? DEFAULT_SESSION_IDLE_MS;
+  /** Ends the sessions idle for longer than idleMs: before every request, and now and then for those nobody comes back to. */
+  const expireIdle = () => {
+    const now = clock();
+    for (const [id, session] of sessions) {
+      if (now - session.lastUsed <= idleMs) continue;
+      sessions.delete(id);
+      void session.transport.close();
+    }
+  };
+  const sweeper = setInterval(expireIdle, Math.min(idleMs, 60_000));
+  sweeper.unref();
 
   async function open(req: http.IncomingMessage, res: http.ServerResponse, principal: Principal, body: unknown): Promise<void> {
     const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
@@ -54,7 +82,7 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
       onsessioninitialized: (id) => {
         const mine = [...sessions.values()].filter((s) => s.identityUid === identityUid);
         if (mine.length >= MAX_SESSIONS_PER_IDENTITY) void mine[0]!.transport.close();
-        sessions.set(id, { transport, identityUid });
+        sessions.set(id, { transport, identityUid, lastUsed: clock() });
       },
       onsessionclosed: (id) => void sessions.delete(id),
     });
@@ -69,8 +97,12 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
     try {
       principal = await opts.authenticate(req.headers.authorization);
     } catch (err) {
-      // 401 with WWW-Authenticate, the API's own answer to a missing or bad token.
-      send(res, toErrorResponse(err, opts.log));
+      // The API's own 401, its challenge naming where an MCP client learns how to get a token.
+      const answer = toErrorResponse(err, opts.log);
+      if (answer.status === 401) {
+        answer.headers = { ...answer.headers, 'www-authenticate': `Bearer realm="pctl", resource_metadata="${resourceMetadataUrl(opts.issuer(), MCP_PATH)}"` };
+      }
+      send(res, answer);
       return;
     }
     // The SDK hands this to tool calls (extra.authInfo): the token they are dispatched with.
@@ -91,12 +123,14 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
     }
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
+      expireIdle();
       const session = sessions.get(id);
-      // Another identity's session is as unknown to this caller as one that never was.
+      // Another identity's session is as unknown to this caller as one that never was (or expired).
       if (!session || session.identityUid !== principal.identityUid) {
         rpcError(res, 404, -32001, 'Session not found');
         return;
       }
+      session.lastUsed = clock();
       await session.transport.handleRequest(req, res, body);
       return;
     }
@@ -124,10 +158,36 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
       });
     },
     close: async () => {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((s) => s.transport.close()));
       sessions.clear();
     },
   };
+}
+
+/**
+ * RFC 9728 Protected Resource Metadata, public: for /mcp (the path-suffixed form MCP clients
+ * try first) and for the API as a whole (the form they fall back to). Both name serve's own
+ * issuer as the authorization server, whose metadata is its OIDC discovery document.
+ */
+export function protectedResourceRoutes(issuer: () => string): PublicRoutes {
+  const metadata = (path: string) => () => ({
+    body: {
+      resource: `${issuer()}${path}`,
+      authorization_servers: [issuer()],
+      bearer_methods_supported: ['header'],
+      resource_name: path ? 'pctl serve MCP' : 'pctl serve',
+    },
+    headers: { 'cache-control': 'public, max-age=300' },
+  });
+  return {
+    [`GET ${RESOURCE_METADATA_PATH}`]: metadata(''),
+    [`GET ${RESOURCE_METADATA_PATH}${MCP_PATH}`]: metadata(MCP_PATH),
+  };
+}
+
+function resourceMetadataUrl(issuer: string, path: string): string {
+  return `${issuer}${RESOURCE_METADATA_PATH}${path}`;
 }
 
 /** A tool call's API calls, through serve's dispatcher as the caller that sent it. */

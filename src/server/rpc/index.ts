@@ -91,7 +91,7 @@ export function rpcListeners(
   const served = (x: Exchange) => {
     const m = x.method === 'POST' ? unary.get(x.url) : undefined;
     const protocol = m && protocolOf(x);
-    if (protocol) serveUnary(x, m, protocol, dispatch, log);
+    if (protocol) void serveUnary(x, m, protocol, dispatch, log);
     return Boolean(protocol);
   };
   return {

@@ -35,14 +35,16 @@ export function directReadOf(rest: ReadContext, output: DescMessage, transcoder:
       const envelope = envelopeOf(output);
       return async (principal, _request, query) => {
         const page = await list(principal, query);
-        return protoAnswer(output, concat([envelope(page), ...page.items.map((r) => items.field(itemsField, r))]));
+        const parts = [envelope(page)];
+        for (const r of page.items) parts.push(items.field(itemsField, r));
+        return protoAnswer(output, parts);
       };
     }
     if (transcoder.template === `${d.path}/{uid=**}` && d.operations.includes('get') && ops.get && output.name === d.kind) {
       const form = wireFormOf(d.kind);
       const item = new ProtoCache(rest.store, output, (r) => form.toWire(r, rest.store), form.reads);
       const get = ops.get;
-      return async (principal, request) => protoAnswer(output, item.encode(await get(principal, (request as unknown as { uid: string }).uid)));
+      return async (principal, request) => protoAnswer(output, [item.encode(await get(principal, (request as unknown as { uid: string }).uid))]);
     }
   }
   return undefined;
@@ -50,29 +52,42 @@ export function directReadOf(rest: ReadContext, output: DescMessage, transcoder:
 
 /** The list response's fields besides its items (next_page_token, total_count, skipped: those it has), encoded. */
 function envelopeOf(output: DescMessage): (page: { nextPageToken: string; totalCount: number; skipped: number }) => Uint8Array {
-  const field = (name: string) => output.fields.find((f) => f.name === name);
+  const field = (name: string) => output.fields.find((f) => f.name === name)?.number;
   const [token, total, skipped] = [field('next_page_token'), field('total_count'), field('skipped')];
+  // Written by hand: protobuf-es's BinaryWriter grows a buffer of its own for each page.
   return (page) => {
-    const w = new BinaryWriter();
+    const out = Buffer.allocUnsafe(3 * (5 + 10) + Buffer.byteLength(page.nextPageToken));
+    let at = 0;
+    const varint = (n: number) => {
+      for (; n > 0x7f; n = Math.floor(n / 128)) out[at++] = (n % 128) | 0x80;
+      out[at++] = n;
+    };
     // proto3: a default value is not written.
-    if (token && page.nextPageToken) w.tag(token.number, WireType.LengthDelimited).string(page.nextPageToken);
-    if (total && page.totalCount) w.tag(total.number, WireType.Varint).int64(page.totalCount);
-    if (skipped && page.skipped) w.tag(skipped.number, WireType.Varint).int32(page.skipped);
-    return w.finish();
+    if (token && page.nextPageToken) {
+      varint((token << 3) | WireType.LengthDelimited);
+      varint(Buffer.byteLength(page.nextPageToken));
+      at += out.write(page.nextPageToken, at);
+    }
+    if (total && page.totalCount) {
+      varint((total << 3) | WireType.Varint);
+      varint(page.totalCount);
+    }
+    if (skipped && page.skipped) {
+      varint((skipped << 3) | WireType.Varint);
+      varint(page.skipped);
+    }
+    return out.subarray(0, at);
   };
 }
 
-function protoAnswer(output: DescMessage, bytes: Uint8Array): Response {
-  // The journal shows the answer as REST would have: its JSON, made only when read.
-  return { proto: bytes, journalText: journalJson(output, bytes) };
+function protoAnswer(output: DescMessage, parts: Uint8Array[]): Response {
+  // The journal shows the answer as REST would have: its JSON, made only when read. It keeps
+  // the parts (the items' cached bytes), not a copy of the page per entry.
+  return { proto: parts, journalText: journalJson(output, parts) };
 }
 
-function journalJson(output: DescMessage, bytes: Uint8Array): () => string {
-  return () => JSON.stringify(toJson(output, fromBinary(output, bytes)));
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+function journalJson(output: DescMessage, parts: readonly Uint8Array[]): () => string {
+  return () => JSON.stringify(toJson(output, fromBinary(output, Buffer.concat(parts))));
 }
 
 /** Each record's message bytes, encoded once per record and version of what its wire form reads. */

@@ -29,14 +29,22 @@ export interface UnaryMethod {
 
 type Wire = 'grpc' | 'grpc-web' | 'connect';
 
+/** How a call came: its wire protocol, and whether its messages are JSON (Connect's) rather than protobuf. */
+export interface Protocol {
+  wire: Wire;
+  json: boolean;
+}
+
+const [GRPC, GRPC_WEB, CONNECT_PROTO, CONNECT_JSON]: Protocol[] = [{ wire: 'grpc', json: false }, { wire: 'grpc-web', json: false }, { wire: 'connect', json: false }, { wire: 'connect', json: true }];
+
 /** The protocol of a request this module serves, by content type; undefined leaves it to Connect. */
-export function protocolOf(req: Pick<Exchange, 'method' | 'headers' | 'httpVersionMajor'>): { wire: Wire; json: boolean; contentType: string } | undefined {
+export function protocolOf(req: Pick<Exchange, 'method' | 'headers' | 'httpVersionMajor'>): Protocol | undefined {
   if (req.method !== 'POST') return undefined;
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const identity = (h: string | string[] | undefined) => h === undefined || h === 'identity';
-  if ((type === 'application/grpc' || type === 'application/grpc+proto') && req.httpVersionMajor === 2 && identity(req.headers['grpc-encoding'])) return { wire: 'grpc', json: false, contentType: type };
-  if ((type === 'application/grpc-web' || type === 'application/grpc-web+proto') && identity(req.headers['grpc-encoding'])) return { wire: 'grpc-web', json: false, contentType: type };
-  if ((type === 'application/proto' || type === 'application/json') && identity(req.headers['content-encoding'])) return { wire: 'connect', json: type === 'application/json', contentType: type };
+  if ((type === 'application/grpc' || type === 'application/grpc+proto') && req.httpVersionMajor === 2 && identity(req.headers['grpc-encoding'])) return GRPC;
+  if ((type === 'application/grpc-web' || type === 'application/grpc-web+proto') && identity(req.headers['grpc-encoding'])) return GRPC_WEB;
+  if ((type === 'application/proto' || type === 'application/json') && identity(req.headers['content-encoding'])) return type === 'application/json' ? CONNECT_JSON : CONNECT_PROTO;
   return undefined;
 }
 
@@ -50,28 +58,17 @@ const DETAIL_SCHEMAS: Record<string, DescMessage> = {
 };
 
 /** Answers one unary call; never throws. */
-export function serveUnary(x: Exchange, m: UnaryMethod, protocol: NonNullable<ReturnType<typeof protocolOf>>, dispatch: Dispatch, log?: (line: string) => void): void {
-  const reply = replier(x, protocol);
-  const failure = (err: unknown) => reply.error(statusOf(toErrorResponse(err, log)), {});
+export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol, dispatch: Dispatch, log?: (line: string) => void): Promise<void> {
   const deadlineMs = deadlineOf(x, protocol.wire);
-  // Over when the caller goes away or its deadline passes: a stalled answer stops waiting.
-  // (An AbortController per call cost 4% of a call.)
-  let over = false;
-  let onOver: (() => void) | undefined;
-  const end = () => {
-    over = true;
-    onOver?.();
-  };
-  x.onClose(end);
-  let timer: NodeJS.Timeout | undefined;
-  if (deadlineMs !== undefined) {
-    timer = setTimeout(() => {
-      reply.error({ code: Code.DEADLINE_EXCEEDED, message: 'the deadline passed before the answer was ready', details: [] }, {});
-      end();
-    }, deadlineMs);
-  }
-  readBody(x.body, MAX_BODY_BYTES + 5, tooLarge, 'The client closed the stream before the request was complete').then(async (bytes) => {
-    const request = decode(m.method.input, bytes, protocol);
+  // A stalled answer waits until the caller goes away or its deadline passes; the listener
+  // and the timer exist only when needed (each costs every call).
+  let deadlinePassed: (() => void) | undefined;
+  const timer = deadlineMs === undefined ? undefined : setTimeout(() => {
+    replyError(x, protocol, { code: Code.DEADLINE_EXCEEDED, message: 'the deadline passed before the answer was ready', details: [] }, undefined);
+    deadlinePassed?.();
+  }, deadlineMs);
+  try {
+    const request = decode(m.method.input, await readBody(x.body, MAX_BODY_BYTES + 5, tooLarge, 'The client closed the stream before the request was complete'), protocol);
     const call = m.transcoder.toRest(request);
     const read = m.read && !protocol.json ? m.read : undefined;
     const answer = await dispatch({
@@ -88,16 +85,27 @@ export function serveUnary(x: Exchange, m: UnaryMethod, protocol: NonNullable<Re
     });
     // Injected faults: a reset reaches an RPC caller as UNAVAILABLE (what grpc-js reports for
     // a connection cut); a stall waits until the caller gives up, its deadline passes, or serve closes.
-    if (answer.fault === 'reset') return reply.error({ code: Code.UNAVAILABLE, message: 'connection reset (injected fault)', details: [] }, {});
+    if (answer.fault === 'reset') return replyError(x, protocol, { code: Code.UNAVAILABLE, message: 'connection reset (injected fault)', details: [] }, undefined);
     if (answer.fault === 'stall') {
-      if (!over) await new Promise<void>((resolve) => (onOver = resolve));
-      return reply.error({ code: Code.CANCELLED, message: 'stalled (injected fault)', details: [] }, {});
+      if (!x.gone()) {
+        await new Promise<void>((resolve) => {
+          deadlinePassed = resolve;
+          x.onClose(resolve);
+        });
+      }
+      return replyError(x, protocol, { code: Code.CANCELLED, message: 'stalled (injected fault)', details: [] }, undefined);
     }
     const metadata = metadataOf(answer);
-    if ((answer.status ?? 200) >= 400) return reply.error(answer.body as Status, metadata);
-    if (protocol.json) return reply.message(Buffer.from(answer.proto ? JSON.stringify(toJson(m.method.output, fromBinary(m.method.output, answer.proto))) : answer.bodyJson?.text ?? JSON.stringify(answer.body ?? {})), metadata);
-    return reply.message(answer.proto ?? toBinary(m.method.output, m.transcoder.fromRest(answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body)), metadata);
-  }).catch(failure).finally(() => clearTimeout(timer));
+    if ((answer.status ?? 200) >= 400) return replyError(x, protocol, answer.body as Status, metadata);
+    if (!protocol.json) return replyMessage(x, protocol, answer.proto ?? [toBinary(m.method.output, m.transcoder.fromRest(answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body))], metadata);
+    // Connect's JSON is REST's JSON: the route's text as it is, when it has one.
+    if (answer.bodyJson && !answer.proto) return replyMessage(x, protocol, answer.bodyJson.text, metadata, answer.bodyJson.bytes);
+    return replyMessage(x, protocol, JSON.stringify(answer.proto ? toJson(m.method.output, fromBinary(m.method.output, Buffer.concat(answer.proto))) : (answer.body ?? {})), metadata);
+  } catch (err) {
+    replyError(x, protocol, toErrorResponse(err, log).body as Status, undefined);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** grpc-timeout (`100m`, `5S` …) or connect-timeout-ms, in milliseconds. */
@@ -118,7 +126,7 @@ function tooLarge(): ApiError {
 }
 
 /** The request message: one uncompressed envelope (gRPC, gRPC-Web) or the body itself (Connect). */
-function decode(input: DescMessage, bytes: Buffer, protocol: { wire: Wire; json: boolean }): Message {
+function decode(input: DescMessage, bytes: Buffer, protocol: Protocol): Message {
   let body = bytes;
   if (protocol.wire !== 'connect') {
     if (bytes.length < 5 || bytes[0] !== 0 || bytes.readUInt32BE(1) !== bytes.length - 5) {
@@ -134,56 +142,86 @@ function decode(input: DescMessage, bytes: Buffer, protocol: { wire: Wire; json:
   }
 }
 
-function statusOf(answer: Response): Status {
-  return answer.body as Status;
-}
-
-function metadataOf(answer: Response): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(answer.headers ?? {})) if (!NOT_METADATA.has(key.toLowerCase())) out[key.toLowerCase()] = value;
+/** The answer's headers that are metadata for the caller (lower-cased); undefined when none. */
+function metadataOf(answer: Response): Record<string, string> | undefined {
+  if (!answer.headers) return undefined;
+  let out: Record<string, string> | undefined;
+  for (const [key, value] of Object.entries(answer.headers)) if (!NOT_METADATA.has(key.toLowerCase())) (out ??= {})[key.toLowerCase()] = value;
   return out;
 }
 
-interface Replier {
-  message(bytes: Uint8Array, metadata: Record<string, string>): void;
-  error(status: Status, metadata: Record<string, string>): void;
-}
+/** The trailers of a gRPC-Web answer that succeeded: the body's last frame (flag 0x80), as HTTP/1.1 header text. */
+const GRPC_WEB_OK = envelope(0x80, Buffer.from('grpc-status: 0\r\n'));
+const GRPC_OK = { 'grpc-status': '0' };
 
-/** Writes the answer in the caller's protocol, once (a deadline may have answered first). */
-function replier(x: Exchange, protocol: { wire: Wire; json: boolean; contentType: string }): Replier {
-  const send = (status: number, headers: Record<string, string | number>, body: Uint8Array | undefined, trailers?: Record<string, string>) =>
-    x.respond(status, body && !trailers ? { ...headers, 'content-length': body.length } : headers, body, trailers);
-  const once = (write: () => void) => {
-    if (!x.gone()) write();
-  };
-
+/**
+ * Writes a response message in the caller's protocol (unless the exchange is over: a deadline
+ * answered first): `message` is the protobuf message in parts, or Connect's JSON text with its
+ * byte length. The answer's body is one buffer, the parts copied into it once.
+ */
+function replyMessage(x: Exchange, protocol: Protocol, message: readonly Uint8Array[] | string, metadata: Record<string, string> | undefined, bytes?: number): void {
+  if (x.gone()) return;
+  const headers: Record<string, string | number> = metadata ? { ...metadata } : {};
+  if (typeof message === 'string') {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = bytes ?? Buffer.byteLength(message);
+    x.respond(200, headers, message);
+    return;
+  }
+  let length = 0;
+  for (const part of message) length += part.length;
   if (protocol.wire === 'connect') {
-    const type = protocol.json ? 'application/json' : 'application/proto';
-    return {
-      message: (bytes, metadata) => once(() => send(200, { ...metadata, 'content-type': type }, bytes)),
-      error: (status, metadata) => once(() => send(httpStatusForCode(status.code), { ...metadata, 'content-type': 'application/json' }, Buffer.from(JSON.stringify(connectError(status))))),
-    };
+    headers['content-type'] = 'application/proto';
+    headers['content-length'] = length;
+    x.respond(200, headers, copyInto(Buffer.allocUnsafe(length), 0, message));
+    return;
   }
-  const type = protocol.wire === 'grpc' ? 'application/grpc' : 'application/grpc-web+proto';
-  if (protocol.wire === 'grpc') {
-    return {
-      message: (bytes, metadata) => once(() => send(200, { ...metadata, 'content-type': type }, envelope(0, bytes), { 'grpc-status': '0' })),
-      // Trailers-only: the status in the one HEADERS frame that ends the stream.
-      error: (status, metadata) => once(() => send(200, { ...metadata, 'content-type': type, ...grpcStatusHeaders(status) }, undefined)),
-    };
+  // gRPC: the message's frame, then the status in trailers; gRPC-Web: the message's frame and
+  // the trailers' frame in one body.
+  const web = protocol.wire === 'grpc-web';
+  const body = Buffer.allocUnsafe(5 + length + (web ? GRPC_WEB_OK.length : 0));
+  body[0] = 0;
+  body.writeUInt32BE(length, 1);
+  copyInto(body, 5, message);
+  if (!web) {
+    headers['content-type'] = 'application/grpc';
+    x.respond(200, headers, body, GRPC_OK);
+    return;
   }
-  return {
-    // gRPC-Web: the trailers are the body's last frame (flag 0x80), as HTTP/1.1 text.
-    message: (bytes, metadata) => once(() => send(200, { ...metadata, 'content-type': type }, Buffer.concat([envelope(0, bytes), envelope(0x80, Buffer.from('grpc-status: 0\r\n'))]))),
-    error: (status, metadata) => once(() => send(200, { ...metadata, 'content-type': type, ...grpcStatusHeaders(status) }, Buffer.alloc(0))),
-  };
+  body.set(GRPC_WEB_OK, 5 + length);
+  headers['content-type'] = 'application/grpc-web+proto';
+  headers['content-length'] = body.length;
+  x.respond(200, headers, body);
 }
 
+function copyInto(target: Buffer, offset: number, parts: readonly Uint8Array[]): Buffer {
+  for (const part of parts) {
+    target.set(part, offset);
+    offset += part.length;
+  }
+  return target;
+}
+
+/** Writes a failure in the caller's protocol, unless the exchange is over. */
+function replyError(x: Exchange, protocol: Protocol, status: Status, metadata: Record<string, string> | undefined): void {
+  if (x.gone()) return;
+  if (protocol.wire === 'connect') {
+    const body = Buffer.from(JSON.stringify(connectError(status)));
+    x.respond(httpStatusForCode(status.code), { ...metadata, 'content-type': 'application/json', 'content-length': body.length }, body);
+    return;
+  }
+  // gRPC: trailers-only, the status in the one HEADERS frame that ends the stream; gRPC-Web: in the headers of an empty answer.
+  const headers = { ...metadata, 'content-type': protocol.wire === 'grpc' ? 'application/grpc' : 'application/grpc-web+proto', ...grpcStatusHeaders(status) };
+  x.respond(200, protocol.wire === 'grpc' ? headers : { ...headers, 'content-length': 0 }, undefined);
+}
+
+/** A gRPC message frame: flags, length, bytes. */
 function envelope(flags: number, bytes: Uint8Array): Buffer {
-  const head = Buffer.alloc(5);
-  head[0] = flags;
-  head.writeUInt32BE(bytes.length, 1);
-  return Buffer.concat([head, bytes]);
+  const out = Buffer.allocUnsafe(5 + bytes.length);
+  out[0] = flags;
+  out.writeUInt32BE(bytes.length, 1);
+  out.set(bytes, 5);
+  return out;
 }
 
 /** An AIP-193 Status's details as google.protobuf.Any (the kinds proto/ has). */

@@ -15,6 +15,11 @@ export interface WriteOrigin {
   time: string;
   /** The domain operation ("roleBindings.create", "groupInvites.redeem"); null when none. */
   operation: string | null;
+  /**
+   * The validated claims of the actor's token, as text (events' actor.act). Only the writing
+   * process has them: the log of a shared database does not keep them.
+   */
+  claims?: Readonly<Record<string, string>>;
 }
 
 /** One committed change of one resource row. */
@@ -29,6 +34,8 @@ export interface ResourceChange {
   actor: string | null;
   time: string;
   operation: string | null;
+  /** See WriteOrigin.claims. */
+  claims?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -106,5 +113,7 @@ export function changeOf(
   const record = after ?? before;
   if (!record) return undefined;
   const verb: ChangeVerb = !before ? 'created' : after ? 'updated' : 'deleted';
-  return { seq, kind: record.kind, uid: record.uid, verb, record, actor: origin.actor, time: origin.time, operation: origin.operation };
+  const change: ResourceChange = { seq, kind: record.kind, uid: record.uid, verb, record, actor: origin.actor, time: origin.time, operation: origin.operation };
+  if (origin.claims) change.claims = origin.claims;
+  return change;
 }

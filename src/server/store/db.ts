@@ -40,7 +40,17 @@ const migrations: string[] = [
    CREATE INDEX resources_parent_create ON resources (parent, kind, create_time, uid);`,
   // The outbox: change events and their webhook deliveries, written in the write's transaction.
   SQLITE_OUTBOX_SCHEMA,
+  // Only the rows that have an alt_key: every query through this index names one, and a
+  // write of a kind without (a group, a repo, a role …) writes one index page fewer.
+  `DROP INDEX resources_alt;
+   CREATE INDEX resources_alt ON resources (kind, alt_key) WHERE alt_key IS NOT NULL;`,
 ];
+
+/**
+ * The first schema version whose tables (not indexes) are this version's: a snapshot from it
+ * on holds rows this database can take (a restore copies rows, table by table).
+ */
+export const SAME_TABLES_SINCE = 3;
 
 /** The database files: they hold every resource and the page-token key. */
 const DB_FILES = ['pctl.db', 'pctl.db-wal', 'pctl.db-shm'];

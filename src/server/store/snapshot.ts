@@ -1,6 +1,6 @@
 // Snapshots of a SQLite database: a consistent copy taken while it is served, and the rows of
 // such a copy put in place of the live ones (restore), checked to be pctl's, of this schema.
-import type { DB } from './db.js';
+import { SAME_TABLES_SINCE, type DB } from './db.js';
 import Database from './sqlite.js';
 
 /** A database that cannot replace this one's rows (replaceWith): not pctl's, or another schema version. */
@@ -67,7 +67,7 @@ export async function replaceRows(
   }
 }
 
-/** An attached database is a pctl database of this schema version, bootstrapped; IncompatibleDatabaseError otherwise. */
+/** An attached database is a pctl database with this schema's tables, bootstrapped; IncompatibleDatabaseError otherwise. */
 function checkSameSchema(db: DB, schema: string): void {
   const ours = db.pragma('main.user_version', { simple: true }) as number;
   let theirs: number;
@@ -78,6 +78,6 @@ function checkSameSchema(db: DB, schema: string): void {
   } catch (err) {
     throw unreadable(err);
   }
-  if (theirs !== ours) throw new IncompatibleDatabaseError(`it has schema version ${theirs}, this pctl ${ours}`);
+  if (theirs > ours || theirs < SAME_TABLES_SINCE) throw new IncompatibleDatabaseError(`it has schema version ${theirs}, this pctl ${ours}`);
   if (!bootstrapped) throw new IncompatibleDatabaseError('it holds no bootstrapped data dir');
 }

@@ -18,8 +18,13 @@ type Row = StoredRow;
 /** A write without an origin of its own: serve's, by no operation. */
 const SERVE_ORIGIN = (): WriteOrigin => ({ actor: null, time: new Date().toISOString(), operation: null });
 
-/** The meta key of the last change seq handed out (a data dir's own SQLite store). */
+/** The meta key of the change seqs' ceiling: none handed out is above it (a data dir's own SQLite store). */
 const CHANGE_SEQ = 'change_seq';
+/**
+ * Seqs reserved at once: the ceiling is written with one write in this many, not with each (a
+ * page fewer per commit); a restart goes on above it, skipping what was left of the block.
+ */
+const CHANGE_SEQ_BLOCK = 1000;
 
 /** One queued write of the group commit. */
 interface PendingWrite {
@@ -29,10 +34,14 @@ interface PendingWrite {
   reject: (e: unknown) => void;
 }
 
-/** What the write running now touched: each row as it was before its first write, in order. */
+/**
+ * What the write running now touched: each row as it was before its first write, in order,
+ * and as its last write left it (undefined: deleted), known from the writes themselves.
+ */
 interface WriteScope {
   origin: WriteOrigin | undefined;
   before: Map<string, Row | undefined>;
+  after: Map<string, Row | undefined>;
 }
 
 export class Store {
@@ -323,7 +332,7 @@ export class Store {
    * the changes wait in `lastChanges` until the commit publishes them.
    */
   private runItem(item: PendingWrite, seqOf: (uid: string) => number): unknown {
-    this.scope = { origin: item.origin, before: new Map() };
+    this.scope = { origin: item.origin, before: new Map(), after: new Map() };
     let value: unknown;
     let scope: WriteScope;
     try {
@@ -336,7 +345,7 @@ export class Store {
     if (!this.changes.active) return value;
     const origin = item.origin ?? SERVE_ORIGIN();
     for (const [uid, before] of scope.before) {
-      const after = this.stmts.get.get(uid) as Row | undefined;
+      const after = scope.after.get(uid);
       if (!before && !after) continue;
       const change = changeOf(seqOf(uid), before && rowToRecord(before), after && rowToRecord(after), origin);
       if (change) this.lastChanges.push(change);
@@ -348,11 +357,21 @@ export class Store {
   /** The changes of the last write runItem() ran. */
   private lastChanges: ResourceChange[] = [];
 
-  /** Before a row's first write in this write: the row as it was, for the change it becomes. */
-  private capture(uid: string, inserting = false): void {
+  /**
+   * Before a row's write: the row as it was before the first one, for the change it becomes;
+   * and the row as it stands now (undefined: none), which an update changes.
+   */
+  private capture(uid: string, inserting = false): Row | undefined {
     const scope = this.scope;
-    if (!scope || scope.before.has(uid) || !this.changes.active) return;
-    scope.before.set(uid, inserting ? undefined : (this.stmts.get.get(uid) as Row | undefined));
+    if (!scope || !this.changes.active) return undefined;
+    if (scope.after.has(uid)) return scope.after.get(uid);
+    if (!scope.before.has(uid)) scope.before.set(uid, inserting ? undefined : (this.stmts.get.get(uid) as Row | undefined));
+    return scope.before.get(uid);
+  }
+
+  /** After a row's write: the row as it now stands (undefined: deleted). */
+  private written(uid: string, row: Row | undefined): void {
+    if (this.scope && this.changes.active) this.scope.after.set(uid, row);
   }
 
   /** Runs fn in one transaction (nested calls join the outer one). */
@@ -396,6 +415,7 @@ export class Store {
     const settle: (() => void)[] = [];
     const committed: ResourceChange[] = [];
     const seqAtStart = this.changeSeq;
+    const ceilingAtStart = this.changeSeqCeiling;
     try {
       this.db.exec('BEGIN IMMEDIATE');
       for (const item of batch) {
@@ -423,7 +443,10 @@ export class Store {
         }
       }
       if (this.db.inTransaction) {
-        if (committed.length) this.stmts.metaSet.run(CHANGE_SEQ, String(this.changeSeq));
+        if (this.changeSeq > this.changeSeqCeiling) {
+          this.changeSeqCeiling = this.changeSeq + CHANGE_SEQ_BLOCK;
+          this.stmts.metaSet.run(CHANGE_SEQ, String(this.changeSeqCeiling));
+        }
         this.db.exec('COMMIT');
       }
     } catch (err) {
@@ -434,6 +457,7 @@ export class Store {
         // the connection is gone; so is the transaction
       }
       this.changeSeq = seqAtStart;
+      this.changeSeqCeiling = ceilingAtStart;
       this.rolledBack();
       for (const item of batch) item.reject(err);
       return;
@@ -444,9 +468,14 @@ export class Store {
 
   /** The last change seq handed out (a data dir's own store; a shared one numbers by its log); -1: not read yet. */
   private changeSeq = -1;
+  /** What the database holds under CHANGE_SEQ: every seq handed out, committed or not, is at most it. */
+  private changeSeqCeiling = -1;
 
   private loadedChangeSeq(): number {
-    if (this.changeSeq < 0) this.changeSeq = Number((this.stmts.metaGet.get(CHANGE_SEQ) as { value: string } | undefined)?.value ?? 0);
+    if (this.changeSeq < 0) {
+      this.changeSeqCeiling = Number((this.stmts.metaGet.get(CHANGE_SEQ) as { value: string } | undefined)?.value ?? 0);
+      this.changeSeq = this.changeSeqCeiling;
+    }
     return this.changeSeq;
   }
 
@@ -552,19 +581,26 @@ export class Store {
 
   insert(rec: Record_): void {
     this.capture(rec.uid, true);
-    this.stmts.insert.run(rec.uid, rec.kind, rec.parent, rec.name, rec.altKey, rec.createTime, rec.updateTime, JSON.stringify(rec.data));
+    const data = JSON.stringify(rec.data);
+    this.stmts.insert.run(rec.uid, rec.kind, rec.parent, rec.name, rec.altKey, rec.createTime, rec.updateTime, data);
+    this.written(rec.uid, {
+      uid: rec.uid, kind: rec.kind, parent: rec.parent, name: rec.name, alt_key: rec.altKey, create_time: rec.createTime, update_time: rec.updateTime, data,
+    });
     this.wrote(rec.uid, rec.kind);
   }
 
   update(rec: Record_): void {
-    this.capture(rec.uid);
-    this.stmts.update.run(rec.name, rec.altKey, rec.updateTime, JSON.stringify(rec.data), rec.uid);
+    const current = this.capture(rec.uid);
+    const data = JSON.stringify(rec.data);
+    this.stmts.update.run(rec.name, rec.altKey, rec.updateTime, data, rec.uid);
+    if (current) this.written(rec.uid, { ...current, name: rec.name, alt_key: rec.altKey, update_time: rec.updateTime, data });
     this.wrote(rec.uid, rec.kind);
   }
 
   remove(uid: string): boolean {
     this.capture(uid);
     const changed = this.stmts.remove.run(uid).changes > 0;
+    this.written(uid, undefined);
     if (changed) this.wrote(uid);
     return changed;
   }

@@ -22,6 +22,7 @@ const serveFlags = {
   eventAttempts: flag.string('--event-attempts <n>', 'webhook deliveries: attempts before a delivery is marked failed (default 10)'),
   eventTimeout: flag.string('--event-timeout <duration>', 'webhook deliveries: how long a sink has to answer an attempt (default 10s)'),
   mcpWrites: flag.bool('--mcp-writes', "offer the write tools (create, update, delete, invite redemption) on serve's MCP endpoint, /mcp; without it /mcp only reads. Either way a caller may do only what its role bindings allow"),
+  mcpSessionIdle: flag.string('--mcp-session-idle <duration>', 'end an /mcp session no request has used for this long, e.g. 10m or 2h (default 30m); a client then gets 404 and initializes a new one'),
   v1: flag.string('--v1 <on|off>', 'the v1 API beside v2 (deprecated; every answer says so): on (default), or off to answer every v1 call 410 Gone, a rehearsal of the end of the transition'),
   v1Sunset: flag.string('--v1-sunset <date>', 'when v1 ends (YYYY-MM-DD or an RFC 3339 time): sent as the Sunset header of every v1 answer (default: none)'),
   deterministic: flag.string('--deterministic <seed>', 'reproducible runs: the clock starts at 2026-01-01T00:00:00Z and moves 1s per request, and uids and codes come from SEED (a whole number), so the same requests to a fresh data dir get the same response bodies; tokens still differ (ES256 signatures are randomized). Never for a server others can reach: its codes are predictable'),

@@ -33,6 +33,8 @@ export interface ServeCommandOptions {
   eventTimeout?: string;
   /** `--mcp-writes`: the write tools on /mcp too. */
   mcpWrites?: boolean;
+  /** `--mcp-session-idle DURATION`: when an unused /mcp session ends. */
+  mcpSessionIdle?: string;
   /** `--v1 on|off`: the v1 API beside v2, or 410 Gone for every v1 call. */
   v1?: string;
   /** `--v1-sunset DATE`: the Sunset header of v1 answers. */
@@ -103,7 +105,7 @@ function deterministicSeed(raw: string | undefined): number | undefined {
   return n;
 }
 
-/** `--owner-token-ttl` (or `serve token --ttl`) in seconds: a duration up to the longest lifetime serve accepts. */
+/** `--owner-token-ttl` (or `serve token --ttl`, `--mcp-session-idle`) in seconds: a duration up to the longest token lifetime serve accepts. */
 export async function tokenTtlSeconds(raw: string, flag: string): Promise<number> {
   const { parseTtl, MAX_TOKEN_TTL_S } = await import('../../../server/auth/tokens.js');
   const seconds = parseTtl(raw);
@@ -235,6 +237,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const port = parsePort(opts.port);
   if (opts.seed && opts.demo) throw new UsageError('--seed and --demo cannot be used together');
   const ownerTokenTtlSeconds = opts.ownerTokenTtl === undefined ? undefined : await tokenTtlSeconds(opts.ownerTokenTtl, 'owner-token-ttl');
+  const mcpSessionIdleSeconds = opts.mcpSessionIdle === undefined ? undefined : await tokenTtlSeconds(opts.mcpSessionIdle, 'mcp-session-idle');
   const dataDir = await resolveDataDir(ctx, opts.data);
   // The seed is read and validated before the data dir is touched; the file is only ever read.
   const seed = opts.seed ? await readSeedFile(opts.seed) : opts.demo ? (await import('../../../server/demo.js')).demoSeed() : undefined;
@@ -269,6 +272,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       ...events,
       ...(deterministic !== undefined ? { deterministic } : {}),
       ...(opts.mcpWrites ? { mcpWrites: true } : {}),
+      ...(mcpSessionIdleSeconds ? { mcpSessionIdleMs: mcpSessionIdleSeconds * 1000 } : {}),
       v1,
       ...(seed ? { seed, seedIfNotEmpty: opts.demo ? ('keep' as const) : ('error' as const) } : {}),
     });
