@@ -1,16 +1,15 @@
 // The MCP Inspector's CLI mode (`mcp-inspector --cli … --method tools/list | tools/call`), a
 // client no one here wrote, against `pctl mcp` (stdio) and serve's /mcp (Streamable HTTP).
-// The inspector is fetched by `npm exec` (into npm's cache), not installed by `npm ci`: it
-// declares Node >= 22.19, so as a devDependency it made `npm ci` warn on Node 20.
+// The inspector lives in test/tools (its own lock), not in pctl's devDependencies: it declares
+// Node >= 22.19, so there it made `npm ci` warn on Node 20.
 import test from 'ava';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+import { testToolBin } from './helpers/test-tools.js';
 
-const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin/pctl.js');
 
@@ -18,11 +17,8 @@ let inspector: string;
 let srv: TestServer;
 let config: string;
 test.before(async (t) => {
-  // The first run on a machine downloads the inspector's ~100 packages.
-  t.timeout(300_000, `npm exec --package=${INSPECTOR}`);
-  const found = await promisify(execFile)('npm', ['exec', '--yes', `--package=${INSPECTOR}`, '--call', 'command -v mcp-inspector'], { cwd: root });
-  inspector = found.stdout.trim();
-  if (found.stderr) t.log(found.stderr); // npm's own warnings (on Node 20, the inspector's engines)
+  t.timeout(300_000, 'installing test/tools'); // the first run on a machine downloads ~160 packages
+  inspector = testToolBin('mcp-inspector');
   srv = await startTestServer({ mcpWrites: true });
   config = tempDir('pctl-inspector-cfg-');
 });
