@@ -34,7 +34,10 @@ const sourceLocation = {
  */
 async function compile(projectDir) {
   const sources = ['src', 'test'].flatMap((dir) =>
-    readdirSync(join(projectDir, dir), { recursive: true }).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => join(projectDir, dir, f)));
+    readdirSync(join(projectDir, dir), { recursive: true })
+      // test/tools/node_modules holds the test clients' packages (scripts/test-tools.mjs).
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.split('/').includes('node_modules'))
+      .map((f) => join(projectDir, dir, f)));
   const { outputFiles } = await build({
     entryPoints: sources, outdir: join(projectDir, OUT), outbase: projectDir, write: false,
     format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning', plugins: [sourceLocation],

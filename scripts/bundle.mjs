@@ -15,22 +15,22 @@ rmSync(outdir, { recursive: true, force: true });
 // `import http from 'node:http'` in an ES module makes Node build a facade of every export,
 // running lazy getters: on Node 22 that loads Node's internal undici (~18 ms) for node:http
 // alone. process.getBuiltinModule (Node >= 20.16) hands the module over as CommonJS does.
-// Each builtin a static import names gets a one-line CommonJS shim file, bundled in its place.
+// Every builtin gets a one-line CommonJS shim file, written before the build (esbuild reads
+// files on other threads while plugins run), and a static import of it resolves to its shim.
 const shimDir = join(root, 'dist', 'builtin-shims');
 rmSync(shimDir, { recursive: true, force: true });
 mkdirSync(shimDir, { recursive: true });
+const shimOf = (name) => join(shimDir, `${name.replace(/\//g, '-')}.cjs`);
+for (const name of builtinModules) {
+  writeFileSync(shimOf(name), `module.exports = process.getBuiltinModule(${JSON.stringify(`node:${name}`)});\n`);
+}
 const builtinsAsCommonJs = {
   name: 'builtins-as-commonjs',
   setup(b) {
     const names = builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|');
     // Static imports only: a dynamic import() keeps Node's own (named exports and all).
-    b.onResolve({ filter: new RegExp(`^(node:)?(${names})$`) }, (args) => {
-      if (args.kind !== 'import-statement') return { path: args.path, external: true };
-      const name = args.path.startsWith('node:') ? args.path : `node:${args.path}`;
-      const shim = join(shimDir, `${name.slice(5).replace(/\//g, '-')}.cjs`);
-      writeFileSync(shim, `module.exports = process.getBuiltinModule(${JSON.stringify(name)});\n`);
-      return { path: shim };
-    });
+    b.onResolve({ filter: new RegExp(`^(node:)?(${names})$`) }, (args) =>
+      args.kind === 'import-statement' ? { path: shimOf(args.path.replace(/^node:/, '')) } : { path: args.path, external: true });
   },
 };
 

@@ -12,6 +12,7 @@ import { anyUnpack, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import http2 from 'node:http2';
+import { gzipSync } from 'node:zlib';
 import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
 import { StatusSchema } from '../src/gen/google/rpc/status_pb.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../src/gen/google/rpc/error_details_pb.js';
@@ -479,6 +480,17 @@ test.serial('injected faults reach gRPC calls, scoped by RPC name: an error keep
   t.is(reset.code, grpc.status.UNAVAILABLE);
   const journal = h.srv.journal.since(0).filter((e) => e.rpc?.endsWith('IamService/ListRoles'));
   t.is(journal.at(-1)?.fault?.effect, 'reset');
+});
+
+test.serial('a compressed request message that is not protobuf, which Connect parses, is INVALID_ARGUMENT too, not INTERNAL', async (t) => {
+  const res = await fetch(`${h.srv.url}/platform.iam.v2.IamService/GetGroup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/proto', 'content-encoding': 'gzip', 'connect-protocol-version': '1', authorization: `Bearer ${h.srv.ownerToken}` },
+    // Field 1 as a length-delimited string that claims 100 bytes and has 2.
+    body: gzipSync(Buffer.from([0x0a, 0x64, 0x61, 0x62])),
+  });
+  t.is(res.status, 400);
+  t.like(await res.json(), { code: 'invalid_argument' });
 });
 
 test.serial("a stalled call ends at the caller's deadline: serve itself answers DEADLINE_EXCEEDED (gRPC's grpc-timeout, Connect's connect-timeout-ms)", async (t) => {

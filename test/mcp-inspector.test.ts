@@ -1,21 +1,24 @@
 // The MCP Inspector's CLI mode (`mcp-inspector --cli … --method tools/list | tools/call`), a
 // client no one here wrote, against `pctl mcp` (stdio) and serve's /mcp (Streamable HTTP).
+// The inspector lives in test/tools (its own lock), not in pctl's devDependencies: it declares
+// Node >= 22.19, so there it made `npm ci` warn on Node 20.
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+import { testToolBin } from './helpers/test-tools.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin/pctl.js');
-const inspectorPackage = createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json');
-const inspector = join(dirname(inspectorPackage), (JSON.parse(readFileSync(inspectorPackage, 'utf8')) as { bin: Record<string, string> }).bin['mcp-inspector']!);
 
+let inspector: string;
 let srv: TestServer;
 let config: string;
-test.before(async () => {
+test.before(async (t) => {
+  t.timeout(300_000, 'installing test/tools'); // the first run on a machine downloads ~160 packages
+  inspector = testToolBin('mcp-inspector');
   srv = await startTestServer({ mcpWrites: true });
   config = tempDir('pctl-inspector-cfg-');
 });

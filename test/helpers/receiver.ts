@@ -1,11 +1,26 @@
 // A webhook receiver for the events tests, built as a user would build one: the CloudEvents SDK
-// (`cloudevents`) reads each POST, and jose checks its token against serve's published JWKS
+// (`cloudevents`, from test/tools) reads each POST, and jose checks its token against serve's published JWKS
 // (OIDC discovery), then the checks the vendor's SDK receiver makes: audience `customer`,
 // `sub` = `webhook:<group>`, `webhook.digest` = the body's SHA-256. Tests wait on next(), never sleep.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import { HTTP, type CloudEvent } from 'cloudevents';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { requireTestTool } from './test-tools.js';
+
+/** The attributes of a CloudEvent the tests read (the SDK's class has these and more). */
+interface CloudEvent<T> {
+  specversion: string;
+  id: string;
+  type: string;
+  source: string;
+  subject?: string;
+  time?: string;
+  datacontenttype?: string;
+  data?: T;
+  [extension: string]: unknown;
+}
+/** The SDK's HTTP binding: a request's headers and body in, a validated CloudEvent out. */
+const { HTTP } = requireTestTool('cloudevents') as { HTTP: { toEvent(message: { headers: http.IncomingHttpHeaders; body: string }): unknown } };
 
 interface Received {
   event: CloudEvent<Record<string, unknown>>;
