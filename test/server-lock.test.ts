@@ -30,6 +30,7 @@ test('a lock held by a process killed with SIGKILL is free at once', async (t) =
     process.stdout.write('locked\\n');
     setInterval(() => {}, 1000);
   `], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  t.teardown(() => child.kill('SIGKILL')); // a failed assertion must not leave it holding the run open
   await new Promise<void>((done, failed) => {
     child.stdout.on('data', (b: Buffer) => b.toString().includes('locked') && done());
     child.on('exit', (code) => failed(new Error(`the child exited (${code}) before locking`)));

@@ -9,6 +9,13 @@ import Database from './store/sqlite.js';
 
 export class DataDirLockedError extends Error {}
 
+/**
+ * The lock databases this process holds, until unlocked: the lock must not depend on the
+ * caller keeping the unlock function (better-sqlite3 13 closes a collected Database, which
+ * would drop the lock at the next garbage collection).
+ */
+const held = new Set<InstanceType<typeof Database>>();
+
 export function lockDataDir(dataDir: string): () => void {
   const dir = realpathSync(dataDir);
   const file = join(dir, 'serve.lock');
@@ -34,10 +41,12 @@ export function lockDataDir(dataDir: string): () => void {
     throw err;
   }
   writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
-  const held = db;
+  const lock = db;
+  held.add(lock);
   return () => {
     rmSync(pidFile, { force: true });
-    held.close(); // rolls the transaction back: the lock is released
+    held.delete(lock);
+    lock.close(); // rolls the transaction back: the lock is released
   };
 }
 
