@@ -1,6 +1,6 @@
 // Shared pieces of the benchmarks: child-process servers, autocannon runs, medians.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,7 +55,9 @@ export function stopChild(child) {
 export async function startServe(dataDir, { database, rateLimit = 'off' } = {}) {
   const configDir = tempDir('pctl-bench-config-');
   const limits = rateLimit === null ? [] : ['--rate-limit', rateLimit];
-  return startChild([pctl, 'serve', '--port', '0', '--data', dataDir, ...limits, ...(database ? ['--database', database] : [])], { PCTL_CONFIG_DIR: configDir });
+  const serve = await startChild([pctl, 'serve', '--port', '0', '--data', dataDir, ...limits, ...(database ? ['--database', database] : [])], { PCTL_CONFIG_DIR: configDir });
+  // The config dir serve's profile went into goes with it.
+  return { ...serve, stop: () => serve.stop().then(() => rmSync(configDir, { recursive: true, force: true })) };
 }
 
 /** req/s of autocannon against one URL (10 connections). */
