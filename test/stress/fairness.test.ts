@@ -18,12 +18,8 @@ import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { bootstrap } from '../../src/server/bootstrap.js';
-import { domainContext } from '../../src/server/domain/context.js';
-import { builtinRoleUid, newChildUid, timestamp } from '../../src/server/domain/records.js';
-import { systemRandom } from '../../src/server/random.js';
-import { Store } from '../../src/server/store/store.js';
 import { Client, G, PCTL, cleanup, startServe, tempDir } from './helpers.js';
+import { populate } from './populate.js';
 
 /**
  * Pages of 200 at a random skip in one of 6 orders: some 30,000 different pages, so the list
@@ -45,38 +41,14 @@ const RATE_LIMIT = process.env.STRESS_FAIR_RATE_LIMIT;
 test.after.always(cleanup);
 
 /** org → 60 teams → the groups; a viewer bound on the org (it sees every group). */
-async function populate(dataDir: string) {
-  const store = new Store(dataDir);
-  try {
-    // serve moves identities of this issuer to its own URL when it starts.
-    await bootstrap(domainContext(store, Date.now, systemRandom), { issuer: 'http://127.0.0.1' });
-    const org = store.getMeta('organization')!;
-    const start = Date.parse('2026-01-01T00:00:00.000Z');
-    let made = 0;
-    const add = (parent: string, name: string) => {
-      const t = timestamp(start + made++ * 7);
-      const uid = newChildUid(systemRandom, parent);
-      store.insert({ uid, kind: 'group', parent, name, altKey: null, createTime: t, updateTime: t, data: { description: '', verified: false } });
-      return uid;
-    };
-    return store.transaction(() => {
-      const teams = Array.from({ length: 60 }, (_, i) => add(org, `team-${i}`));
-      for (let i = 0; made < GROUPS; i++) add(teams[i % teams.length]!, `group-${(i * 7919) % 100_003}`);
-      const t = timestamp(start);
-      const viewer = {
-        uid: newChildUid(systemRandom, org), kind: 'identity' as const, parent: org, name: 'vic', altKey: 'http://127.0.0.1\nvic', createTime: t, updateTime: t,
-        data: { description: '', claimMatch: { issuer: 'http://127.0.0.1', subject: 'vic' }, lastSeenTime: t },
-      };
-      store.insert(viewer);
-      store.insert({
-        uid: newChildUid(systemRandom, org), kind: 'roleBinding', parent: org, name: 'viewer', altKey: `${viewer.uid}\n${builtinRoleUid('viewer')}`,
-        createTime: t, updateTime: t, data: { identityUid: viewer.uid, roleUid: builtinRoleUid('viewer') },
-      });
-      return { team: teams[7]!, viewer: viewer.uid };
-    });
-  } finally {
-    await store.close();
-  }
+function populateFlood(dataDir: string) {
+  return populate(dataDir, ({ org, group, viewer, bindViewer }) => {
+    const teams = Array.from({ length: 60 }, (_, i) => group(org, `team-${i}`));
+    for (let i = 0; 60 + i < GROUPS; i++) group(teams[i % teams.length]!, `group-${(i * 7919) % 100_003}`);
+    const vic = viewer();
+    bindViewer(vic, org);
+    return { team: teams[7]!, viewer: vic };
+  });
 }
 
 /**
@@ -104,7 +76,7 @@ interface FloodReport { listed: number; statuses: Record<string, number>; paused
 
 test.serial(`one viewer flooding lists over ${CONNECTIONS} connections leaves the owner's GET p99 at most ${P99_LIMIT_MS} ms`, async (t) => {
   const dataDir = tempDir('pctl-stress-fair-');
-  const { team, viewer } = await populate(dataDir);
+  const { team, viewer } = await populateFlood(dataDir);
   const srv = await startServe(dataDir, { rateLimit: RATE_LIMIT ?? null });
   const viewerToken = execFileSync(process.execPath, [PCTL, 'serve', 'token', '--identity', viewer, '--data', dataDir], {
     env: { ...process.env, PCTL_CONFIG_DIR: tempDir('pctl-stress-config-') }, encoding: 'utf8',

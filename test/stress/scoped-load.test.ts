@@ -5,12 +5,8 @@
 // the measurement stops as soon as 5 of them are over, when p99 can no longer be under).
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { bootstrap } from '../../src/server/bootstrap.js';
-import { domainContext } from '../../src/server/domain/context.js';
-import { builtinRoleUid, newChildUid, timestamp } from '../../src/server/domain/records.js';
-import { systemRandom } from '../../src/server/random.js';
-import { Store } from '../../src/server/store/store.js';
 import { Client, G, PCTL, cleanup, startServe, tempDir } from './helpers.js';
+import { populate } from './populate.js';
 
 const GROUPS = 50_000;
 const VIEWERS = 20;
@@ -24,43 +20,16 @@ test.after.always(cleanup);
  * org → 10 teams → 1,000 subgroups → leaves, through the store (one transaction); a viewer
  * bound on 5 leaves in different teams (5 subtrees, merged: the finding's viewer saw 5 groups).
  */
-async function populate(dataDir: string) {
-  const store = new Store(dataDir);
-  try {
-    // serve moves identities of this issuer to its own URL when it starts.
-    await bootstrap(domainContext(store, Date.now, systemRandom), { issuer: 'http://127.0.0.1' });
-    const org = store.getMeta('organization')!;
-    const start = Date.parse('2026-01-01T00:00:00.000Z');
-    let made = 0;
-    const add = (parent: string, name: string) => {
-      const t = timestamp(start + made++ * 7);
-      const uid = newChildUid(systemRandom, parent);
-      store.insert({ uid, kind: 'group', parent, name, altKey: null, createTime: t, updateTime: t, data: { description: '', verified: false } });
-      return uid;
-    };
-    return store.transaction(() => {
-      const teams = Array.from({ length: 10 }, (_, i) => add(org, `team-${i}`));
-      const subs = Array.from({ length: 1000 }, (_, i) => add(teams[i % 10]!, `sub-${String(i).padStart(4, '0')}`));
-      const leaves: string[] = [];
-      for (let i = 0; made < GROUPS; i++) leaves.push(add(subs[i % subs.length]!, `leaf-${(i * 7919) % 100_003}`));
-      const t = timestamp(start);
-      const viewer = {
-        uid: newChildUid(systemRandom, org), kind: 'identity' as const, parent: org, name: 'vic', altKey: 'http://127.0.0.1\nvic', createTime: t, updateTime: t,
-        data: { description: '', claimMatch: { issuer: 'http://127.0.0.1', subject: 'vic' }, lastSeenTime: t },
-      };
-      store.insert(viewer);
-      const role = builtinRoleUid('viewer');
-      for (const leaf of [3, 9_001, 17_017, 30_303, 48_000].map((i) => leaves[i]!)) {
-        store.insert({
-          uid: newChildUid(systemRandom, leaf), kind: 'roleBinding', parent: leaf, name: 'viewer', altKey: `${viewer.uid}\n${role}`,
-          createTime: t, updateTime: t, data: { identityUid: viewer.uid, roleUid: role },
-        });
-      }
-      return { org, team: teams[3]!, viewer: viewer.uid };
-    });
-  } finally {
-    await store.close();
-  }
+function populateScoped(dataDir: string) {
+  return populate(dataDir, ({ org, group, viewer, bindViewer }) => {
+    const teams = Array.from({ length: 10 }, (_, i) => group(org, `team-${i}`));
+    const subs = Array.from({ length: 1000 }, (_, i) => group(teams[i % 10]!, `sub-${String(i).padStart(4, '0')}`));
+    const leaves: string[] = [];
+    for (let i = 0; 1010 + i < GROUPS; i++) leaves.push(group(subs[i % subs.length]!, `leaf-${(i * 7919) % 100_003}`));
+    const vic = viewer();
+    for (const leaf of [3, 9_001, 17_017, 30_303, 48_000].map((i) => leaves[i]!)) bindViewer(vic, leaf);
+    return { org, team: teams[3]!, viewer: vic };
+  });
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -69,7 +38,7 @@ function percentile(sorted: number[], p: number): number {
 
 test.serial(`${VIEWERS} viewer connections listing among ${GROUPS.toLocaleString('en-US')} groups leave the owner's GET p99 under ${P99_LIMIT_MS} ms`, async (t) => {
   const dataDir = tempDir('pctl-stress-scoped-');
-  const { team, viewer } = await populate(dataDir);
+  const { team, viewer } = await populateScoped(dataDir);
   const srv = await startServe(dataDir);
   const viewerToken = execFileSync(process.execPath, [PCTL, 'serve', 'token', '--identity', viewer, '--data', dataDir], {
     env: { ...process.env, PCTL_CONFIG_DIR: tempDir('pctl-stress-config-') }, encoding: 'utf8',
