@@ -61,10 +61,15 @@ export async function startServe(dataDir, { database, rateLimit = 'off' } = {}) 
 }
 
 /** req/s of autocannon against one URL (10 connections). */
-export async function reqPerSec(url, { headers = {}, duration = 5, connections = 10 } = {}) {
+export async function reqPerSec(url, opts = {}) {
+  return (await autocannonRun(url, opts)).rate;
+}
+
+/** One autocannon run against one URL (10 connections): req/s and the requests answered. */
+export async function autocannonRun(url, { headers = {}, duration = 5, connections = 10 } = {}) {
   const result = await autocannon({ url, headers, duration, connections, pipelining: 1 });
   if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
+  return { rate: result.requests.average, total: result.requests.total };
 }
 
 /** One run of a command: its wall time in ms (throws if it fails). */

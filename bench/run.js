@@ -11,7 +11,7 @@ import { Agent, request } from 'undici';
 import { domainBoundary } from './domain.js';
 import { orgAsCode } from './org-as-code.js';
 import { populate } from './populate.js';
-import { fmt, interleavedWallMs, median, pctl, reqPerSec, sequentialRate, startChild, startServe, tempDir } from './lib.js';
+import { autocannonRun, fmt, interleavedWallMs, median, pctl, reqPerSec, sequentialRate, startChild, startServe, tempDir } from './lib.js';
 import { fileURLToPath } from 'node:url';
 
 const asJson = process.argv.includes('--json');
@@ -42,24 +42,44 @@ const bareServer = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 
 /**
  * A target of issue 16: `a / b` against a bound (`min`: at least, `max`: at most), with
- * both figures and the commands behind them.
+ * both figures and the commands behind them; `ratio` when it is measured otherwise (the
+ * median of paired rounds, serveVsBare).
  */
-function target(name, a, b, bound) {
-  const ratio = a.value / b.value;
+function target(name, a, b, bound, ratio = a.value / b.value) {
   const met = bound.min !== undefined ? ratio >= bound.min : ratio <= bound.max;
   const t = { name, ratio, target: bound.min !== undefined ? `>= ${bound.min}` : `<= ${bound.max}`, met, a, b };
   targets.push(t);
   report(`${name}: ratio`, ratio, 'x', { target: t.target, met });
 }
 
-/** Median of interleaved autocannon runs against each URL (A B A B …), after a warm-up of each. */
-async function interleavedRps(runs) {
-  for (const r of runs) await reqPerSec(r.url, { headers: r.headers, duration: 1 });
-  const rps = runs.map(() => []);
-  for (let i = 0; i < (quick ? 1 : 3); i++) {
-    for (const [k, r] of runs.entries()) rps[k].push(await reqPerSec(r.url, { headers: r.headers, duration }));
+/**
+ * serve against a bare node:http server sending the same bytes: the same request (URL path
+ * and headers) to each, autocannon (10 connections) for both, a warm-up of each, then paired
+ * rounds whose order alternates (B S, S B, B S, …) so that neither always runs on the
+ * machine state the other left. Each server's req/s and CPU per request (utime + stime from
+ * /proc, Linux) are medians of the rounds; the ratio is the median of each round's
+ * serve/bare, the two measured seconds apart: on a shared machine the load moves between
+ * rounds, and a pair sees nearly the same load.
+ */
+async function serveVsBare(serve, bare) {
+  const rounds = quick ? 2 : 6;
+  const seconds = quick ? 2 : 3;
+  const sides = [bare, serve];
+  for (const side of sides) await reqPerSec(side.url, { headers: side.headers, duration: 2 });
+  const runs = sides.map(() => ({ rps: [], cpuUs: [] }));
+  const ratios = [];
+  for (let i = 0; i < rounds; i++) {
+    for (const k of i % 2 ? [1, 0] : [0, 1]) {
+      const cpuBefore = cpuMs(sides[k].pid);
+      const { rate, total } = await autocannonRun(sides[k].url, { headers: sides[k].headers, duration: seconds });
+      const cpuAfter = cpuMs(sides[k].pid);
+      runs[k].rps.push(rate);
+      if (cpuBefore !== undefined && cpuAfter !== undefined) runs[k].cpuUs.push(((cpuAfter - cpuBefore) * 1000) / total);
+    }
+    ratios.push(runs[1].rps[i] / runs[0].rps[i]);
   }
-  return rps.map(median);
+  const [b, s] = runs.map((r) => ({ rps: median(r.rps), cpuUs: r.cpuUs.length ? median(r.cpuUs) : undefined }));
+  return { bare: b, serve: s, ratio: median(ratios), rounds, seconds };
 }
 
 function report(name, value, unit, extra = {}) {
@@ -73,12 +93,11 @@ function report(name, value, unit, extra = {}) {
   }
 }
 
-/** GET by uid against a bare node:http server sending a small JSON body, interleaved. */
+/** GET by uid against a bare node:http server sending the same answer (serveVsBare). */
 async function getByUid() {
   const dataDir = tempDir();
   cleanup.push(dataDir);
   const serve = await startServe(dataDir);
-  const bare = await startChild([bareServer]);
   try {
     const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const headers = { authorization: `Bearer ${token}` };
@@ -86,15 +105,39 @@ async function getByUid() {
       method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify({ parent: await orgUid(serve.url, headers), group: { name: 'platform' } }),
     }).then((r) => r.body.json());
-    const url = `${serve.url}/iam/v2/groups/${created.uid}`;
-    const [b, s] = await interleavedRps([{ url: bare.url }, { url, headers }]);
-    const bareFig = { what: 'bare node:http, small JSON', value: b, unit: 'req/s', command: `autocannon -c 10 -d ${duration} ${bare.url}` };
-    const serveFig = { what: 'serve GET /iam/v2/groups/{uid}', value: s, unit: 'req/s', command: `autocannon -c 10 -d ${duration} -H 'authorization: Bearer …' ${url}` };
-    report(bareFig.what, b, 'req/s', { command: bareFig.command });
-    report(serveFig.what, s, 'req/s', { command: serveFig.command });
-    target('GET by uid vs bare node:http', serveFig, bareFig, { min: 0.6 });
+    const path = `/iam/v2/groups/${created.uid}`;
+    await againstBare('GET by uid vs bare node:http', { url: `${serve.url}${path}`, headers, pid: serve.child.pid }, {
+      serve: 'serve GET /iam/v2/groups/{uid}', bare: 'bare node:http, the same answer', min: 0.6,
+    });
   } finally {
     await serve.stop();
+  }
+}
+
+/**
+ * serve's answer to one GET against a bare node:http server sending its bytes, asked the same
+ * request (path and headers; the bare server reads and ignores them): serveVsBare's figures,
+ * each with the server's CPU per request, and the target.
+ */
+async function againstBare(name, serve, { serve: serveWhat, bare: bareWhat, min }) {
+  const body = Buffer.from(await request(serve.url, { headers: serve.headers }).then((r) => r.body.arrayBuffer()));
+  const dir = tempDir('pctl-bench-answer-');
+  cleanup.push(dir);
+  writeFileSync(join(dir, 'answer.json'), body);
+  const bare = await startChild([bareServer, join(dir, 'answer.json')]);
+  try {
+    const { pathname, search } = new URL(serve.url);
+    const m = await serveVsBare(serve, { url: `${bare.url}${pathname}${search}`, headers: serve.headers, pid: bare.child.pid });
+    const how = `autocannon -c 10 -d ${m.seconds}, ${m.rounds} rounds alternating with the other`;
+    const bareFig = { what: `${bareWhat} (${fmt(body.length)} bytes)`, value: m.bare.rps, unit: 'req/s', command: `node bench/bare-server.js ANSWER; ${how}, the same request` };
+    const serveFig = { what: serveWhat, value: m.serve.rps, unit: 'req/s', command: `${how} -H 'authorization: Bearer …' '${serve.url}'` };
+    for (const [fig, side] of [[bareFig, m.bare], [serveFig, m.serve]]) {
+      report(fig.what, fig.value, 'req/s', { command: fig.command });
+      if (side.cpuUs !== undefined) report(`${fig.what}: server CPU per request`, side.cpuUs, 'us');
+    }
+    if (m.bare.cpuUs !== undefined && m.serve.cpuUs !== undefined) report(`${name}, by server CPU per request: ratio`, m.bare.cpuUs / m.serve.cpuUs, 'x');
+    target(name, serveFig, bareFig, { min }, m.ratio);
+  } finally {
     await bare.stop();
   }
 }
@@ -112,7 +155,7 @@ async function pageTarget() {
   const serve = await startServe(dataDir);
   try {
     const headers = { authorization: `Bearer ${readFileSync(`${dataDir}/owner.token`, 'utf8').trim()}` };
-    await sortedPageVsBare(PAGE_TARGET_SCALE, `${serve.url}/iam/v2/groups?order_by=name&page_size=50&uidp.descendants_of=${org}`, headers);
+    await sortedPageVsBare(PAGE_TARGET_SCALE, `${serve.url}/iam/v2/groups?order_by=name&page_size=50&uidp.descendants_of=${org}`, headers, serve.child.pid);
   } finally {
     await serve.stop();
   }
@@ -163,7 +206,7 @@ async function atScale(n) {
     });
     const org = (await request(`${serve.url}/iam/v2/groups?page_size=1&order_by=uid`, { headers }).then((r) => r.body.json())).groups[0].uid;
     const orgScoped = `${serve.url}/iam/v2/groups?order_by=name&page_size=50&uidp.descendants_of=${org}`;
-    if (n === PAGE_TARGET_SCALE) await sortedPageVsBare(n, orgScoped, headers);
+    if (n === PAGE_TARGET_SCALE) await sortedPageVsBare(n, orgScoped, headers, serve.child.pid);
     else report(`[${fmt(n)} groups] descendants_of the organization, by name`, await reqPerSec(orgScoped, { headers, duration }), 'req/s', { command: `autocannon '${orgScoped}'` });
     // A depth-3 scope: one subgroup of one team.
     const subs = await request(`${serve.url}/iam/v2/groups?page_size=1&uidp.children_of=${encodeURIComponent(someUid)}`, { headers }).then((r) => r.body.json());
@@ -177,22 +220,10 @@ async function atScale(n) {
 }
 
 /** The first sorted page of 50 under the organization, against a bare server sending the same bytes. */
-async function sortedPageVsBare(n, url, headers) {
-  const body = Buffer.from(await request(url, { headers }).then((r) => r.body.arrayBuffer()));
-  const dir = tempDir('pctl-bench-page-');
-  cleanup.push(dir);
-  writeFileSync(join(dir, 'page.json'), body);
-  const bare = await startChild([bareServer, join(dir, 'page.json')]);
-  try {
-    const [b, s] = await interleavedRps([{ url: bare.url }, { url, headers }]);
-    const bareFig = { what: `bare node:http, the same page (${fmt(body.length)} bytes)`, value: b, unit: 'req/s', command: `node bench/bare-server.js PAGE; autocannon -c 10 -d ${duration}` };
-    const serveFig = { what: `[${fmt(n)} groups] descendants_of the organization, by name, page of 50`, value: s, unit: 'req/s', command: `autocannon -c 10 -d ${duration} '${url}'` };
-    report(bareFig.what, b, 'req/s', { command: bareFig.command });
-    report(serveFig.what, s, 'req/s', { command: serveFig.command });
-    target(`sorted page of 50 at ${fmt(n)} groups vs bare node:http`, serveFig, bareFig, { min: 0.3 });
-  } finally {
-    await bare.stop();
-  }
+async function sortedPageVsBare(n, url, headers, pid) {
+  await againstBare(`sorted page of 50 at ${fmt(n)} groups vs bare node:http`, { url, headers, pid }, {
+    serve: `[${fmt(n)} groups] descendants_of the organization, by name, page of 50`, bare: 'bare node:http, the same page', min: 0.3,
+  });
 }
 
 /**
