@@ -186,8 +186,12 @@ const WIRE_READS: { [W in WireName]?: readonly Kind[] } = {
  * A wire form's JSON, encoded once per record: lists get the same record object until its
  * row is written (Store.sharedRecordsOf), so the object keys the cache, and a write drops it.
  */
+/** Records' wire JSON, comma-separated; `parts`, each record's, are shared: read-only. */
+export interface WireList { text: string; bytes: number; parts: readonly string[] }
+
 export class WireJson {
-  private readonly cache = new WeakMap<Record_, { version: string; json: string; bytes: number }>();
+  private readonly cache = new WeakMap<Record_, { version: string; text: string; bytes: number }>();
+  private readonly lists = new WeakMap<readonly Record_[], { version: string; list: WireList }>();
 
   constructor(
     private readonly store: Store,
@@ -196,25 +200,40 @@ export class WireJson {
     private readonly reads: readonly Kind[] = [],
   ) {}
 
+  /** One record's JSON and its length in UTF-8 bytes (shared: read-only). */
+  one(record: Record_): { text: string; bytes: number } {
+    return this.cached(record, this.reads.length ? this.store.versionOf(this.reads) : '');
+  }
+
   /**
    * The records' JSON, comma-separated (a JSON array's inside), and its length in UTF-8 bytes;
    * `parts`, each record's cached JSON, are what a journal keeps (they outlive the request).
    */
-  encode(records: readonly Record_[]): { text: string; bytes: number; parts: string[] } {
+  encode(records: readonly Record_[]): WireList {
     const version = this.reads.length ? this.store.versionOf(this.reads) : '';
+    // A page served again is the same array (ListEngine.list): its JSON is joined once.
+    const joined = this.lists.get(records);
+    if (joined && joined.version === version) return joined.list;
     const parts: string[] = [];
     let bytes = Math.max(records.length - 1, 0);
     for (const r of records) {
-      let hit = this.cache.get(r);
-      if (!hit || hit.version !== version) {
-        const json = JSON.stringify(this.toWire(r));
-        hit = { version, json, bytes: Buffer.byteLength(json) };
-        this.cache.set(r, hit);
-      }
-      parts.push(hit.json);
+      const hit = this.cached(r, version);
+      parts.push(hit.text);
       bytes += hit.bytes;
     }
-    return { text: parts.join(','), bytes, parts };
+    const list = { text: parts.join(','), bytes, parts };
+    this.lists.set(records, { version, list });
+    return list;
+  }
+
+  private cached(r: Record_, version: string): { version: string; text: string; bytes: number } {
+    let hit = this.cache.get(r);
+    if (!hit || hit.version !== version) {
+      const text = JSON.stringify(this.toWire(r));
+      hit = { version, text, bytes: Buffer.byteLength(text) };
+      this.cache.set(r, hit);
+    }
+    return hit;
   }
 }
 

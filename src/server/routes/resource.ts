@@ -46,7 +46,7 @@ export function resourceRoutes(rest: RestContext, d: Resource, ops: GenericOpera
   const has = (op: Resource['operations'][number]) => d.operations.includes(op);
   const { list, get, create, update, delete: remove } = ops;
   if (list && has('list')) routes.list = async (req) => listResponse(d.plural, await list(req.principal, req.query), wire);
-  if (get && has('get')) routes.get = async (req) => ({ bodyJson: wire.encode([await get(req.principal, req.uid)]) });
+  if (get && has('get')) routes.get = async (req) => ({ bodyJson: wire.one(await get(req.principal, req.uid)) });
   const body = createBodyOf(d);
   if (create && has('create') && body) {
     routes.create = async (req) => {
@@ -83,6 +83,6 @@ export function listResponse(plural: string, page: ListPage, wire: WireJson): Re
   };
 }
 
-function joinLater(head: string, parts: string[], tail: string): () => string {
+function joinLater(head: string, parts: readonly string[], tail: string): () => string {
   return () => head + parts.join(',') + tail;
 }

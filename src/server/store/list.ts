@@ -35,6 +35,9 @@ export interface ListPage {
 
 interface TokenPayload { q: string; k: [string, string]; t: number }
 
+/** A page as read (its uids and one more) and its records; `token`, its next-page token as last signed. */
+interface Page { version: string; uids: string[]; items: Record_[]; token?: { t: number; value: string } }
+
 export interface ListEngineOptions {
   /**
    * Count the index entries and rows the list statements visit (rowsRead): a test's or a
@@ -43,6 +46,9 @@ export interface ListEngineOptions {
    */
   countRowsRead?: boolean;
 }
+
+/** The filter columns of a list that has none. */
+const NO_FILTERS: FilterColumns = {};
 
 /** The SQL function every row a counted list statement visits calls, before any other test of it. */
 const ROW_READ = 'pctl_row_read';
@@ -101,16 +107,27 @@ export class ListEngine {
     return this.key.bytes;
   }
 
-  /** A page of records: shared with the store's cache, so read-only (see Store.sharedRecordsOf). */
+  /**
+   * A page of records: shared with the store's cache, so read-only (see Store.sharedRecordsOf).
+   * The same page served again is the same `items` array, so what is derived from it can be
+   * cached by it (WireJson).
+   */
   list(query: URLSearchParams, opts: ListOptions): ListPage {
     const q = this.parse(query, opts);
     const counts = this.segmentCounts(q);
     const totalCount = counts.reduce((a, b) => a + b, 0);
-    const { uids, items } = this.pageOf(q, counts, totalCount);
+    const page = this.pageOf(q, counts, totalCount);
+    const { uids, items } = page;
     let nextPageToken = '';
     if (uids.length > q.pageSize) {
-      const last = items[items.length - 1]!;
-      nextPageToken = this.signToken({ q: q.fingerprint, k: [sortValue(last, q.sortField), last.uid], t: this.clock() });
+      // The token names the page's last item and the time: a page served again within the
+      // same millisecond gets the token it got (signing is a JSON, a base64 and an HMAC).
+      const t = this.clock();
+      if (page.token?.t !== t) {
+        const last = items[items.length - 1]!;
+        page.token = { t, value: this.signToken({ q: q.fingerprint, k: [sortValue(last, q.sortField), last.uid], t }) };
+      }
+      nextPageToken = page.token.value;
     }
     return { items, nextPageToken, totalCount, skipped: q.skip };
   }
@@ -118,10 +135,10 @@ export class ListEngine {
   // Each page as last served: while no row of the kind is written, the same query (the same
   // fingerprint, size, skip and cursor) reads the same uids, as it counts the same matches
   // (segmentCounts), so neither the index nor the records are read again.
-  private readonly lastPages = new Map<string, { version: string; uids: string[]; items: Record_[] }>();
+  private readonly lastPages = new Map<string, Page>();
 
   /** The uids of the page and one more (whether a next page exists), and the page's records. */
-  private pageOf(q: ParsedQuery, counts: number[], totalCount: number): { uids: string[]; items: Record_[] } {
+  private pageOf(q: ParsedQuery, counts: number[], totalCount: number): Page {
     // Inside a write the kind's version does not yet tell its uncommitted rows.
     const cached = !this.store.db.inTransaction;
     const key = `${q.fingerprint} ${q.pageSize} ${q.skip} ${q.cursor?.join('\n') ?? ''}`;
@@ -142,7 +159,7 @@ export class ListEngine {
         uids = this.read(q, live, wanted);
       }
     }
-    const page = { version, uids, items: this.store.sharedRecordsOf(uids.slice(0, q.pageSize)) };
+    const page: Page = { version, uids, items: this.store.sharedRecordsOf(uids.slice(0, q.pageSize)) };
     if (cached) {
       if (this.lastPages.size >= 1000) this.lastPages.clear();
       this.lastPages.set(key, page);
@@ -220,8 +237,29 @@ export class ListEngine {
     return (this.store.prepare(sql).get(...params) as { n: number }).n;
   }
 
+  // The same list asked again (a poller, a page reloaded) parses to the same query: parsed
+  // once per filter columns and spelling of its parameters, its page token read every time
+  // (a token expires).
+  private readonly parsed = new WeakMap<FilterColumns, Map<string, { q: ParsedQuery; token: string | undefined }>>();
+
   private parse(query: URLSearchParams, opts: ListOptions): ParsedQuery {
-    const filterColumns = opts.filterColumns ?? {};
+    // Each part with its length: no value can pass for another's end and the next's start.
+    let key = `${opts.kind} ${lengthPrefixed(opts.scope?.key ?? '')}${lengthPrefixed(opts.nameContains ?? '')}`;
+    for (const [k, v] of query) key += lengthPrefixed(k) + lengthPrefixed(v);
+    const filterColumns = opts.filterColumns ?? NO_FILTERS;
+    let byKey = this.parsed.get(filterColumns);
+    if (!byKey) this.parsed.set(filterColumns, (byKey = new Map()));
+    let hit = byKey.get(key);
+    if (!hit) {
+      hit = this.parseNow(query, { ...opts, filterColumns });
+      if (byKey.size >= 1000) byKey.clear();
+      byKey.set(key, hit);
+    }
+    return hit.token ? { ...hit.q, cursor: this.readToken(hit.token, hit.q.fingerprint) } : hit.q;
+  }
+
+  private parseNow(query: URLSearchParams, opts: ListOptions & { filterColumns: FilterColumns }): { q: ParsedQuery; token: string | undefined } {
+    const filterColumns = opts.filterColumns;
     const single = new Map<string, string>();
     const multi = new Map<string, string[]>();
     const spelledAs = new Map<string, string>(); // wire name → the spelling given
@@ -263,9 +301,7 @@ export class ListEngine {
       ...(name !== undefined ? { name } : {}),
       ...(opts.nameContains ? { nameContains: opts.nameContains } : {}),
     };
-    const token = single.get('page_token');
-    if (token) parsed.cursor = this.readToken(token, parsed.fingerprint);
-    return parsed;
+    return { q: parsed, token: single.get('page_token') || undefined };
   }
 
   private signToken(payload: TokenPayload): string {
@@ -331,6 +367,10 @@ export class ListEngine {
     this.verifiedTokens.set(token, payload);
     return payload;
   }
+}
+
+function lengthPrefixed(text: string): string {
+  return `${text.length}:${text}`;
 }
 
 function parseTokenPayload(text: string): TokenPayload | undefined {
