@@ -24,8 +24,12 @@ export interface Response {
   fault?: 'reset' | 'stall';
   /** JSON-serialized; undefined sends an empty body (DELETE). */
   body?: unknown;
-  /** The body already encoded as JSON, instead of `body` (a list page spliced from cached items), with its length in UTF-8 bytes. */
-  bodyJson?: { text: string; bytes: number };
+  /**
+   * The body already encoded as JSON, instead of `body` (a list page spliced from cached items),
+   * with its length in UTF-8 bytes; `utf8`, those bytes when at hand (REST sends them as they
+   * are: a page's text would be flattened and encoded again for every request).
+   */
+  bodyJson?: { text: string; bytes: number; utf8?: Uint8Array };
   /**
    * What the journal keeps in place of a long body that is made anew for each request (a
    * list page): kept, such a text would live as long as its journal entry, and copying it

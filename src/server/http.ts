@@ -232,8 +232,8 @@ export function restHandler(dispatch: Dispatch, log?: (line: string) => void): (
         return;
       }
       const status = answer.status ?? 200;
-      const payload = answer.raw ?? answer.bodyJson?.text ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
-      const length = answer.raw === undefined && answer.bodyJson ? answer.bodyJson.bytes : Buffer.byteLength(payload);
+      const payload = answer.raw ?? answer.bodyJson?.utf8 ?? answer.bodyJson?.text ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
+      const length = answer.raw === undefined && answer.bodyJson ? answer.bodyJson.bytes : Buffer.byteLength(payload as string);
       const headers: Record<string, string | number> = { 'content-length': length, ...answer.headers };
       if (payload && answer.raw === undefined) headers['content-type'] = 'application/json';
       x.respond(status, headers, payload);

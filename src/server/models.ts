@@ -186,12 +186,13 @@ const WIRE_READS: { [W in WireName]?: readonly Kind[] } = {
  * A wire form's JSON, encoded once per record: lists get the same record object until its
  * row is written (Store.sharedRecordsOf), so the object keys the cache, and a write drops it.
  */
-/** Records' wire JSON, comma-separated; `parts`, each record's, are shared: read-only. */
-export interface WireList { text: string; bytes: number; parts: readonly string[] }
+/** Records' wire JSON, comma-separated (a JSON array's inside), as UTF-8 bytes; `parts`, each record's JSON. Shared: read-only. */
+export interface WireList { utf8: Buffer; parts: readonly string[] }
 
 export class WireJson {
   private readonly cache = new WeakMap<Record_, { version: string; text: string; bytes: number }>();
-  private readonly lists = new WeakMap<readonly Record_[], { version: string; list: WireList }>();
+  // The pages served last, joined: a few, as each holds its bytes.
+  private readonly lists = new Map<readonly Record_[], { version: string; list: WireList }>();
 
   constructor(
     private readonly store: Store,
@@ -206,22 +207,16 @@ export class WireJson {
   }
 
   /**
-   * The records' JSON, comma-separated (a JSON array's inside), and its length in UTF-8 bytes;
-   * `parts`, each record's cached JSON, are what a journal keeps (they outlive the request).
+   * The records' JSON; `parts`, each record's cached JSON, are what a journal keeps (they
+   * outlive the request). A page served again is the same array (ListEngine.list): joined once.
    */
   encode(records: readonly Record_[]): WireList {
     const version = this.reads.length ? this.store.versionOf(this.reads) : '';
-    // A page served again is the same array (ListEngine.list): its JSON is joined once.
     const joined = this.lists.get(records);
     if (joined && joined.version === version) return joined.list;
-    const parts: string[] = [];
-    let bytes = Math.max(records.length - 1, 0);
-    for (const r of records) {
-      const hit = this.cached(r, version);
-      parts.push(hit.text);
-      bytes += hit.bytes;
-    }
-    const list = { text: parts.join(','), bytes, parts };
+    const parts = records.map((r) => this.cached(r, version).text);
+    const list = { utf8: Buffer.from(parts.join(',')), parts };
+    if (this.lists.size >= 64) this.lists.clear();
     this.lists.set(records, { version, list });
     return list;
   }

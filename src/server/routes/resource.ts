@@ -12,7 +12,7 @@ import type { Changes } from '../domain/patch.js';
 import type { ReadOperations } from '../domain/reads.js';
 import type { Principal } from '../auth/principal.js';
 import type { ResourceRoutes, Response } from '../handler.js';
-import { wireFormOf, WireJson } from '../models.js';
+import { wireFormOf, WireJson, type WireList } from '../models.js';
 import type { ListPage } from '../store/list.js';
 import type { Record_, Store } from '../store/store.js';
 import { changesOf, parseBody } from './parse.js';
@@ -70,17 +70,44 @@ function createBodyOf(d: Resource): { schema: z.ZodObject; key: string } | undef
 /**
  * A list route's response: the plural key, nextPageToken, totalCount as a string, skipped.
  * Sent as JSON spliced from each item's cached JSON, byte for byte what JSON.stringify makes
- * of the same object.
+ * of the same object: for REST, the bytes of the page's items (encoded once per page, see
+ * WireJson) between the few of its own fields.
  */
 export function listResponse(plural: string, page: ListPage, wire: WireJson): Response {
   const items = wire.encode(page.items);
-  const head = `{${JSON.stringify(plural)}:[`;
+  const head = headOf(plural);
   const tail = `],"nextPageToken":${JSON.stringify(page.nextPageToken)},"totalCount":"${page.totalCount}","skipped":${page.skipped}}`;
+  // The same page asked again within a millisecond has the same token: sent the same bytes.
+  let body = bodies.get(items);
+  if (body?.tail !== tail) bodies.set(items, (body = { tail, utf8: Buffer.concat([head.utf8, items.utf8, Buffer.from(tail)]) }));
+  const { utf8 } = body;
+  // The page's text is new for each request; the parts are cached and live on anyway.
+  const text = joinLater(head.text, items.parts, tail);
   return {
-    bodyJson: { text: head + items.text + tail, bytes: Buffer.byteLength(head) + items.bytes + Buffer.byteLength(tail) },
-    // The page's text is new for each request; the parts are cached and live on anyway.
-    journalText: joinLater(head, items.parts, tail),
+    bodyJson: {
+      get text() {
+        return text();
+      },
+      bytes: utf8.length,
+      utf8,
+    },
+    journalText: text,
   };
+}
+
+/** Each page's bytes as last sent, with the end they were sent with (its token, its counts). */
+const bodies = new WeakMap<WireList, { tail: string; utf8: Buffer }>();
+
+/** `{"<plural>":[`, as text and as bytes, made once per plural. */
+const heads = new Map<string, { text: string; utf8: Buffer }>();
+
+function headOf(plural: string): { text: string; utf8: Buffer } {
+  let head = heads.get(plural);
+  if (!head) {
+    const text = `{${JSON.stringify(plural)}:[`;
+    heads.set(plural, (head = { text, utf8: Buffer.from(text) }));
+  }
+  return head;
 }
 
 function joinLater(head: string, parts: readonly string[], tail: string): () => string {
