@@ -83,16 +83,23 @@ export function listResponse(plural: string, page: ListPage, wire: WireJson): Re
   const { utf8 } = body;
   // The page's text is new for each request; the parts are cached and live on anyway.
   const text = joinLater(head.text, items.parts, tail);
-  return {
-    bodyJson: {
-      get text() {
-        return text();
-      },
-      bytes: utf8.length,
-      utf8,
-    },
-    journalText: text,
-  };
+  return { bodyJson: new PageJson(utf8, text), journalText: text };
+}
+
+/** A page's JSON as bytes; as text only for whoever asks (an RPC's transcoding, v1, MCP). */
+class PageJson {
+  constructor(
+    readonly utf8: Buffer,
+    private readonly textOf: () => string,
+  ) {}
+
+  get bytes(): number {
+    return this.utf8.length;
+  }
+
+  get text(): string {
+    return this.textOf();
+  }
 }
 
 /** Each page's bytes as last sent, with the end they were sent with (its token, its counts). */
