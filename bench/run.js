@@ -1,4 +1,4 @@
-// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --org-as-code] [-- --domain] [-- --protocols] [-- --writes] [-- --page]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --org-as-code] [-- --domain] [-- --protocols] [-- --writes] [-- --page] [-- --get]
 // One report of ratios measured in the same run, each with the command behind it, and at
 // the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
@@ -30,6 +30,8 @@ const protocolsOnly = process.argv.includes('--protocols');
 const writesOnly = process.argv.includes('--writes');
 // --page runs only the sorted page of 50 at 100k groups against a bare node:http server.
 const pageOnly = process.argv.includes('--page');
+// --get runs only GET by uid against a bare node:http server.
+const getOnly = process.argv.includes('--get');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
@@ -733,6 +735,8 @@ try {
     await writes();
   } else if (pageOnly) {
     await pageTarget();
+  } else if (getOnly) {
+    await getByUid();
   } else {
     await asyncBoundary();
     await cliStart();
