@@ -120,15 +120,16 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     let admitted: Admitted | undefined;
     // A refusal is an ApiError that carries the fields itself.
     // Awaited only when there is something to wait for: each await costs every request a turn.
-    const admit = async (caller: string) => {
-      if (!opts.limiter) return;
+    const admitNow = async (limiter: Limiter, caller: string) => {
       if (call.arrived) await call.arrived();
-      const admission = opts.limiter.admit(caller);
+      const admission = limiter.admit(caller);
       admitted = admission instanceof Promise ? await admission : admission;
       rateHeaders = admitted.headers;
     };
+    const admit: Admit = (caller) => (opts.limiter ? admitNow(opts.limiter, caller) : undefined);
     let out: Response;
     let fault: { id: string; effect: string } | undefined;
+    const surface = opts.surfaces?.find((s) => s.owns(call.path));
     try {
       const decisions = opts.faults && !call.path.startsWith(CONTROL_PREFIX) ? opts.faults.decide(call.method, call.path, call.rpc) : [];
       let answer: Response | undefined;
@@ -138,13 +139,12 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
         else if (d.effect === 'error') throw d.error;
         else answer = { fault: d.effect };
       }
-      out = answer ?? (await route(call, opts, byPath, admit, facts));
+      out = answer ?? (await route(call, opts, byPath, surface, admit, facts));
     } catch (err) {
       out = toErrorResponse(err, opts.log);
     } finally {
       admitted?.done();
     }
-    const surface = opts.surfaces?.find((s) => s.owns(call.path));
     const marked = surface?.mark(call.method, call.path, out);
     if (marked) out = marked.out;
     // serve's own control calls are not the API under test: left out (a `requests --follow`
@@ -277,9 +277,15 @@ export function createHttp1Server(listener: http.RequestListener, limiter?: Limi
   return server;
 }
 
-/** Routes one call; `admit` waits for its caller's turn, throwing the 429 when over the limit. */
+/** Waits for a caller's turn, throwing the 429 when over the limit; undefined when nothing limits (nothing to await). */
+type Admit = (caller: string) => Promise<void> | undefined;
+
+/**
+ * Routes one call (`surface`: the one that owns its path, if any); `admit` waits for its
+ * caller's turn. What answers at once (a cached token, no limiter) is not awaited.
+ */
 async function route(
-  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, admit: (caller: string) => Promise<void>, facts: CallFacts,
+  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, surface: Surface | undefined, admit: Admit, facts: CallFacts,
 ): Promise<Response> {
   const { method, path } = call;
   const publicRoute = `${method} ${path}`;
@@ -287,12 +293,13 @@ async function route(
   if (publicHandler) {
     if (!opts.unlimited?.has(publicRoute)) await admit(call.address);
     facts.matched = true;
-    return publicHandler(makeRequest(call, '', { identityUid: '' }));
+    return await publicHandler(makeRequest(call, '', { identityUid: '' }));
   }
 
   let principal: Principal;
   try {
-    principal = await opts.authenticate(call.headers.authorization);
+    const known = opts.authenticate(call.headers.authorization);
+    principal = known instanceof Promise ? await known : known;
   } catch (err) {
     await admit(call.address);
     throw err;
@@ -303,17 +310,17 @@ async function route(
     facts.matched = answer.status !== 404;
     return answer;
   }
-  await admit(`identity ${principal.identityUid}`);
+  const turn = admit(`identity ${principal.identityUid}`);
+  if (turn) await turn;
   if (call.operation) {
     facts.matched = true;
-    return call.operation(principal);
+    return await call.operation(principal);
   }
 
-  const surface = opts.surfaces?.find((s) => s.owns(path));
   if (surface) {
     const handler = surface.route(method, path);
     facts.matched = true;
-    return handler(makeRequest(call, '', principal));
+    return await handler(makeRequest(call, '', principal));
   }
 
   const { routes, uid, verb } = matchRoute(path, byPath);
@@ -329,7 +336,7 @@ async function route(
       });
     }
     facts.matched = true;
-    return action(makeRequest(call, uid ?? '', principal));
+    return await action(makeRequest(call, uid ?? '', principal));
   }
   const handlers: Record<string, Handler | undefined> =
     uid === undefined
@@ -345,14 +352,14 @@ async function route(
     });
   }
   facts.matched = true;
-  return handler(makeRequest(call, uid ?? '', principal));
+  return await handler(makeRequest(call, uid ?? '', principal));
 }
 
 function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes?: ResourceRoutes; uid?: string; verb?: string } {
-  const exact = byPath.get(path) ?? byPath.get(path.replace(/\/+$/, ''));
+  const exact = byPath.get(path) ?? (path.endsWith('/') ? byPath.get(path.replace(/\/+$/, '')) : undefined);
   if (exact) return { routes: exact };
   // A custom method: `<collection>:verb` or `<collection>/<uid>:verb` (uids never hold a colon).
-  const custom = /^(.*):([a-zA-Z]+)$/.exec(path);
+  const custom = path.includes(':') ? /^(.*):([a-zA-Z]+)$/.exec(path) : null;
   if (custom) {
     const inner = matchRoute(custom[1]!, byPath);
     if (inner.routes?.actions?.[custom[2]!]) return { ...inner, verb: custom[2]! };

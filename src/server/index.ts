@@ -167,7 +167,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const touch = (uid: string, at: number) => domain.identities.touch(uid, at);
 
     // Authentication is settled once bootstrap has run; until then every request is refused.
-    let authenticate: (h: string | undefined) => Promise<Principal> = async () => {
+    let authenticate: (h: string | undefined) => Principal | Promise<Principal> = async () => {
       throw unauthenticated('The server is starting; try again in a moment');
     };
     const limiter = opts.rateLimit === 'off' ? undefined : createLimiter(opts.rateLimit ?? DEFAULT_FAIR_QUEUING, clock);
@@ -187,7 +187,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // the deliverer looks for work only after a commit that queued deliveries (a look after
     // every commit cost each create two reads before its answer went out).
     recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '', onDeliveries: () => deliverer.wake() });
-    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: (h) => authenticate(h) });
+    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: async (h) => authenticate(h) });
     let ownIssuer = ''; // serve's base URL, once listening
     const snapshots = new Snapshots({
       dataDir: opts.dataDir, store, clock,
@@ -238,7 +238,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // One listener for both HTTP versions: RPCs (rpc/), /mcp by MCP, the rest as REST.
     // Sessions idle by the real clock, as tokens do (a deterministic clock moves per request).
     const mcp = mcpEndpoint({
-      dispatch, authenticate: (h) => authenticate(h), writes: opts.mcpWrites === true, issuer: () => openedStore.getMeta('issuer') ?? '',
+      dispatch, authenticate: async (h) => authenticate(h), writes: opts.mcpWrites === true, issuer: () => openedStore.getMeta('issuer') ?? '',
       clock: tokenClock, ...(opts.mcpSessionIdleMs ? { idleMs: opts.mcpSessionIdleMs } : {}), log: opts.log,
     });
     const restExchange = restHandler(dispatch, opts.log);

@@ -7,7 +7,7 @@ import type { Principal } from './principal.js';
 import { claimKey, timestamp } from '../store/record.js';
 import type { Record_, Store } from '../store/store.js';
 import { storageFailure } from '../store/failure.js';
-import { mintToken, type SigningKey, type TokenVerifier } from './tokens.js';
+import { mintToken, type SigningKey, type TokenVerifier, type VerifiedToken } from './tokens.js';
 
 /** The owner token's lifetime unless `serve --owner-token-ttl` says otherwise. */
 const OWNER_TOKEN_TTL_S = 30 * 24 * 3600;
@@ -73,29 +73,33 @@ export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock
     lookups.set(key, { version, matches });
     return matches;
   };
-  return async (authorization: string | undefined): Promise<Principal> => {
+  // A token seen before, whose identity needs no lastSeenTime write, is answered at once
+  // (a Principal, not a promise: each await costs a request a turn of the event loop).
+  return (authorization: string | undefined): Principal | Promise<Principal> => {
     if (!authorization) throw unauthenticated('Missing Authorization header: send "Authorization: Bearer <token>"');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"');
-    const { iss, sub, email, claims } = await verifier.verify(m[1]!);
+    const known = verifier.verified(m[1]!);
+    return known ? principalOf(known) : verifier.verify(m[1]!).then(principalOf);
+  };
+
+  function principalOf({ iss, sub, email, claims }: VerifiedToken): Principal | Promise<Principal> {
     const matches = identitiesMatching(claimKey(iss, sub));
     if (matches.length !== 1) {
       throw unauthenticated(`No identity matches this token (issuer ${JSON.stringify(iss)}, subject ${JSON.stringify(sub)}); create one whose claimMatch equals them exactly`);
     }
     const identity = matches[0]!;
+    const principal: Principal = email === undefined ? { identityUid: identity.uid, claims } : { identityUid: identity.uid, email, claims };
     const now = clock();
-    if (now - (lastSeenWritten.get(identity.uid) ?? 0) >= LAST_SEEN_EVERY_MS) {
-      lastSeenWritten.set(identity.uid, now);
-      // Best effort: a full disk (or an unreachable database) must not turn a read into a 503;
-      // the next request after a minute tries again.
-      try {
-        await touch(identity.uid, now);
-      } catch (err) {
-        if (!storageFailure(err) && !(err instanceof ApiError && err.code === Code.UNAVAILABLE)) throw err;
-      }
-    }
-    return email === undefined ? { identityUid: identity.uid, claims } : { identityUid: identity.uid, email, claims };
-  };
+    if (now - (lastSeenWritten.get(identity.uid) ?? 0) < LAST_SEEN_EVERY_MS) return principal;
+    lastSeenWritten.set(identity.uid, now);
+    // Best effort: a full disk (or an unreachable database) must not turn a read into a 503;
+    // the next request after a minute tries again.
+    return touch(identity.uid, now).then(() => principal, (err: unknown) => {
+      if (!storageFailure(err) && !(err instanceof ApiError && err.code === Code.UNAVAILABLE)) throw err;
+      return principal;
+    });
+  }
 }
 
 /**

@@ -121,10 +121,16 @@ export class TokenVerifier {
     this.trusted.set(issuer, createLocalJWKSet(jwks));
   }
 
+  /** The token as checked before, while still valid; undefined when it must be (or was never) checked: verify(). */
+  verified(token: string): VerifiedToken | undefined {
+    const cached = this.cache.get(token);
+    return cached && cached.exp * 1000 > this.clock() && cached.iss === this.issuerFor(cached.iss) ? cached : undefined;
+  }
+
   async verify(token: string): Promise<VerifiedToken> {
     const now = this.clock();
-    const cached = this.cache.get(token);
-    if (cached && cached.exp * 1000 > now && cached.iss === this.issuerFor(cached.iss)) return cached;
+    const cached = this.verified(token);
+    if (cached) return cached;
 
     const parts = token.split('.');
     if (parts.length !== 3) throw unauthenticated('The bearer token is not a JWT (expected header.payload.signature)');
