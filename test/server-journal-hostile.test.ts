@@ -85,9 +85,9 @@ test('over gRPC: a google.protobuf.Struct nested past the limit is INVALID_ARGUM
 test('an entry whose body cannot be rendered is shown degraded; the others, and the listing, stand', (t) => {
   const j = new Journal(10);
   const base = { timeMs: Date.UTC(2025, 0, 1), method: 'POST', status: 200, durationMs: 1, matched: true };
-  j.record({ ...base, rawPath: '/a', requestBody: () => '{"name":"before"}' });
-  j.record({ ...base, rawPath: '/b', requestBody: () => { throw new RangeError('Maximum call stack size exceeded'); }, responseBody: () => { throw new TypeError('Do not know how to serialize a BigInt'); } });
-  j.record({ ...base, rawPath: '/c', timeMs: Number.NaN, responseBody: '{"name":"after"}' });
+  j.record({ ...base, path: '/a', requestBody: () => '{"name":"before"}' });
+  j.record({ ...base, path: '/b', requestBody: () => { throw new RangeError('Maximum call stack size exceeded'); }, responseBody: () => { throw new TypeError('Do not know how to serialize a BigInt'); } });
+  j.record({ ...base, path: '/c', timeMs: Number.NaN, responseBody: '{"name":"after"}' });
   const entries = j.since();
   t.deepEqual(entries.map((e) => e.path), ['/a', '/b', '/c']);
   t.is(entries[0]!.requestBody, '{"name":"before"}');

@@ -152,14 +152,10 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
     if (opts.journal && !call.path.startsWith(CONTROL_PREFIX)) {
       const answered = out;
       opts.journal.record({
-        timeMs: time, method: call.method, rawPath: call.query.size ? `${call.path}?${call.query.toString()}` : call.path,
-        ...(call.rpc ? { rpc: call.rpc } : {}),
+        timeMs: time, method: call.method, path: call.path, query: call.query.size ? call.query : undefined, rpc: call.rpc,
         status: answered.fault ? 0 : (answered.status ?? 200),
         durationMs: Math.round((performance.now() - started) * 10) / 10,
-        ...(facts.identity ? { identity: facts.identity } : {}),
-        matched: facts.matched,
-        ...(fault ? { fault } : {}),
-        ...(marked?.journal ? { deprecated: marked.journal } : {}),
+        identity: facts.identity, matched: facts.matched, fault, deprecated: marked?.journal,
         requestBody: bodies.request,
         responseBody: responseText(answered),
       });
