@@ -107,6 +107,8 @@ export type Dispatch = (call: Call) => Promise<Response>;
  */
 export function createDispatcher(opts: HttpOptions): Dispatch {
   const byPath = new Map(opts.routes.map((r) => [r.path, r]));
+  // A Map: looking a new string up as an object's key makes V8 intern it first.
+  const publicRoutes = new Map(Object.entries(opts.publicRoutes ?? {}));
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const clock = opts.clock ?? Date.now;
   return async (incoming) => {
@@ -139,7 +141,7 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
         else if (d.effect === 'error') throw d.error;
         else answer = { fault: d.effect };
       }
-      out = answer ?? (await route(call, opts, byPath, surface, admit, facts));
+      out = answer ?? (await route(call, opts, byPath, publicRoutes, surface, admit, facts));
     } catch (err) {
       out = toErrorResponse(err, opts.log);
     } finally {
@@ -230,8 +232,14 @@ export function restHandler(dispatch: Dispatch, log?: (line: string) => void): (
       const status = answer.status ?? 200;
       const payload = answer.raw ?? answer.bodyJson?.utf8 ?? answer.bodyJson?.text ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
       const length = answer.raw === undefined && answer.bodyJson ? answer.bodyJson.bytes : Buffer.byteLength(payload as string);
-      const headers: Record<string, string | number> = { 'content-length': length, ...answer.headers };
-      if (payload && answer.raw === undefined) headers['content-type'] = 'application/json';
+      const json = payload && answer.raw === undefined;
+      // Most answers are JSON with no headers of their own: one literal, node's quickest to write.
+      let headers: Record<string, string | number>;
+      if (json && !answer.headers) headers = { 'content-length': length, 'content-type': 'application/json' };
+      else {
+        headers = { 'content-length': length, ...answer.headers };
+        if (json) headers['content-type'] = 'application/json';
+      }
       x.respond(status, headers, payload);
       // The URL as sent may hold a token (`?access_token=…`): masked like the CLI's trace.
       log?.(`${x.method} ${redactUrl(rawUrl)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
@@ -281,11 +289,11 @@ type Admit = (caller: string) => Promise<void> | undefined;
  * caller's turn. What answers at once (a cached token, no limiter) is not awaited.
  */
 async function route(
-  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, surface: Surface | undefined, admit: Admit, facts: CallFacts,
+  call: Call, opts: HttpOptions, byPath: Map<string, ResourceRoutes>, publicRoutes: Map<string, Handler>, surface: Surface | undefined, admit: Admit, facts: CallFacts,
 ): Promise<Response> {
   const { method, path } = call;
   const publicRoute = `${method} ${path}`;
-  const publicHandler = opts.publicRoutes?.[publicRoute];
+  const publicHandler = publicRoutes.get(publicRoute);
   if (publicHandler) {
     if (!opts.unlimited?.has(publicRoute)) await admit(call.address);
     facts.matched = true;
@@ -367,7 +375,7 @@ function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes
   if (!routes) return {};
   let uid: string;
   try {
-    uid = decodeURIComponent(m[2]!);
+    uid = m[2]!.includes('%') ? decodeURIComponent(m[2]!) : m[2]!;
   } catch {
     throw invalidField('uid', 'is not a valid percent-encoded path element');
   }
