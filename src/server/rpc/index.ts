@@ -21,6 +21,7 @@ import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vu
 import { http1Exchange, http2Exchange, type Exchange } from '../exchange.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
+import { isRpcPath } from './gate.js';
 import { directReadOf, type ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
 import { transcoderOf, type RestCall } from './transcode.js';
@@ -211,7 +212,6 @@ function reclassifyParseErrors(ctx: HandlerContext): void {
   }, { once: true });
 }
 
-const isRpcPath = (url: string | undefined) => /^\/[A-Za-z_][\w.]*\.[A-Za-z_]\w*\/[A-Za-z_]\w*$/.test((url ?? '').split('?')[0]!);
 const isRpcContentType = (type: string | undefined) => /^application\/(grpc|connect\+|proto|json)/.test(type ?? '');
 
 /** An RPC no service here has: UNIMPLEMENTED, in the caller's protocol. */
