@@ -12,8 +12,7 @@ import { ApiError, Code } from '../src/api/errors.js';
 import { createFront } from '../src/server/front.js';
 import { createHttp1Server } from '../src/server/http.js';
 import { onFirstUse } from '../src/server/lazy.js';
-import { rpcGate } from '../src/server/rpc/gate.js';
-import type { Listeners } from '../src/server/rpc/index.js';
+import { rpcGate, type Listeners } from '../src/server/rpc/gate.js';
 import { request, startTestServer } from './helpers/serve.js';
 
 test("a fresh serve's first calls, at once over gRPC, Connect, v1 and REST, are answered as later ones", async (t) => {

@@ -3,11 +3,17 @@
 // its port answers REST without them. Over HTTP/2 the REST calls are answered on the stream
 // itself; node's compatibility objects are made only for what `rest.node` answers (/mcp).
 import type http from 'node:http';
+import type http2 from 'node:http2';
 import { http1Exchange, http2Exchange, type Exchange } from '../exchange.js';
 import { toErrorResponse } from '../http.js';
-import type { Listeners } from './index.js';
 
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** What answers serve's port: node's request listener (HTTP/1.1) and the HTTP/2 stream handler. */
+export interface Listeners {
+  request: NodeListener;
+  stream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
+}
 
 /** An RPC's path, `/package.Service/Method`; REST has no path of that shape. */
 export const isRpcPath = (url: string | undefined) => /^\/[A-Za-z_][\w.]*\.[A-Za-z_]\w*\/[A-Za-z_]\w*$/.test((url ?? '').split('?')[0]!);

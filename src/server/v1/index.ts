@@ -8,13 +8,9 @@
 import type { Surface } from '../http.js';
 import { onFirstUse } from '../lazy.js';
 import type { Operations } from './operations.js';
+import type { V1Options } from './surface.js';
 
-export interface V1Options {
-  /** false (`serve --v1 off`): every v1 call answers 410 Gone, a rehearsal of the end of the transition. */
-  enabled: boolean;
-  /** `serve --v1-sunset DATE`: sent as the Sunset header; none by default. */
-  sunset?: Date;
-}
+export type { V1Options } from './surface.js';
 
 const V1_PATH = /^\/(iam|registry|vulnerabilities)\/v1\//;
 

@@ -18,10 +18,16 @@ import type { Marked } from '../http.js';
 import { V1_CALLS, type V1Call } from './calls.js';
 import type { Operations } from './operations.js';
 import { matchRoute, requestOf, routeOf, sortRoutes, type V1Route } from './routes.js';
-import type { V1Options } from './index.js';
 
 /** The v1 services, as the vendor names them (`chainguard.platform.iam.Groups`). */
 export const V1_SERVICES: readonly DescService[] = [Groups, Identities, Roles, RoleBindings, IdentityProviders, GroupInvites, GroupAccountAssociations, Registry, Vulnerabilities, Advisories];
+
+export interface V1Options {
+  /** false (`serve --v1 off`): every v1 call answers 410 Gone, a rehearsal of the end of the transition. */
+  enabled: boolean;
+  /** `serve --v1-sunset DATE`: sent as the Sunset header; none by default. */
+  sunset?: Date;
+}
 
 /**
  * Since when v1 is deprecated (the Deprecation header): the spec gives no date, so serve uses
