@@ -234,7 +234,7 @@ export function restHandler(dispatch: Dispatch, log?: (line: string) => void): (
       }
       const status = answer.status ?? 200;
       const payload = answer.raw ?? answer.bodyJson?.utf8 ?? answer.bodyJson?.text ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
-      const length = answer.raw === undefined && answer.bodyJson ? answer.bodyJson.bytes : Buffer.byteLength(payload as string);
+      const length = answer.raw === undefined && answer.bodyJson ? answer.bodyJson.bytes : Buffer.byteLength(payload);
       const json = payload && answer.raw === undefined;
       // Most answers are JSON with no headers of their own: one literal, node's quickest to write.
       let headers: Record<string, string | number>;

@@ -248,7 +248,7 @@ export class ListEngine {
     for (const [k, v] of query) key += lengthPrefixed(k) + lengthPrefixed(v);
     const filterColumns = opts.filterColumns ?? NO_FILTERS;
     let byKey = this.parsed.get(filterColumns);
-    if (!byKey) this.parsed.set(filterColumns, (byKey = new Map()));
+    if (!byKey) this.parsed.set(filterColumns, (byKey = new Map<string, { q: ParsedQuery; token: string | undefined }>()));
     let hit = byKey.get(key);
     if (!hit) {
       hit = this.parseNow(query, { ...opts, filterColumns });
