@@ -433,6 +433,27 @@ export async function readText(req: Readable, headers: http.IncomingHttpHeaders)
 
 /** A request's body, at most `max` bytes (`tooLarge()` past that); a client gone mid-body is CANCELLED with `closed`. */
 export function readBody(req: Readable, max: number, tooLarge: () => ApiError, closed: string): Promise<Buffer> {
+  if (!(req instanceof http.IncomingMessage)) return streamBody(req, max, tooLarge, closed);
+  // HTTP/1.1: a small body comes in the packet of its headers, and node's parser has it all by
+  // the loop's check phase; one read() then costs ~5 µs less a call than the stream's flowing
+  // mode (listeners, a promise, two ticks). Anything else is read as it flows.
+  return new Promise((resolve, reject) => setImmediate(() => {
+    if (req.destroyed) reject(clientGone(closed));
+    else if (!req.complete || req.readableFlowing !== null) {
+      streamBody(req, max, tooLarge, closed).then(resolve, reject);
+    } else if (req.readableLength > max) {
+      req.resume();
+      reject(tooLarge());
+    } else resolve((req.read() as Buffer | null) ?? Buffer.alloc(0));
+  }));
+}
+
+/** The client went away mid-body (`aborted`; an HTTP/2 stream reset): its fault, not an internal error to log. */
+function clientGone(closed: string): ApiError {
+  return new ApiError(Code.CANCELLED, closed, { reason: 'CLIENT_CLOSED_REQUEST' });
+}
+
+function streamBody(req: Readable, max: number, tooLarge: () => ApiError, closed: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -445,8 +466,7 @@ export function readBody(req: Readable, max: number, tooLarge: () => ApiError, c
         reject(tooLarge());
       } else chunks.push(chunk);
     });
-    // The client went away mid-body (`aborted`; an HTTP/2 stream reset): its fault, not an internal error to log.
-    const gone = () => reject(new ApiError(Code.CANCELLED, closed, { reason: 'CLIENT_CLOSED_REQUEST' }));
+    const gone = () => reject(clientGone(closed));
     req.on('error', gone);
     req.once('aborted', gone);
     req.on('end', () => failed || resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
