@@ -1,10 +1,10 @@
 // ava's configuration for `npm test`'s SQLite leg (test/stress has its own). Before the run, the
-// TypeScript of src/ and test/ is compiled once with esbuild into build/ (~1 CPU-s), and
-// @ava/typescript runs test/X.test.ts as build/test/X.test.js, so each worker loads plain
-// JavaScript. A loader in every worker (tsx's module hooks) cost ~0.9 CPU-s a test file on
-// Node 20, a third of the suite. `npx ava test/X.test.ts` works as before and runs what is on disk.
+// test files are bundled once with esbuild into build/ (~2 s), and @ava/typescript runs
+// test/X.test.ts as build/test/X.test.js, so each worker loads a few plain JavaScript files. A
+// loader in every worker (tsx's module hooks) cost ~0.9 CPU-s a test file on Node 20, a third of
+// the suite. `npx ava test/X.test.ts` works as before and runs what is on disk.
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -13,7 +13,7 @@ const OUT = 'build';
 /**
  * import.meta.url, .dirname and .filename keep naming the source file: what a module finds
  * beside itself (the package root, the sign-in templates, a test's fixtures) is where it is
- * under tsx or in dist/. Relative imports still resolve among the compiled files.
+ * under tsx or in dist/, not beside the bundle's chunk.
  */
 const sourceLocation = {
   name: 'source-location',
@@ -28,32 +28,41 @@ const sourceLocation = {
 };
 
 /**
- * The TypeScript of src/ and test/ as build/'s JavaScript. Only files whose output changed are
- * written, each whole (a temp file renamed over it): another run of ava in the same checkout,
- * loading build/ at that moment, never reads half a file.
+ * Each test file as one bundle: the test, its helpers, the src/ it reaches and the packages they
+ * import, with what files share split into chunks under build/test/chunks. Node 20's ESM loader
+ * costs ~1 ms a module (resolve, an async read, compile), and a test that starts a server reached
+ * ~600 modules, most of them packages' (zod, yaml, connect, protobuf, ajv, jose). It is how
+ * `pctl serve` itself runs: dist/bundle bundles the same packages (scripts/bundle.mjs), with the
+ * same `require` for the CommonJS ones. Left out: ava (the worker's own instance registers the
+ * tests), native and WebAssembly packages that find files beside themselves (better-sqlite3,
+ * jq-web), and clients a test drives as someone else's code (@grpc/*, playwright-core).
  */
 async function compile(projectDir) {
-  const sources = ['src', 'test'].flatMap((dir) =>
-    readdirSync(join(projectDir, dir), { recursive: true })
-      // test/tools/node_modules holds the test clients' packages (scripts/test-tools.mjs).
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.split('/').includes('node_modules'))
-      .map((f) => join(projectDir, dir, f)));
+  const entryPoints = readdirSync(join(projectDir, 'test'), { recursive: true })
+    // test/stress has its own configuration; test/tools holds the test clients' packages.
+    .filter((f) => f.endsWith('.test.ts') && !f.startsWith('stress/') && !f.startsWith('tools/'))
+    .map((f) => join(projectDir, 'test', f));
   const { outputFiles } = await build({
-    entryPoints: sources, outdir: join(projectDir, OUT), outbase: projectDir, write: false,
+    entryPoints, outdir: join(projectDir, OUT), outbase: projectDir, write: false, bundle: true, splitting: true,
+    chunkNames: 'test/chunks/[name]-[hash]',
+    external: ['ava', 'better-sqlite3', 'better-sqlite3-v12', 'jq-web', '@grpc/*', 'playwright-core', 'esbuild'],
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning', plugins: [sourceLocation],
   });
+  writeChanged(outputFiles);
+}
+
+/**
+ * Only files whose output changed are written, each whole (a temp file renamed over it): another
+ * run of ava in the same checkout, loading build/ at that moment, never reads half a file.
+ */
+function writeChanged(outputFiles) {
   for (const { path, text } of outputFiles) {
     if (existsSync(path) && readFileSync(path, 'utf8') === text) continue;
     mkdirSync(dirname(path), { recursive: true });
     const temp = `${path}.${process.pid}.tmp`;
     writeFileSync(temp, text);
     renameSync(temp, path);
-  }
-  // Tests import scripts/pg-cluster.mjs by a relative path: build/scripts is the real one.
-  try {
-    symlinkSync('../scripts', join(projectDir, OUT, 'scripts'));
-  } catch (err) {
-    if (err.code !== 'EEXIST') throw err;
   }
 }
 

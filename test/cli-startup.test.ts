@@ -59,3 +59,11 @@ test('the graph walker sees through to packages (so the tests above can fail)', 
   const { packages } = eagerGraph(resolve(root, 'src/server/routes/parse.ts'));
   t.true(packages.has('zod'), 'server/routes/parse.ts → api/schemas.ts → zod');
 });
+
+test('serve loads the gRPC stack, MCP, PostgreSQL and YAML on first use, not at start', (t) => {
+  const { files, packages } = eagerGraph(resolve(root, 'src/server/index.ts'));
+  const onFirstUse = [...packages].filter((p) => /^(@connectrpc|@bufbuild|@modelcontextprotocol|pg|yaml)(\/|$)/.test(p));
+  t.deepEqual(onFirstUse, [], `server/index.ts eagerly imports: ${onFirstUse.join(', ')}`);
+  const generated = [...files].filter((f) => f.includes('/src/gen/'));
+  t.deepEqual(generated, [], 'the generated descriptors load with the gRPC stack');
+});

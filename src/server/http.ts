@@ -31,10 +31,12 @@ export const MAX_JSON_DEPTH = 64;
  */
 export interface Surface {
   owns(path: string): boolean;
-  /** The handler of a call it owns; throws the 404 or 405 when it has none. */
-  route(method: string, path: string): Handler;
-  mark(method: string, path: string, out: Response): { out: Response; journal: JournalInput['deprecated'] };
+  /** The handler of a call it owns; throws the 404 or 405 when it has none. A promise while the surface loads (lazy.ts). */
+  route(method: string, path: string): Handler | Promise<Handler>;
+  mark(method: string, path: string, out: Response): Marked | Promise<Marked>;
 }
+
+export interface Marked { out: Response; journal: JournalInput['deprecated'] }
 
 export interface HttpOptions {
   routes: ResourceRoutes[];
@@ -145,7 +147,8 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
       admitted?.done();
     }
     const surface = opts.surfaces?.find((s) => s.owns(call.path));
-    const marked = surface?.mark(call.method, call.path, out);
+    let marked = surface?.mark(call.method, call.path, out);
+    if (marked instanceof Promise) marked = await marked;
     if (marked) out = marked.out;
     // serve's own control calls are not the API under test: left out (a `requests --follow`
     // would otherwise see its own polls).
@@ -311,7 +314,7 @@ async function route(
 
   const surface = opts.surfaces?.find((s) => s.owns(path));
   if (surface) {
-    const handler = surface.route(method, path);
+    const handler = await surface.route(method, path);
     facts.matched = true;
     return handler(makeRequest(call, '', principal));
   }

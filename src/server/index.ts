@@ -16,7 +16,8 @@ import type { ResourceRoutes } from './handler.js';
 import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
-import { API_SERVICES, rpcListeners } from './rpc/index.js';
+import { rpcGate } from './rpc/gate.js';
+import { onFirstUse } from './lazy.js';
 import { MCP_PATH, mcpEndpoint, protectedResourceRoutes } from './mcp/endpoint.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
@@ -40,7 +41,7 @@ import { Snapshots } from './control/snapshots.js';
 import { Determinism } from './deterministic.js';
 import { systemRandom, type Random } from './random.js';
 import { routeOperations } from './v1/operations.js';
-import { V1_SERVICES, v1Surface, type V1Options } from './v1/index.js';
+import { v1Surface, type V1Options } from './v1/index.js';
 import { v1Callers } from './v1/report.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, type RetrySchedule } from './events/deliverer.js';
 import { recordEvents } from './events/feed.js';
@@ -206,7 +207,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const consoleFiles = consoleRoutes();
     const dispatchCall = createDispatcher({
       routes,
-      surfaces: [v1Surface(routeOperations(routes), opts.v1 ?? { enabled: true })],
+      surfaces: [v1Surface(routeOperations(routes), opts.v1 ?? { enabled: true }, opts.log)],
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...protectedResourceRoutes(() => openedStore.getMeta('issuer') ?? ''),
@@ -242,8 +243,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       clock: tokenClock, ...(opts.mcpSessionIdleMs ? { idleMs: opts.mcpSessionIdleMs } : {}), log: opts.log,
     });
     const restExchange = restHandler(dispatch, opts.log);
-    const restNode = mcp.listener((req, res) => restExchange(http1Exchange(req, res)));
-    const listeners = rpcListeners(dispatch, { exchange: restExchange, node: restNode, needsNode: (path) => path === MCP_PATH }, opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
+    const restSide = { exchange: restExchange, node: mcp.listener((req, res) => restExchange(http1Exchange(req, res))), needsNode: (path: string) => path === MCP_PATH };
+    // The gRPC stack is loaded by the first RPC: a serve only REST clients call never loads it.
+    const rpc = onFirstUse('gRPC', async () => {
+      const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }] = await Promise.all([import('./rpc/index.js'), import('./v1/surface.js')]);
+      return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
+    }, opts.log);
+    const listeners = rpcGate(rpc, restSide, opts.log);
     const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream);
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;

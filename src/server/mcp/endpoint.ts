@@ -14,6 +14,7 @@ import type { ApiCaller, CallerAuth } from '../../mcp/server.js';
 import type { Principal } from '../auth/principal.js';
 import type { PublicRoutes, Response } from '../handler.js';
 import { addressKey, readText, textCall, toErrorResponse, type Dispatch } from '../http.js';
+import { onFirstUse } from '../lazy.js';
 
 type StreamableHTTPServerTransport = import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -71,11 +72,17 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
   const sweeper = setInterval(expireIdle, Math.min(idleMs, 60_000));
   sweeper.unref();
 
-  async function open(req: http.IncomingMessage, res: http.ServerResponse, principal: Principal, body: unknown): Promise<void> {
-    const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
+  // The SDK and the tool set load with the first session, not with serve.
+  const sdk = onFirstUse('MCP', async () => {
+    const [{ StreamableHTTPServerTransport }, { createMcpServer }, { isInitializeRequest }] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
       import('../../mcp/server.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
     ]);
+    return { StreamableHTTPServerTransport, createMcpServer, isInitializeRequest };
+  }, opts.log);
+
+  async function open(req: http.IncomingMessage, res: http.ServerResponse, principal: Principal, body: unknown, { StreamableHTTPServerTransport, createMcpServer }: Awaited<ReturnType<typeof sdk>>): Promise<void> {
     const identityUid = principal.identityUid;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -134,12 +141,18 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
       await session.transport.handleRequest(req, res, body);
       return;
     }
-    const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
-    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+    let loaded: Awaited<ReturnType<typeof sdk>>;
+    try {
+      loaded = await sdk();
+    } catch (err) {
+      send(res, toErrorResponse(err, opts.log));
+      return;
+    }
+    if (req.method !== 'POST' || !loaded.isInitializeRequest(body)) {
       rpcError(res, 400, -32000, 'Bad Request: no session: send an initialize request first, then the Mcp-Session-Id it answers with');
       return;
     }
-    await open(req, res, principal, body);
+    await open(req, res, principal, body, loaded);
   }
 
   return {

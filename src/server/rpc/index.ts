@@ -21,6 +21,7 @@ import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vu
 import { http1Exchange, http2Exchange, type Exchange } from '../exchange.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
+import { isRpcPath, type Listeners } from './gate.js';
 import { directReadOf, type ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
 import { transcoderOf, type RestCall } from './transcode.js';
@@ -43,12 +44,6 @@ const callerAddress = createContextKey('');
 type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
 type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
-
-/** What answers serve's port: node's request listener (HTTP/1.1) and the HTTP/2 stream handler. */
-export interface Listeners {
-  request: NodeListener;
-  stream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
-}
 
 /**
  * The listeners of serve's port: RPCs (a POST to `/package.Service/Method`) of `services` by
@@ -211,7 +206,6 @@ function reclassifyParseErrors(ctx: HandlerContext): void {
   }, { once: true });
 }
 
-const isRpcPath = (url: string | undefined) => /^\/[A-Za-z_][\w.]*\.[A-Za-z_]\w*\/[A-Za-z_]\w*$/.test((url ?? '').split('?')[0]!);
 const isRpcContentType = (type: string | undefined) => /^application\/(grpc|connect\+|proto|json)/.test(type ?? '');
 
 /** An RPC no service here has: UNIMPLEMENTED, in the caller's protocol. */
