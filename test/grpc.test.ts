@@ -12,6 +12,7 @@ import { anyUnpack, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import http2 from 'node:http2';
+import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
 import { StatusSchema } from '../src/gen/google/rpc/status_pb.js';
@@ -522,4 +523,57 @@ test.serial("a stalled call ends at the caller's deadline: serve itself answers 
   t.is(connect.status, 504);
   t.is(((await connect.json()) as { code: string }).code, 'deadline_exceeded');
   t.is(h.srv.journal.since(0).filter((e) => e.rpc?.endsWith('IamService/GetGroup') && e.fault?.effect === 'stall').length, 2, 'both stalled calls are in the journal');
+});
+
+test.serial('over HTTP/1.1 a request body that comes after its headers, in parts, is read whole (Connect and REST); a caller gone mid-body is journaled as cancelled', async (t) => {
+  const { srv, org } = h;
+  const { hostname, port } = new URL(srv.url);
+  /** Opens a connection and sends the request's head and the first `sent` bytes of its body. */
+  const partial = (head: string, body: string, sent: number) => {
+    const socket = net.connect(Number(port), hostname);
+    let data = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (c: string) => (data += c));
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      socket.on('data', () => {
+        const m = /^HTTP\/1\.1 (\d+)[^]*?content-length: (\d+)\r\n[^]*?\r\n\r\n([^]*)$/i.exec(data);
+        if (m && Buffer.byteLength(m[3]!) === Number(m[2])) resolve({ status: Number(m[1]), body: m[3]! });
+      });
+      socket.on('error', reject);
+    });
+    socket.write(`${head}\r\nhost: x\r\nauthorization: Bearer ${srv.ownerToken}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, sent)}`);
+    return { answered, rest: () => socket.write(body.slice(sent)), socket };
+  };
+  // A complete call on another connection, answered only after serve has looked at the partial body above.
+  const probe = async () => t.is((await srv.call('POST', '/platform.iam.v2.IamService/GetGroup', { uid: org })).status, 200);
+
+  const get = partial('POST /platform.iam.v2.IamService/GetGroup HTTP/1.1', JSON.stringify({ uid: org }), 5);
+  t.teardown(() => get.socket.destroy());
+  await probe();
+  get.rest();
+  const got = await get.answered;
+  t.is(got.status, 200, got.body);
+  t.deepEqual(JSON.parse(got.body), await srv.ok('GET', `/iam/v2/groups/${encodeURIComponent(org)}`));
+
+  const create = partial('POST /iam/v2/groups HTTP/1.1', JSON.stringify({ parent: org, group: { name: 'sent-in-parts' } }), 12);
+  t.teardown(() => create.socket.destroy());
+  await probe();
+  create.rest();
+  const made = await create.answered;
+  t.is(made.status, 200, made.body);
+  const uid = (JSON.parse(made.body) as { uid: string; name: string }).uid;
+  t.is((await srv.ok('GET', `/iam/v2/groups/${encodeURIComponent(uid)}`)).name, 'sent-in-parts');
+  t.is((await srv.call('DELETE', `/iam/v2/groups/${encodeURIComponent(uid)}`)).status, 200);
+
+  const { journal } = srv;
+  const mark = journal.last;
+  const journaled = () => journal.since(mark).find((e) => e.method === 'POST' && e.path === '/iam/v2/groups');
+  const recorded = new Promise<void>((resolve) => {
+    const stop = journal.subscribe(() => journaled() && (stop(), resolve()));
+  });
+  const gone = partial('POST /iam/v2/groups HTTP/1.1', JSON.stringify({ parent: org, group: { name: 'never-sent' } }), 12);
+  await probe();
+  gone.socket.destroy();
+  await recorded;
+  t.is(journaled()?.status, 499, 'CANCELLED');
 });
