@@ -3,7 +3,7 @@
 // responses with them. Response schemas are loose (unknown fields pass through, so a
 // newer server does not break an older client); request schemas are strict (a typo in
 // a field name is an error, not a silent no-op).
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The group-name rule of the spec, quoted verbatim in errors. */
 export const GROUP_NAME_PATTERN = '^[a-z0-9 ._-]{1,}$';

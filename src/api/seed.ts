@@ -19,7 +19,7 @@
 //
 // Field rules are the API's own, from schemas.ts. Plain data and zod: no server code, so
 // that the CLI's manifest commands and the server's seed loader share it.
-import { z } from 'zod';
+import * as z from 'zod';
 import { BUILTIN_ROLES, CAPABILITIES } from './capabilities.js';
 import type { FieldViolation } from './errors.js';
 import {

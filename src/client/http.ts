@@ -3,7 +3,7 @@
 // tracing with credentials masked (redact.ts), AIP-193 error decoding and zod validation.
 import { STATUS_CODES } from 'node:http';
 import { Agents, exchange, type Answer } from './transport.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ApiError, codeForHttpStatus } from '../api/errors.js';
 import { NetworkError, ResponseError } from './errors.js';
 import { redactHeader, redactText, redactUrl } from '../api/redact.js';

@@ -1,7 +1,7 @@
 // The resource-level API client: paths, envelopes and validation come from the shared
 // descriptors and schemas in src/api, so the client and the server cannot disagree.
 // The schemas (and zod, ~30 ms to load) come in on the first validated response.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { WireType } from '../api/registry/define.js';
 import { itemPath, listQueryParams, withListDefaults, type ListQuery, type ResourceDescriptor } from '../api/resources.js';
 import type * as Schemas from '../api/schemas.js';

@@ -8,7 +8,7 @@
 // client (auth, retries, backoff); serve's /mcp dispatches in-process to its own REST
 // handling as the authenticated caller. So permissions, limits, faults and the journal are
 // the API's, and no rule of the API is restated here.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, Code, invalidArgument } from '../api/errors.js';
 import { References, type Lister } from '../api/references.js';
 import { accountAssociations, groupInvites, groups, identities, registry, repos, roleBindings, roles, type AnyResource } from '../api/registry/index.js';

@@ -1,6 +1,6 @@
 // How each stored record becomes its wire resource, typed by the contract's own schemas
 // (src/api/schemas.ts), so that what serve sends is what the client validates.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { WireName } from '../api/registry/define.js';
 import type * as Wire from '../api/schemas.js';
 import type { AccountAssociationFields } from '../api/schemas.js';

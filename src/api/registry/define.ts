@@ -5,7 +5,7 @@
 // Plain data and small functions, with type-only imports: `pctl --help` reads the
 // registry, so it must not load zod (the wire schemas are named, not imported: see
 // `wireSchema()` in src/api/schemas.ts).
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type * as Wire from '../schemas.js';
 
 /** The wire messages of src/api/schemas.ts that are resources (also the .proto message names). */

@@ -1,6 +1,6 @@
 // Reading a REST request into a domain operation's input: the body against its wire schema
 // (every problem a field violation), and a PATCH's body and updateMask into changes.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { invalidArgument, type FieldViolation } from '../../api/errors.js';
 import * as S from '../../api/schemas.js';
 import type { Resource } from '../../api/registry/index.js';

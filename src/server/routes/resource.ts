@@ -3,7 +3,7 @@
 // list and get (the generic reads), create (the create body's resource object and parent),
 // update (body and updateMask as changes) and delete. A route module replaces any of them
 // (a create whose input is not its body's resource object) and adds custom methods.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Resource } from '../../api/registry/index.js';
 import { CREATE_BODIES } from '../../api/schemas.js';
 import type { Deferred } from '../domain/context.js';

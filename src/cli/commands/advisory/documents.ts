@@ -1,6 +1,6 @@
 // pctl advisories documents [--package NAME] [--cve ID]…: GET /advisory/v2/documents (not paged).
 // A table row per advisory (package, id, aliases, latest event); JSON and YAML print the documents.
-import { z } from 'zod';
+import * as z from 'zod';
 import { AdvisoryDocument } from '../../../api/schemas.js';
 import { col, timeCol } from '../../../output/columns.js';
 import { createPrinter } from '../../../output/print.js';
