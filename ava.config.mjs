@@ -1,5 +1,5 @@
 // ava's configuration for `npm test`'s SQLite leg (test/stress has its own). Before the run, the
-// test files are bundled once with esbuild into build/ (~2 s), and @ava/typescript runs
+// test files are bundled once with esbuild into build/ (~1 s), and @ava/typescript runs
 // test/X.test.ts as build/test/X.test.js, so each worker loads a few plain JavaScript files. A
 // loader in every worker (tsx's module hooks) cost ~0.9 CPU-s a test file on Node 20, a third of
 // the suite. `npx ava test/X.test.ts` works as before and runs what is on disk.
