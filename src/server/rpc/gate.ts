@@ -16,7 +16,7 @@ export interface Listeners {
 }
 
 /** An RPC's path, `/package.Service/Method`; REST has no path of that shape. */
-export const isRpcPath = (url: string | undefined) => /^\/[A-Za-z_][\w.]*\.[A-Za-z_]\w*\/[A-Za-z_]\w*$/.test((url ?? '').split('?')[0]!);
+const isRpcPath = (url: string | undefined) => /^\/[A-Za-z_][\w.]*\.[A-Za-z_]\w*\/[A-Za-z_]\w*$/.test((url ?? '').split('?')[0]!);
 
 /**
  * serve's listeners: RPC paths by the listeners `rpc` gives (a promise until they are loaded;

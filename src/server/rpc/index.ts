@@ -21,7 +21,7 @@ import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vu
 import { http1Exchange, http2Exchange, type Exchange } from '../exchange.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
-import { isRpcPath, type Listeners } from './gate.js';
+import type { Listeners } from './gate.js';
 import { directReadOf, type ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
 import { transcoderOf, type RestCall } from './transcode.js';
@@ -46,15 +46,16 @@ type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /**
- * The listeners of serve's port: RPCs (a POST to `/package.Service/Method`) of `services` by
- * unary.ts or Connect, everything else by REST (`rest` on an exchange; `restNode`, node's
- * listener, for the paths `needsNode` names, such as /mcp); `reads` lets the domain answer
- * List and Get. Over HTTP/2 the REST and unary calls are answered on the stream itself; node's
- * compatibility objects are made only for what Connect or `restNode` answer.
+ * The listeners of the RPC paths (`/package.Service/Method`; gate.ts sends them nothing else):
+ * unary calls of `services` by unary.ts, the rest (reflection, compressed messages, gRPC-Web
+ * text, Connect GETs) by Connect. What is no RPC after all (a path of that shape that names no
+ * service, without an RPC content type) goes to REST by `restNode`, node's listener. `reads`
+ * lets the domain answer List and Get. Over HTTP/2 unary calls are answered on the stream
+ * itself; node's compatibility objects are made only for what Connect answers.
  */
 export function rpcListeners(
   dispatch: Dispatch,
-  rest: { exchange: (x: Exchange) => void; node: NodeListener; needsNode: (path: string) => boolean },
+  restNode: NodeListener,
   log: ((line: string) => void) | undefined,
   services: readonly DescService[],
   reads: ReadContext,
@@ -76,7 +77,7 @@ export function rpcListeners(
     requestGate: reclassifyParseErrors,
     // REST's bound on a body, for a request message too (Connect's default is 4 GiB).
     readMaxBytes: MAX_BODY_BYTES,
-    fallback: (req, res) => (isRpcPath(req.url) && isRpcContentType(req.headers['content-type']) ? unimplemented(req, res as NodeResponse) : rest.node(req as http.IncomingMessage, res as never)),
+    fallback: (req, res) => (isRpcContentType(req.headers['content-type']) ? unimplemented(req, res as NodeResponse) : restNode(req as http.IncomingMessage, res as never)),
   }) as NodeListener;
   const viaConnect: NodeListener = (req, res) => {
     if (req.headers['content-type']?.startsWith('application/grpc')) encodeGrpcMessageMinimally(res);
@@ -92,19 +93,13 @@ export function rpcListeners(
   return {
     request: (req, res) => {
       if (req.method === 'POST' && unary.has(req.url ?? '') && served(http1Exchange(req, res))) return;
-      // Connect sees only what may be an RPC (reflection, compressed messages, gRPC-Web text, Connect GETs, unknown methods).
-      if (isRpcPath(req.url)) viaConnect(req, res);
-      else rest.node(req, res);
+      viaConnect(req, res);
     },
     stream: (stream, headers, _flags, rawHeaders) => {
       const x = http2Exchange(stream, headers, rawHeaders);
       if (served(x)) return;
-      const path = x.url.split('?')[0]!;
-      // Connect's calls and what rest.node answers need node's objects.
-      if (isRpcPath(path) || rest.needsNode(path)) {
-        const [req, res] = x.node();
-        viaConnect(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
-      } else rest.exchange(x);
+      const [req, res] = x.node();
+      viaConnect(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
     },
   };
 }
