@@ -1,11 +1,12 @@
 // Serve's one port: a TCP listener that reads the first bytes of each connection and hands
 // it to the HTTP/2 server when they are the HTTP/2 connection preface (gRPC clients speak h2c
-// with prior knowledge), else to the HTTP/1.1 server (REST, gRPC-Web, Connect). HTTP/2
-// streams go to `onStream` as they are, without node's compatibility layer (exchange.ts).
+// with prior knowledge), else to the HTTP/1.1 server (REST, gRPC-Web, Connect). HTTP/2 is
+// serve's own (h2/connection.ts): its streams go to `onStream`.
 import net from 'node:net';
-import http from 'node:http';
-import http2 from 'node:http2';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { addressKey } from './exchange.js';
+import { H2Connection, type H2Stream } from './h2/connection.js';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
@@ -15,20 +16,11 @@ export interface Front {
   close(graceMs: number): Promise<void>;
 }
 
-export function createFront(http1: http.Server, onStream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void): Front {
-  const h2 = http2.createServer({});
-  h2.on('stream', onStream);
-  const sessions = new Set<http2.ServerHttp2Session>();
-  h2.on('session', (session) => {
-    sessions.add(session);
-    session.on('close', () => sessions.delete(session));
-    // A peer that breaks the protocol loses its session, not the server.
-    session.on('error', () => session.destroy());
-  });
-  h2.on('sessionError', () => {});
+export function createFront(http1: http.Server, onStream: (stream: H2Stream) => void): Front {
+  const sessions = new Set<H2Connection>();
 
   const undecided = new Set<net.Socket>();
-  // noDelay as node's HTTP servers set it: a gRPC answer is three small writes (headers, data, trailers).
+  // noDelay as node's HTTP servers set it: answers are written whole, nothing waits to join them.
   const tcp = net.createServer({ noDelay: true }, (socket) => {
     undecided.add(socket);
     socket.once('close', () => undecided.delete(socket));
@@ -44,8 +36,10 @@ export function createFront(http1: http.Server, onStream: (stream: http2.ServerH
       socket.pause();
       socket.unshift(seen);
       if (isH2) {
-        // The HTTP/2 session reads what is buffered itself; resuming the stream would lose it.
-        h2.emit('connection', socket);
+        const session = new H2Connection(socket, { onStream, address: addressKey(socket) });
+        sessions.add(session);
+        socket.once('close', () => sessions.delete(session));
+        socket.resume();
       } else {
         http1.emit('connection', socket);
         socket.resume();
@@ -71,7 +65,7 @@ export function createFront(http1: http.Server, onStream: (stream: http2.ServerH
       tcp.close(() => resolve());
       // Closes idle keep-alive connections and stops the timeout checks.
       http1.close();
-      for (const session of sessions) session.close();
+      for (const session of sessions) session.shutdown();
       // Connections that never sent a byte belong to neither server yet.
       for (const socket of undecided) socket.destroy();
       setTimeout(() => {

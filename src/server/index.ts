@@ -11,7 +11,7 @@ import { bootstrap, followIssuer } from './bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
 import { createDispatcher, createHttp1Server, restHandler, toErrorResponse } from './http.js';
-import { http1Exchange } from './exchange.js';
+import { http1Exchange, type Http2Exchange } from './exchange.js';
 import type { ResourceRoutes } from './handler.js';
 import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './console.js';
@@ -243,11 +243,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       clock: tokenClock, ...(opts.mcpSessionIdleMs ? { idleMs: opts.mcpSessionIdleMs } : {}), log: opts.log,
     });
     const restExchange = restHandler(dispatch, opts.log);
-    const restSide = { exchange: restExchange, node: mcp.listener((req, res) => restExchange(http1Exchange(req, res))), needsNode: (path: string) => path === MCP_PATH };
+    const restSide = {
+      exchange: restExchange,
+      node: mcp.listener((req, res) => restExchange(http1Exchange(req, res))),
+      http2: (x: Http2Exchange) => (x.url.split('?')[0] === MCP_PATH ? mcp.http2(x) : restExchange(x)),
+    };
     // The gRPC stack is loaded by the first RPC: a serve only REST clients call never loads it.
     const rpc = onFirstUse('gRPC', async () => {
       const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }] = await Promise.all([import('./rpc/index.js'), import('./v1/surface.js')]);
-      return rpcListeners(dispatch, restSide.node, opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
+      return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
     }, opts.log);
     const listeners = rpcGate(rpc, restSide, opts.log);
     const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream);

@@ -6,18 +6,31 @@
 // do, its rate limit, injected faults and the journal are the API's, decided in one place.
 // MCP clients find where to get a token by RFC 9728 (Protected Resource Metadata: serve's own
 // issuer), named in every 401. Idle sessions expire; a request on one is a 404, as the spec
-// has it, after which a client initializes again.
+// has it, after which a client initializes again. Sessions run the SDK's web-standard
+// transport (a Request in, a Response out), so HTTP/1.1 and serve's HTTP/2 serve them alike.
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import { ApiError, Code, codeForHttpStatus } from '../../api/errors.js';
 import type { ApiCaller, CallerAuth } from '../../mcp/server.js';
 import type { Principal } from '../auth/principal.js';
 import type { PublicRoutes, Response } from '../handler.js';
-import { addressKey, readText, textCall, toErrorResponse, type Dispatch } from '../http.js';
+import { readText, textCall, toErrorResponse, type Dispatch } from '../http.js';
+import { http1Exchange, type Exchange, type Http2Exchange } from '../exchange.js';
+
+type AuthInfo = import('@modelcontextprotocol/sdk/server/auth/types.js').AuthInfo;
 import { onFirstUse } from '../lazy.js';
 
-type StreamableHTTPServerTransport = import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
+type Transport = import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** An /mcp request over either HTTP version: the exchange, and how an answer that streams (SSE) is written. */
+interface McpCall {
+  x: Exchange;
+  writeHead(status: number, headers: http.OutgoingHttpHeaders): void;
+  /** Resolves once the chunk is on its way (the peer's window or the socket took it). */
+  write(chunk: Uint8Array): Promise<void>;
+  end(): void;
+}
 
 export const MCP_PATH = '/mcp';
 /** Open sessions one identity may hold; opening one more ends its oldest. */
@@ -43,7 +56,7 @@ export interface McpEndpointOptions {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: Transport;
   identityUid: string;
   /** When a request last used it (opts.clock). */
   lastUsed: number;
@@ -52,6 +65,8 @@ interface Session {
 export interface McpEndpoint {
   /** `rest` with /mcp answered by the MCP endpoint. */
   listener(rest: NodeListener): NodeListener;
+  /** /mcp over serve's HTTP/2. */
+  http2(x: Http2Exchange): void;
   /** Ends every session (their streams would hold serve's close up). */
   close(): Promise<void>;
 }
@@ -74,17 +89,17 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
 
   // The SDK and the tool set load with the first session, not with serve.
   const sdk = onFirstUse('MCP', async () => {
-    const [{ StreamableHTTPServerTransport }, { createMcpServer }, { isInitializeRequest }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }, { isInitializeRequest }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
       import('../../mcp/server.js'),
       import('@modelcontextprotocol/sdk/types.js'),
     ]);
-    return { StreamableHTTPServerTransport, createMcpServer, isInitializeRequest };
+    return { WebStandardStreamableHTTPServerTransport, createMcpServer, isInitializeRequest };
   }, opts.log);
 
-  async function open(req: http.IncomingMessage, res: http.ServerResponse, principal: Principal, body: unknown, { StreamableHTTPServerTransport, createMcpServer }: Awaited<ReturnType<typeof sdk>>): Promise<void> {
+  async function open(call: McpCall, authInfo: AuthInfo, principal: Principal, body: unknown, { WebStandardStreamableHTTPServerTransport, createMcpServer }: Awaited<ReturnType<typeof sdk>>): Promise<void> {
     const identityUid = principal.identityUid;
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: Transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
         const mine = [...sessions.values()].filter((s) => s.identityUid === identityUid);
@@ -96,80 +111,104 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
     transport.onclose = () => void (transport.sessionId && sessions.delete(transport.sessionId));
     const server = await createMcpServer({ writes: opts.writes, caller: (auth) => dispatchCaller(opts.dispatch, auth) });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await answer(call, transport, body, authInfo);
   }
 
-  async function handle(req: http.IncomingMessage & { auth?: CallerAuth & { clientId: string; scopes: string[] } }, res: http.ServerResponse): Promise<void> {
+  async function handle(call: McpCall): Promise<void> {
+    const { x } = call;
     let principal: Principal;
     try {
-      principal = await opts.authenticate(req.headers.authorization);
+      principal = await opts.authenticate(x.headers.authorization);
     } catch (err) {
       // The API's own 401, its challenge naming where an MCP client learns how to get a token.
       const answer = toErrorResponse(err, opts.log);
       if (answer.status === 401) {
         answer.headers = { ...answer.headers, 'www-authenticate': `Bearer realm="pctl", resource_metadata="${resourceMetadataUrl(opts.issuer(), MCP_PATH)}"` };
       }
-      send(res, answer);
+      send(x, answer);
       return;
     }
     // The SDK hands this to tool calls (extra.authInfo): the token they are dispatched with.
-    req.auth = {
-      token: req.headers.authorization!.replace(/^\s*bearer\s+/i, ''),
+    const authInfo: AuthInfo = {
+      token: x.headers.authorization!.replace(/^\s*bearer\s+/i, ''),
       clientId: principal.identityUid,
       scopes: [],
-      extra: { address: addressKey(req.socket) },
+      extra: { address: x.address },
     };
     let body: unknown;
-    if (req.method === 'POST') {
+    if (x.method === 'POST') {
       try {
-        body = JSON.parse(await readText(req, req.headers));
+        body = JSON.parse(await readText(x));
       } catch (err) {
-        rpcError(res, 400, -32700, `Parse error: ${err instanceof ApiError ? err.message : 'the body is not JSON'}`);
+        rpcError(x, 400, -32700, `Parse error: ${err instanceof ApiError ? err.message : 'the body is not JSON'}`);
         return;
       }
-    }
-    const id = req.headers['mcp-session-id'];
+    } else x.discardBody();
+    const id = x.headers['mcp-session-id'];
     if (typeof id === 'string') {
       expireIdle();
       const session = sessions.get(id);
       // Another identity's session is as unknown to this caller as one that never was (or expired).
       if (!session || session.identityUid !== principal.identityUid) {
-        rpcError(res, 404, -32001, 'Session not found');
+        rpcError(x, 404, -32001, 'Session not found');
         return;
       }
       session.lastUsed = clock();
-      await session.transport.handleRequest(req, res, body);
+      await answer(call, session.transport, body, authInfo);
       return;
     }
     let loaded: Awaited<ReturnType<typeof sdk>>;
     try {
       loaded = await sdk();
     } catch (err) {
-      send(res, toErrorResponse(err, opts.log));
+      send(x, toErrorResponse(err, opts.log));
       return;
     }
-    if (req.method !== 'POST' || !loaded.isInitializeRequest(body)) {
-      rpcError(res, 400, -32000, 'Bad Request: no session: send an initialize request first, then the Mcp-Session-Id it answers with');
+    if (x.method !== 'POST' || !loaded.isInitializeRequest(body)) {
+      rpcError(x, 400, -32000, 'Bad Request: no session: send an initialize request first, then the Mcp-Session-Id it answers with');
       return;
     }
-    await open(req, res, principal, body, loaded);
+    await open(call, authInfo, principal, body, loaded);
+  }
+
+  /** Serves one /mcp call, logged once it closes. */
+  function serve(call: McpCall): void {
+    const { x } = call;
+    const started = performance.now();
+    let status = 0;
+    const writeHead = call.writeHead;
+    call.writeHead = (code, headers) => ((status = code), writeHead(code, headers));
+    if (opts.log) x.onClose(() => opts.log!(`${x.method} ${MCP_PATH} ${status} ${(performance.now() - started).toFixed(1)}ms`));
+    handle(call).catch((err: unknown) => {
+      opts.log?.(`mcp: internal error: ${(err as Error)?.stack ?? String(err)}`);
+      if (!x.gone()) rpcError(x, 500, -32603, 'Internal error');
+      else call.end();
+    });
   }
 
   return {
     listener: (rest) => (req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      if (path !== MCP_PATH) {
+      if ((req.url ?? '/').split('?')[0] !== MCP_PATH) {
         rest(req, res);
         return;
       }
-      const started = performance.now();
-      if (opts.log) res.once('finish', () => opts.log!(`${req.method} ${MCP_PATH} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
-      handle(req, res).catch((err: unknown) => {
-        opts.log?.(`mcp: internal error: ${(err as Error)?.stack ?? String(err)}`);
-        if (!res.headersSent) rpcError(res, 500, -32603, 'Internal error');
-        else res.end();
+      const x = http1Exchange(req, res);
+      serve({
+        x,
+        writeHead: (status, headers) => void res.writeHead(status, headers),
+        write: (chunk) => new Promise((resolve) => {
+          if (res.write(chunk)) resolve();
+          else res.once('drain', resolve).once('close', resolve);
+        }),
+        end: () => void res.end(),
       });
     },
+    http2: (x) => serve({
+      x,
+      writeHead: (status, headers) => x.stream.writeHead(status, headers),
+      write: (chunk) => x.stream.write(chunk),
+      end: () => x.stream.end(),
+    }),
     close: async () => {
       clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((s) => s.transport.close()));
@@ -222,15 +261,44 @@ function dispatchCaller(dispatch: Dispatch, auth: CallerAuth | undefined): ApiCa
   };
 }
 
-function send(res: http.ServerResponse, answer: Response): void {
+/** Hands a request to a session's transport and writes the Response it gives back, its body as it streams. */
+async function answer(call: McpCall, transport: Transport, parsedBody: unknown, authInfo: AuthInfo): Promise<void> {
+  const { x } = call;
+  const headers = new Headers();
+  for (const name in x.headers) {
+    const value = x.headers[name];
+    if (name.startsWith(':') || value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  const authority = (x.headers[':authority'] as string | undefined) ?? x.headers.host ?? 'localhost';
+  const abort = new AbortController();
+  x.onClose(() => abort.abort());
+  const response = await transport.handleRequest(new Request(`http://${authority}${x.url}`, { method: x.method, headers, signal: abort.signal }), { parsedBody, authInfo });
+  const out: http.OutgoingHttpHeaders = {};
+  response.headers.forEach((value, name) => { out[name] = value; });
+  call.writeHead(response.status, out);
+  if (!response.body) {
+    call.end();
+    return;
+  }
+  // An SSE stream stays open until the session or the caller ends it.
+  const reader = response.body.getReader();
+  x.onClose(() => void reader.cancel().catch(() => {}));
+  for (;;) {
+    const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+    if (done) break;
+    await call.write(value);
+  }
+  call.end();
+}
+
+function send(x: Exchange, answer: Response): void {
   const payload = JSON.stringify(answer.body);
-  res.writeHead(answer.status ?? 200, { ...answer.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-  res.end(payload);
+  x.respond(answer.status ?? 200, { ...answer.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }, payload);
 }
 
 /** A JSON-RPC error outside any session, as the SDK words its own. */
-function rpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
+function rpcError(x: Exchange, status: number, code: number, message: string): void {
   const payload = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-  res.end(payload);
+  x.respond(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }, payload);
 }

@@ -1,18 +1,17 @@
 // The way in to the RPC listeners (index.ts: Connect, protobuf and the generated descriptors,
 // ~170 modules), which serve loads on the first RPC: until then, and for every other path,
-// its port answers REST without them. Over HTTP/2 the REST calls are answered on the stream
-// itself; node's compatibility objects are made only for what `rest.node` answers (/mcp).
+// its port answers REST without them.
 import type http from 'node:http';
-import type http2 from 'node:http2';
-import { http1Exchange, http2Exchange, type Exchange } from '../exchange.js';
+import { http1Exchange, http2Exchange, type Exchange, type Http2Exchange } from '../exchange.js';
+import type { H2Stream } from '../h2/connection.js';
 import { toErrorResponse } from '../http.js';
 
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-/** What answers serve's port: node's request listener (HTTP/1.1) and the HTTP/2 stream handler. */
+/** What answers serve's port: node's request listener (HTTP/1.1) and serve's HTTP/2 streams. */
 export interface Listeners {
   request: NodeListener;
-  stream: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
+  stream: (x: Http2Exchange) => void;
 }
 
 /** An RPC's path, `/package.Service/Method`; REST has no path of that shape. */
@@ -24,9 +23,9 @@ const isRpcPath = (url: string | undefined) => /^\/[A-Za-z_][\w.]*\.[A-Za-z_]\w*
  */
 export function rpcGate(
   rpc: () => Listeners | Promise<Listeners>,
-  rest: { exchange: (x: Exchange) => void; node: NodeListener; needsNode: (path: string) => boolean },
+  rest: { exchange: (x: Exchange) => void; node: NodeListener; http2: (x: Http2Exchange) => void },
   log: ((line: string) => void) | undefined,
-): Listeners {
+): { request: NodeListener; stream: (stream: H2Stream) => void } {
   return {
     request: (req, res) => {
       if (!isRpcPath(req.url)) {
@@ -37,26 +36,22 @@ export function rpcGate(
       if (!(loaded instanceof Promise)) loaded.request(req, res);
       else loaded.then((l) => l.request(req, res), (err: unknown) => unavailable(http1Exchange(req, res), err, log));
     },
-    stream: (stream, headers, flags, rawHeaders) => {
-      const path = (headers[':path'] ?? '/').split('?')[0]!;
-      if (isRpcPath(path)) {
-        const loaded = rpc();
-        if (!(loaded instanceof Promise)) loaded.stream(stream, headers, flags, rawHeaders);
-        else loaded.then((l) => l.stream(stream, headers, flags, rawHeaders), (err: unknown) => unavailable(http2Exchange(stream, headers, rawHeaders), err, log));
+    stream: (stream) => {
+      const x = http2Exchange(stream);
+      if (!isRpcPath(x.url)) {
+        rest.http2(x);
         return;
       }
-      const x = http2Exchange(stream, headers, rawHeaders);
-      if (rest.needsNode(path)) {
-        const [req, res] = x.node();
-        rest.node(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
-      } else rest.exchange(x);
+      const loaded = rpc();
+      if (!(loaded instanceof Promise)) loaded.stream(x);
+      else loaded.then((l) => l.stream(x), (err: unknown) => unavailable(x, err, log));
     },
   };
 }
 
 /** The RPC listeners failed to load: UNAVAILABLE, as gRPC's status to a gRPC caller, else as the AIP-193 503. */
 function unavailable(x: Exchange, err: unknown, log: ((line: string) => void) | undefined): void {
-  x.body.resume();
+  x.discardBody();
   const answer = toErrorResponse(err, log);
   const type = x.headers['content-type'] ?? '';
   if (type.startsWith('application/grpc')) {

@@ -6,9 +6,9 @@
 // its handlers transcode to the REST call the same way. The AIP-193 answer of a failure is
 // the gRPC status with the same details either way.
 import type http from 'node:http';
-import type http2 from 'node:http2';
-import { createContextValues, createContextKey, Code, ConnectError, type ConnectRouter, type HandlerContext } from '@connectrpc/connect';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { createConnectRouter, createContextValues, createContextKey, Code, ConnectError, type ConnectRouter, type ContextValues, type HandlerContext } from '@connectrpc/connect';
+import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
+import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
 import { fromJson, type DescMessage, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
@@ -18,7 +18,8 @@ import { IamService } from '../../gen/platform/iam/v2/iam_pb.js';
 import { LibrariesService } from '../../gen/platform/libraries/v2/libraries_pb.js';
 import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
 import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
-import { http1Exchange, http2Exchange, type Exchange } from '../exchange.js';
+import { http1Exchange, type Exchange, type Http2Exchange } from '../exchange.js';
+import { StreamGone } from '../h2/connection.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
 import type { Listeners } from './gate.js';
@@ -41,21 +42,18 @@ const NOT_METADATA = new Set(['content-type', 'content-length', 'connection', 'a
 
 const callerAddress = createContextKey('');
 
-type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
-type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /**
  * The listeners of the RPC paths (`/package.Service/Method`; gate.ts sends them nothing else):
  * unary calls of `services` by unary.ts, the rest (reflection, compressed messages, gRPC-Web
- * text, Connect GETs) by Connect. What is no RPC after all (a path of that shape that names no
- * service, without an RPC content type) goes to REST by `restNode`, node's listener. `reads`
- * lets the domain answer List and Get. Over HTTP/2 unary calls are answered on the stream
- * itself; node's compatibility objects are made only for what Connect answers.
+ * text, Connect GETs) by Connect's handlers. What is no RPC after all (a path of that shape
+ * that names no service, without an RPC content type) goes to REST. `reads` lets the domain
+ * answer List and Get.
  */
 export function rpcListeners(
   dispatch: Dispatch,
-  restNode: NodeListener,
+  rest: { node: NodeListener; http2: (x: Http2Exchange) => void },
   log: ((line: string) => void) | undefined,
   services: readonly DescService[],
   reads: ReadContext,
@@ -68,21 +66,16 @@ export function rpcListeners(
       unary.set(`/${service.typeName}/${method.name}`, { name: `${service.typeName}/${method.name}`, method, transcoder, read: directReadOf(reads, method.output, transcoder) });
     }
   }
-  const adapter = connectNodeAdapter({
-    routes: (router) => {
-      for (const service of services) registerService(router, service, dispatch, log);
-      registerReflection(router, services);
-    },
-    contextValues: (req) => createContextValues().set(callerAddress, addressKey(req.socket)),
+  const router = createConnectRouter({
     requestGate: reclassifyParseErrors,
     // REST's bound on a body, for a request message too (Connect's default is 4 GiB).
     readMaxBytes: MAX_BODY_BYTES,
-    fallback: (req, res) => (isRpcContentType(req.headers['content-type']) ? unimplemented(req, res as NodeResponse) : restNode(req as http.IncomingMessage, res as never)),
-  }) as NodeListener;
-  const viaConnect: NodeListener = (req, res) => {
-    if (req.headers['content-type']?.startsWith('application/grpc')) encodeGrpcMessageMinimally(res);
-    adapter(req, res);
-  };
+    acceptCompression: [compressionGzip, compressionBrotli],
+  });
+  for (const service of services) registerService(router, service, dispatch, log);
+  registerReflection(router, services);
+  const connectHandlers = new Map(router.handlers.map((h) => [h.requestPath, h]));
+  const contextOf = (address: string) => createContextValues().set(callerAddress, address);
   /** Serves the call when unary.ts does; false leaves it to the caller. */
   const served = (x: Exchange) => {
     const m = x.method === 'POST' ? unary.get(x.url) : undefined;
@@ -93,15 +86,79 @@ export function rpcListeners(
   return {
     request: (req, res) => {
       if (req.method === 'POST' && unary.has(req.url ?? '') && served(http1Exchange(req, res))) return;
-      viaConnect(req, res);
+      const handler = connectHandlers.get((req.url ?? '').split('?')[0]!);
+      if (!handler) {
+        if (isRpcContentType(req.headers['content-type'])) unimplemented(http1Exchange(req, res));
+        else rest.node(req, res);
+        return;
+      }
+      const uReq = universalRequestFromNodeRequest(req, res, undefined, contextOf(addressKey(req.socket)));
+      void answerViaConnect(handler, uReq, (uRes) => universalResponseToNodeResponse(uRes, res), log);
     },
-    stream: (stream, headers, _flags, rawHeaders) => {
-      const x = http2Exchange(stream, headers, rawHeaders);
+    stream: (x) => {
       if (served(x)) return;
-      const [req, res] = x.node();
-      viaConnect(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
+      const handler = connectHandlers.get(x.url.split('?')[0]!);
+      if (!handler) {
+        if (isRpcContentType(x.headers['content-type'])) unimplemented(x);
+        else rest.http2(x);
+        return;
+      }
+      void answerViaConnect(handler, universalRequestOf(x, contextOf(x.address)), (uRes) => writeUniversal(x, uRes), log);
     },
   };
+}
+
+/** Runs one of Connect's handlers, its answer's grpc-message re-encoded (below) before it is written. */
+async function answerViaConnect(handler: UniversalHandler, uReq: UniversalServerRequest, write: (uRes: UniversalServerResponse) => Promise<void>, log: ((line: string) => void) | undefined): Promise<void> {
+  try {
+    const uRes = await handler(uReq);
+    encodeGrpcMessageMinimally(uRes.header);
+    encodeGrpcMessageMinimally(uRes.trailer);
+    await write(uRes);
+  } catch (err) {
+    // The caller went away mid-answer: nothing left to tell it.
+    if (err instanceof StreamGone || ConnectError.from(err).code === Code.Aborted) return;
+    (log ?? ((line: string) => process.stderr.write(`${line}\n`)))(`internal error: rpc ${handler.service.typeName}/${handler.method.name}: ${(err as Error)?.stack ?? String(err)}`);
+  }
+}
+
+/** A request over serve's HTTP/2 as Connect's handlers take it: the body as it arrives, aborted when the stream ends early. */
+function universalRequestOf(x: Http2Exchange, contextValues: ContextValues): UniversalServerRequest {
+  const header = new Headers();
+  for (const name in x.headers) {
+    if (name.startsWith(':')) continue;
+    const value = x.headers[name];
+    if (Array.isArray(value)) for (const v of value) header.append(name, v);
+    else if (value !== undefined) header.set(name, value);
+  }
+  const abort = new AbortController();
+  x.onClose(() => {
+    if (!x.stream.headersSent) abort.abort(new ConnectError('the stream was reset', Code.Aborted));
+  });
+  return {
+    httpVersion: '2.0',
+    method: x.method,
+    url: `http://${(x.headers[':authority'] as string | undefined) ?? x.headers.host ?? 'localhost'}${x.url}`,
+    header,
+    body: x.stream.read(),
+    signal: abort.signal,
+    contextValues,
+  };
+}
+
+/** Writes one of Connect's answers on the stream: headers, the body as it comes, trailers. */
+async function writeUniversal(x: Http2Exchange, uRes: UniversalServerResponse): Promise<void> {
+  const headers: http.OutgoingHttpHeaders = {};
+  uRes.header?.forEach((value, key) => { headers[key] = value; });
+  const trailers: http.OutgoingHttpHeaders | undefined = uRes.trailer ? {} : undefined;
+  uRes.trailer?.forEach((value, key) => { trailers![key] = value; });
+  if (!uRes.body) {
+    x.stream.respond(uRes.status, headers, undefined, trailers);
+    return;
+  }
+  x.stream.writeHead(uRes.status, headers);
+  for await (const chunk of uRes.body) await x.stream.write(chunk);
+  x.stream.end(trailers);
 }
 
 /**
@@ -109,16 +166,9 @@ export function rpcListeners(
  * only bytes outside printable ASCII, and `%`, to be encoded, and grpc-js decodes with
  * decodeURI, which leaves %3A as is: "Group not found%3A x". Re-encoded the spec's way.
  */
-function encodeGrpcMessageMinimally(res: http.ServerResponse): void {
-  const fix = (headers: unknown) => {
-    const h = headers as Record<string, string> | undefined;
-    if (h && typeof h['grpc-message'] === 'string') h['grpc-message'] = grpcPercentEncode(decodeURIComponent(h['grpc-message']));
-    return headers;
-  };
-  const addTrailers = res.addTrailers.bind(res);
-  const writeHead = res.writeHead.bind(res);
-  res.addTrailers = (headers) => addTrailers(fix(headers) as never);
-  res.writeHead = ((status: number, ...rest: unknown[]) => writeHead(status, ...(rest.map(fix) as [])));
+function encodeGrpcMessageMinimally(headers: Headers | undefined): void {
+  const message = headers?.get('grpc-message');
+  if (message) headers!.set('grpc-message', grpcPercentEncode(decodeURIComponent(message)));
 }
 
 function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch, log?: (line: string) => void): void {
@@ -204,20 +254,17 @@ function reclassifyParseErrors(ctx: HandlerContext): void {
 const isRpcContentType = (type: string | undefined) => /^application\/(grpc|connect\+|proto|json)/.test(type ?? '');
 
 /** An RPC no service here has: UNIMPLEMENTED, in the caller's protocol. */
-function unimplemented(req: NodeRequest, res: NodeResponse): void {
-  const path = (req.url ?? '').split('?')[0]!;
+function unimplemented(x: Exchange): void {
+  const path = x.url.split('?')[0]!;
   const message = `${path.slice(1)} is not a method of this server (see its services with gRPC reflection)`;
-  const type = req.headers['content-type'] ?? '';
-  req.resume();
+  const type = x.headers['content-type'] ?? '';
+  x.discardBody();
   if (type.startsWith('application/grpc')) {
     // A trailers-only response: the status in the one HEADERS frame that ends the stream
     // (gRPC over HTTP/2), or in the headers of an empty answer (gRPC-Web).
-    const headers = { 'content-type': type.split(';')[0]!, 'grpc-status': String(Code.Unimplemented), 'grpc-message': grpcPercentEncode(message) };
-    if ('stream' in res) res.stream.respond({ ':status': 200, ...headers }, { endStream: true });
-    else res.writeHead(200, headers).end();
+    x.respond(200, { 'content-type': type.split(';')[0]!, 'grpc-status': String(Code.Unimplemented), 'grpc-message': grpcPercentEncode(message) });
     return;
   }
   const body = JSON.stringify({ code: 'unimplemented', message });
-  res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  x.respond(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body);
 }

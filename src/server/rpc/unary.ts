@@ -13,7 +13,7 @@ import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '..
 import { StatusSchema } from '../../gen/google/rpc/status_pb.js';
 import type { Response } from '../handler.js';
 import type { Exchange } from '../exchange.js';
-import { MAX_BODY_BYTES, readBody, toErrorResponse, type Dispatch } from '../http.js';
+import { MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { DirectRead } from './reads.js';
 import type { Transcoder } from './transcode.js';
 
@@ -68,7 +68,7 @@ export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol
     deadlinePassed?.();
   }, deadlineMs);
   try {
-    const request = decode(m.method.input, await readBody(x.body, MAX_BODY_BYTES + 5, tooLarge, 'The client closed the stream before the request was complete'), protocol);
+    const request = decode(m.method.input, await x.readBody(MAX_BODY_BYTES + 5, tooLarge, 'The client closed the stream before the request was complete'), protocol);
     const call = m.transcoder.toRest(request);
     const read = m.read && !protocol.json ? m.read : undefined;
     const answer = await dispatch({
