@@ -229,6 +229,13 @@ export class H2Stream {
     const block = encodeHeaders(status, fieldsOf(headers));
     this.headersSent = true;
     const trailerBlock = trailers ? encodeHeaders(undefined, fieldsOf(trailers)) : undefined;
+    const size = data ? data.length : 0;
+    if (size <= this.sendWindow && this.conn.sendAnswer(this.id, block, data, trailerBlock)) {
+      this.sendWindow -= size;
+      this.finished = true;
+      this.afterFinish();
+      return;
+    }
     if (!data && !trailerBlock) {
       this.conn.sendHeaders(this.id, block, true);
       this.end();
@@ -383,13 +390,8 @@ export class H2Connection {
   private goingAway = false;
   private ended = false;
   private earlyResets = 0;
-  private corked = false;
   /** Streams made in this read, handed out once the whole read is parsed (their bodies with them). */
   private fresh: H2Stream[] = [];
-  private readonly uncork = () => {
-    this.corked = false;
-    this.socket.uncork();
-  };
 
   constructor(socket: net.Socket, opts: H2Options) {
     this.socket = socket;
@@ -428,6 +430,8 @@ export class H2Connection {
   }
 
   private onData(chunk: Buffer): void {
+    // After a connection error nothing more is read: the peer has its GOAWAY.
+    if (this.ended) return;
     const buf = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
     let pos = 0;
     try {
@@ -677,15 +681,40 @@ export class H2Connection {
 
   private write(buf: Buffer): void {
     if (this.ended) return;
-    // Answers written in the same turn go out in one writev.
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(this.uncork);
-    }
+    // Each answer is one buffer: written at once (corking them would cost a writev of several).
     this.socket.write(buf);
     // A peer that reads nothing of what it asked for (pings, settings) does not get serve's memory.
     if (this.socket.writableLength > MAX_UNREAD) this.socket.destroy();
+  }
+
+  /**
+   * @internal A whole answer in one buffer and one write: its HEADERS, DATA and trailers'
+   * frames. False, sending nothing, when it does not fit the connection's window or a header
+   * block needs CONTINUATION frames (the stream then sends it part by part).
+   */
+  sendAnswer(id: number, block: Buffer, data: Buffer | undefined, trailers: Buffer | undefined): boolean {
+    const max = this.peerMaxFrame;
+    const size = data ? data.length : 0;
+    if (size > this.sendWindow || block.length > max || (trailers && trailers.length > max)) return false;
+    const dataFrames = Math.ceil(size / max);
+    const out = Buffer.allocUnsafe(9 + block.length + size + 9 * dataFrames + (trailers ? 9 + trailers.length : 0));
+    const endsWithHeaders = !data && !trailers;
+    let o = frameHeader(out, 0, block.length, HEADERS, END_HEADERS | (endsWithHeaders ? END_STREAM : 0), id);
+    o += block.copy(out, o);
+    if (data) {
+      for (let p = 0; p < size; p += max) {
+        const n = Math.min(max, size - p);
+        o = frameHeader(out, o, n, DATA, !trailers && p + n === size ? END_STREAM : 0, id);
+        o += data.copy(out, o, p, p + n);
+      }
+    }
+    if (trailers) {
+      o = frameHeader(out, o, trailers.length, HEADERS, END_HEADERS | END_STREAM, id);
+      trailers.copy(out, o);
+    }
+    this.sendWindow -= size;
+    this.write(out);
+    return true;
   }
 
   /** @internal */

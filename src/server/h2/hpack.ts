@@ -132,7 +132,27 @@ const TREE = (() => {
   return Int32Array.from(tree);
 })();
 
+/**
+ * Huffman-coded values seen lately, by their coded bytes: a client sends the same ones on every
+ * request, and those it keeps out of the table (nghttp2 never indexes `authorization`, a bearer
+ * token of hundreds of bytes) would otherwise be decoded bit by bit each time.
+ */
+const decoded = new Map<string, string>();
+const DECODED_KEPT = 512;
+
 function huffmanDecode(bytes: Buffer, start: number, end: number): string {
+  if (end - start < 16) return huffmanDecodeBits(bytes, start, end);
+  const key = bytes.toString('latin1', start, end);
+  let text = decoded.get(key);
+  if (text === undefined) {
+    text = huffmanDecodeBits(bytes, start, end);
+    if (decoded.size >= DECODED_KEPT) decoded.clear();
+    decoded.set(key, text);
+  }
+  return text;
+}
+
+function huffmanDecodeBits(bytes: Buffer, start: number, end: number): string {
   // The shortest code is 5 bits: at most 8/5 symbols a byte.
   const out = Buffer.allocUnsafe(Math.ceil(((end - start) * 8) / 5));
   let n = 0;
