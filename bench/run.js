@@ -643,6 +643,12 @@ async function protocols() {
           what: `gRPC ${c.name}, 10 calls in flight per connection (h2c)`, pid, args: ['-m', '10', ...grpcArgs],
           command: `h2load -c 10 -m 10 -D ${duration} -d BODY -H 'content-type: application/grpc' -H 'te: trailers' … ${c.rpc}`,
         },
+        // gRPC-Web on the same connections as gRPC (the target), and over HTTP/1.1 as a browser
+        // without TLS sends it (printed).
+        grpcWeb2: {
+          what: `gRPC-Web ${c.name} (h2c, protobuf)`, pid, args: ['-m', '1', '-d', grpcBody, '-H', auth, '-H', 'content-type: application/grpc-web+proto', '-H', 'x-grpc-web: 1', `${serve.url}${c.rpc}`],
+          command: `h2load -c 10 -m 1 -D ${duration} -d BODY -H 'content-type: application/grpc-web+proto' … ${c.rpc}`,
+        },
         grpcWeb: {
           what: `gRPC-Web ${c.name} (HTTP/1.1, protobuf)`, pid, args: ['--h1', '-d', grpcBody, '-H', auth, '-H', 'content-type: application/grpc-web+proto', '-H', 'x-grpc-web: 1', `${serve.url}${c.rpc}`],
           command: `h2load --h1 -c 10 -D ${duration} -d BODY -H 'content-type: application/grpc-web+proto' … ${c.rpc}`,
@@ -661,9 +667,9 @@ async function protocols() {
         bares.push(h1, h2, grpc);
         Object.assign(runs, {
           bare1: { what: 'bare node:http, the same answer (floor of REST over HTTP/1.1)', pid: h1.child.pid, args: ['--h1', `${h1.url}/`], command: `node bench/bare-server.js ANSWER; h2load --h1 -c 10 -D ${duration}` },
-          bare2: { what: 'bare node:http2 stream API, the same answer (floor of REST over h2c)', pid: h2.child.pid, args: ['-m', '1', `${h2.url}/`], command: `node bench/bare-server.js --h2 ANSWER; h2load -c 10 -m 1 -D ${duration}` },
+          bare2: { what: 'bare node:http2 stream API, the same answer (node:http2, which serve no longer uses)', pid: h2.child.pid, args: ['-m', '1', `${h2.url}/`], command: `node bench/bare-server.js --h2 ANSWER; h2load -c 10 -m 1 -D ${duration}` },
           bareGrpc: {
-            what: 'bare node:http2 answering as gRPC does (floor of gRPC over h2c)', pid: grpc.child.pid, args: ['-m', '1', '-d', grpcBody, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${grpc.url}/`],
+            what: 'bare node:http2 answering as gRPC does (node:http2, which serve no longer uses)', pid: grpc.child.pid, args: ['-m', '1', '-d', grpcBody, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `${grpc.url}/`],
             command: `node bench/bare-server.js --grpc ANSWER; h2load -c 10 -m 1 -D ${duration} -d BODY -H 'te: trailers' …`,
           },
         });
@@ -700,15 +706,16 @@ async function protocols() {
         byCpu('REST GetGroup: HTTP/2 vs HTTP/1.1', 'rest2', 'rest1');
         byCpu('Connect JSON GetGroup vs REST over HTTP/1.1', 'connect', 'rest1');
         byCpu('gRPC-Web GetGroup vs REST over HTTP/1.1', 'grpcWeb', 'rest1');
-        byCpu("node's floor: bare HTTP/2 answering as gRPC vs bare HTTP/1.1", 'bareGrpc', 'bare1');
+        byCpu("node:http2's floor: bare gRPC vs bare HTTP/1.1", 'bareGrpc', 'bare1');
         target('REST GetGroup: HTTP/2 vs HTTP/1.1', fig.rest2, fig.rest1, { min: 0.9 });
         target('Connect JSON GetGroup vs REST over HTTP/1.1', fig.connect, fig.rest1, { min: 0.8 });
-        target('gRPC-Web GetGroup vs gRPC', fig.grpcWeb, fig.grpc, { min: 0.8 });
-        ratio("node's floor: bare HTTP/2 stream vs bare HTTP/1.1", 'bare2', 'bare1');
-        ratio("node's floor: bare HTTP/2 answering as gRPC vs bare HTTP/1.1", 'bareGrpc', 'bare1');
+        target('gRPC-Web GetGroup vs gRPC, the same connections (h2c)', fig.grpcWeb2, fig.grpc, { min: 0.8 });
+        ratio('gRPC-Web GetGroup over HTTP/1.1 vs gRPC (not a target: node:http against serve\'s HTTP/2)', 'grpcWeb', 'grpc');
+        ratio("node:http2's floor (serve's HTTP/2 is its own): bare stream vs bare HTTP/1.1", 'bare2', 'bare1');
+        ratio("node:http2's floor (serve's HTTP/2 is its own): bare gRPC vs bare HTTP/1.1", 'bareGrpc', 'bare1');
         ratio('REST GetGroup over HTTP/1.1 vs its floor', 'rest1', 'bare1');
-        ratio('REST GetGroup over h2c vs its floor', 'rest2', 'bare2');
-        ratio('gRPC GetGroup vs its floor', 'grpc', 'bareGrpc');
+        ratio('REST GetGroup over h2c vs bare node:http2', 'rest2', 'bare2');
+        ratio('gRPC GetGroup vs bare node:http2 answering as gRPC', 'grpc', 'bareGrpc');
       }
     }
   } finally {

@@ -226,9 +226,9 @@ export class H2Stream {
   respond(status: number, headers: http.OutgoingHttpHeaders, body?: string | Uint8Array, trailers?: http.OutgoingHttpHeaders): void {
     if (this.closed || this.headersSent) return;
     const data = body === undefined || body.length === 0 ? undefined : typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-    const block = encodeHeaders(status, fieldsOf(headers));
+    const block = headerBlock(status, headers);
     this.headersSent = true;
-    const trailerBlock = trailers ? encodeHeaders(undefined, fieldsOf(trailers)) : undefined;
+    const trailerBlock = trailers ? headerBlock(undefined, trailers) : undefined;
     const size = data ? data.length : 0;
     if (size <= this.sendWindow && this.conn.sendAnswer(this.id, block, data, trailerBlock)) {
       this.sendWindow -= size;
@@ -343,6 +343,18 @@ export class H2Stream {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Header blocks of frozen header sets (an RPC's constant headers and trailers), encoded once per status. */
+const frozenBlocks = new WeakMap<object, Map<number | undefined, Buffer>>();
+
+function headerBlock(status: number | undefined, headers: http.OutgoingHttpHeaders): Buffer {
+  if (!Object.isFrozen(headers)) return encodeHeaders(status, fieldsOf(headers));
+  let byStatus = frozenBlocks.get(headers);
+  if (!byStatus) frozenBlocks.set(headers, (byStatus = new Map()));
+  let block = byStatus.get(status);
+  if (!block) byStatus.set(status, (block = encodeHeaders(status, fieldsOf(headers))));
+  return block;
+}
 
 /** An answer's headers as fields: numbers as text, each value of an array its own field, HTTP/1.1's connection headers left out. */
 function fieldsOf(headers: http.OutgoingHttpHeaders): [string, string][] {

@@ -63,7 +63,10 @@ export function rpcListeners(
     for (const method of service.methods) {
       if (method.methodKind !== 'unary') continue;
       const transcoder = transcoderOf(method);
-      unary.set(`/${service.typeName}/${method.name}`, { name: `${service.typeName}/${method.name}`, method, transcoder, read: directReadOf(reads, method.output, transcoder) });
+      unary.set(`/${service.typeName}/${method.name}`, {
+        name: `${service.typeName}/${method.name}`, method, transcoder, read: directReadOf(reads, method.output, transcoder),
+        ...(transcoder.verb === 'GET' ? { seen: new Map() } : {}),
+      });
     }
   }
   const router = createConnectRouter({

@@ -35,9 +35,7 @@ export function directReadOf(rest: ReadContext, output: DescMessage, transcoder:
       const envelope = envelopeOf(output);
       return async (principal, _request, query) => {
         const page = await list(principal, query);
-        const parts = [envelope(page)];
-        for (const r of page.items) parts.push(items.field(itemsField, r));
-        return protoAnswer(output, parts);
+        return protoAnswer(output, [envelope(page), items.fields(itemsField, page.items)]);
       };
     }
     if (transcoder.template === `${d.path}/{uid=**}` && d.operations.includes('get') && ops.get && output.name === d.kind) {
@@ -93,6 +91,8 @@ function journalJson(output: DescMessage, parts: readonly Uint8Array[]): () => s
 /** Each record's message bytes, encoded once per record and version of what its wire form reads. */
 class ProtoCache {
   private readonly cache = new WeakMap<Record_, { version: string; bytes: Uint8Array; asField?: { no: number; bytes: Uint8Array } }>();
+  /** A page's items joined, by its records array: the list engine hands a page served again as the same array. */
+  private readonly pages = new WeakMap<readonly Record_[], { version: string; no: number; bytes: Uint8Array }>();
 
   constructor(
     private readonly store: Store,
@@ -101,8 +101,11 @@ class ProtoCache {
     private readonly reads: readonly Kind[],
   ) {}
 
-  private entry(r: Record_) {
-    const version = this.reads.length ? this.store.versionOf(this.reads) : '';
+  private version(): string {
+    return this.reads.length ? this.store.versionOf(this.reads) : '';
+  }
+
+  private entry(r: Record_, version = this.version()) {
     let hit = this.cache.get(r);
     if (!hit || hit.version !== version) {
       hit = { version, bytes: toBinary(this.schema, fromJson(this.schema, this.toWire(r) as JsonValue)) };
@@ -116,9 +119,19 @@ class ProtoCache {
   }
 
   /** The record as one element of a repeated field: its tag, length and bytes. */
-  field(field: DescField, r: Record_): Uint8Array {
-    const hit = this.entry(r);
+  private field(field: DescField, r: Record_, version: string): Uint8Array {
+    const hit = this.entry(r, version);
     if (hit.asField?.no !== field.number) hit.asField = { no: field.number, bytes: new BinaryWriter().tag(field.number, WireType.LengthDelimited).bytes(hit.bytes).finish() };
     return hit.asField.bytes;
+  }
+
+  /** A page's records as the elements of a repeated field, joined once per page and version. */
+  fields(field: DescField, records: readonly Record_[]): Uint8Array {
+    const version = this.version();
+    const hit = this.pages.get(records);
+    if (hit && hit.version === version && hit.no === field.number) return hit.bytes;
+    const bytes = Buffer.concat(records.map((r) => this.field(field, r, version)));
+    this.pages.set(records, { version, no: field.number, bytes });
+    return bytes;
   }
 }

@@ -15,7 +15,7 @@ import type { Response } from '../handler.js';
 import type { Exchange } from '../exchange.js';
 import { MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { DirectRead } from './reads.js';
-import type { Transcoder } from './transcode.js';
+import type { RestCall, Transcoder } from './transcode.js';
 
 /** One unary method as this module serves it. */
 export interface UnaryMethod {
@@ -25,7 +25,16 @@ export interface UnaryMethod {
   transcoder: Transcoder;
   /** Set when the domain answers it directly in protobuf. */
   read?: DirectRead | undefined;
+  /**
+   * A read's request and REST call by the request's bytes: a client asks the same Get or page
+   * again and again (a poller, a dashboard), and the decode and transcoding of the same bytes
+   * give the same call. Reads only: a write's body is made from its message each time.
+   */
+  seen?: Map<string, { request: Message; call: RestCall }>;
 }
+
+/** Requests kept per method in UnaryMethod.seen; past it the map starts again. */
+const SEEN_KEPT = 256;
 
 type Wire = 'grpc' | 'grpc-web' | 'connect';
 
@@ -68,8 +77,7 @@ export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol
     deadlinePassed?.();
   }, deadlineMs);
   try {
-    const request = decode(m.method.input, await x.readBody(MAX_BODY_BYTES + 5, tooLarge, 'The client closed the stream before the request was complete'), protocol);
-    const call = m.transcoder.toRest(request);
+    const { request, call } = decodeCall(m, await x.readBody(MAX_BODY_BYTES + 5, tooLarge, 'The client closed the stream before the request was complete'), protocol);
     const read = m.read && !protocol.json ? m.read : undefined;
     const answer = await dispatch({
       method: call.method,
@@ -125,6 +133,24 @@ function tooLarge(): ApiError {
   return new ApiError(Code.RESOURCE_EXHAUSTED, `message larger than ${MAX_BODY_BYTES} bytes`, { reason: 'PAYLOAD_TOO_LARGE' });
 }
 
+/** The request message and the REST call it names (a read's, once per method and bytes). */
+function decodeCall(m: UnaryMethod, bytes: Buffer, protocol: Protocol): { request: Message; call: RestCall } {
+  if (!m.seen || bytes.length > 512) {
+    const request = decode(m.method.input, bytes, protocol);
+    return { request, call: m.transcoder.toRest(request) };
+  }
+  // gRPC and gRPC-Web bytes are an envelope, Connect's the message itself: keyed apart.
+  const key = `${protocol.wire === 'connect' ? (protocol.json ? 'j' : 'c') : 'g'}${bytes.toString('latin1')}`;
+  let hit = m.seen.get(key);
+  if (!hit) {
+    const request = decode(m.method.input, bytes, protocol);
+    hit = { request, call: m.transcoder.toRest(request) };
+    if (m.seen.size >= SEEN_KEPT) m.seen.clear();
+    m.seen.set(key, hit);
+  }
+  return hit;
+}
+
 /** The request message: one uncompressed envelope (gRPC, gRPC-Web) or the body itself (Connect). */
 function decode(input: DescMessage, bytes: Buffer, protocol: Protocol): Message {
   let body = bytes;
@@ -152,7 +178,9 @@ function metadataOf(answer: Response): Record<string, string> | undefined {
 
 /** The trailers of a gRPC-Web answer that succeeded: the body's last frame (flag 0x80), as HTTP/1.1 header text. */
 const GRPC_WEB_OK = envelope(0x80, Buffer.from('grpc-status: 0\r\n'));
-const GRPC_OK = { 'grpc-status': '0' };
+// Frozen: serve's HTTP/2 encodes a frozen header set once.
+const GRPC_OK = Object.freeze({ 'grpc-status': '0' });
+const GRPC_HEADERS = Object.freeze({ 'content-type': 'application/grpc' });
 
 /**
  * Writes a response message in the caller's protocol (unless the exchange is over: a deadline
@@ -184,8 +212,8 @@ function replyMessage(x: Exchange, protocol: Protocol, message: readonly Uint8Ar
   body.writeUInt32BE(length, 1);
   copyInto(body, 5, message);
   if (!web) {
-    headers['content-type'] = 'application/grpc';
-    x.respond(200, headers, body, GRPC_OK);
+    if (!metadata) x.respond(200, GRPC_HEADERS, body, GRPC_OK);
+    else x.respond(200, { ...metadata, 'content-type': 'application/grpc' }, body, GRPC_OK);
     return;
   }
   body.set(GRPC_WEB_OK, 5 + length);
