@@ -420,6 +420,21 @@ test.serial('raw: an uppercase header name resets its stream with PROTOCOL_ERROR
   t.false(raw.isClosed);
 });
 
+test.serial('raw: headers over 64 KiB (in CONTINUATION frames) are answered 431 with the AIP-193 body; the connection answers the next request', async (t) => {
+  const raw = await RawH2.open(t);
+  const block = headerBlock(requestFields('GET', orgPath(), [['x-big', 'b'.repeat(70_000)]]));
+  const CONTINUATION = 0x9;
+  for (let at = 0; at < block.length; at += 16_384) {
+    const last = at + 16_384 >= block.length;
+    raw.send(frame(at === 0 ? HEADERS : CONTINUATION, (last ? END_HEADERS : 0) | (at === 0 ? END_STREAM : 0), 1, block.subarray(at, at + 16_384)));
+  }
+  const refused = await raw.answer(1);
+  t.is(refused.status, 431);
+  t.like(JSON.parse(refused.text), { code: 3, status: 'INVALID_ARGUMENT', details: [{ reason: 'MALFORMED_REQUEST' }] });
+  raw.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, headerBlock(requestFields('GET', orgPath()))));
+  t.is((await raw.answer(3)).status, 200);
+});
+
 test.serial('raw: a PING is answered by a PING ACK with the same 8 bytes', async (t) => {
   const raw = await RawH2.open(t);
   const payload = Buffer.from([0, 1, 2, 3, 0xfc, 0xfd, 0xfe, 0xff]);

@@ -266,12 +266,9 @@ export function createHttp1Server(listener: http.RequestListener, limiter?: Limi
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     // Code-3 messages start "Invalid argument: <field>: ", as the spec words them.
-    const message = status === 431
-      ? 'Invalid argument: headers: the request headers are too large'
-      : status === 408
-        ? 'Request timed out'
-        : `Invalid argument: request: malformed HTTP request (${err.code ?? 'parse error'})`;
-    const apiError = new ApiError(status === 408 ? Code.DEADLINE_EXCEEDED : Code.INVALID_ARGUMENT, message, { reason: 'MALFORMED_REQUEST', httpStatus: status });
+    const apiError = status === 431
+      ? headersTooLarge()
+      : new ApiError(status === 408 ? Code.DEADLINE_EXCEEDED : Code.INVALID_ARGUMENT, status === 408 ? 'Request timed out' : `Invalid argument: request: malformed HTTP request (${err.code ?? 'parse error'})`, { reason: 'MALFORMED_REQUEST', httpStatus: status });
     const payload = JSON.stringify(apiError.toStatus());
     // Not counted (it was never a request), but reported like every other answer.
     const rate = Object.entries(limiter?.peek(addressKey(socket)) ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
@@ -281,6 +278,11 @@ export function createHttp1Server(listener: http.RequestListener, limiter?: Limi
   server.headersTimeout = 70_000;
   server.requestTimeout = 120_000;
   return server;
+}
+
+/** A request whose headers are over the server's bound (HTTP/1.1: node's 16 KiB; HTTP/2: MAX_HEADER_LIST). */
+export function headersTooLarge(): ApiError {
+  return new ApiError(Code.INVALID_ARGUMENT, 'Invalid argument: headers: the request headers are too large', { reason: 'MALFORMED_REQUEST', httpStatus: 431 });
 }
 
 /** Waits for a caller's turn, throwing the 429 when over the limit; undefined when nothing limits (nothing to await). */

@@ -4,7 +4,7 @@
 import type http from 'node:http';
 import { http1Exchange, http2Exchange, type Exchange, type Http2Exchange } from '../exchange.js';
 import type { H2Stream } from '../h2/connection.js';
-import { toErrorResponse } from '../http.js';
+import { headersTooLarge, toErrorResponse } from '../http.js';
 
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -38,6 +38,13 @@ export function rpcGate(
     },
     stream: (stream) => {
       const x = http2Exchange(stream);
+      if (stream.headersTooLarge) {
+        // Answered as HTTP/1.1 answers its parser's overflow; nothing of it is routed.
+        x.discardBody();
+        const body = JSON.stringify(headersTooLarge().toStatus());
+        x.respond(431, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body);
+        return;
+      }
       if (!isRpcPath(x.url)) {
         rest.http2(x);
         return;
