@@ -92,7 +92,7 @@ function cancelled(message: string): ApiError {
  * the request's event), and taking it with read() costs 5-10 µs less a request than the
  * flowing mode's data events and ticks.
  */
-export function readBody(req: Readable, max: number, tooLarge: () => ApiError, closed: string): Promise<Buffer> {
+function readBody(req: Readable, max: number, tooLarge: () => ApiError, closed: string): Promise<Buffer> {
   return new Promise((resolve, reject) => setImmediate(() => {
     const gone = () => reject(cancelled(closed));
     if (req.destroyed) {

@@ -43,7 +43,7 @@ const DEFAULT_WINDOW = 65_535;
 /** The largest frame this side takes (the protocol's default; serve announces no other). */
 const MAX_FRAME = 16_384;
 /** Streams one connection may have open at once; more are refused (REFUSED_STREAM), as nghttp2 does. */
-export const MAX_CONCURRENT_STREAMS = 256;
+const MAX_CONCURRENT_STREAMS = 256;
 /**
  * Each stream's receive window: a request body up to serve's 1 MiB bound (and a gRPC message's
  * 5-byte prefix) arrives without waiting for a WINDOW_UPDATE. Given back as the body is read.
@@ -52,7 +52,7 @@ const STREAM_WINDOW = 2 ** 20 + 1024;
 /** The connection's receive window, given back as frames arrive (each stream's bounds what it holds). */
 const CONNECTION_WINDOW = 2 ** 24;
 /** A request's header list (RFC 7541 sizes): more is answered 431 (`onStream` sees `headersTooLarge`). */
-export const MAX_HEADER_LIST = 64 * 1024;
+const MAX_HEADER_LIST = 64 * 1024;
 /** A header block's compressed bytes, CONTINUATIONs included: more ends the connection (a CONTINUATION flood). */
 const MAX_HEADER_BLOCK = 256 * 1024;
 /**
@@ -350,7 +350,7 @@ const frozenBlocks = new WeakMap<object, Map<number | undefined, Buffer>>();
 function headerBlock(status: number | undefined, headers: http.OutgoingHttpHeaders): Buffer {
   if (!Object.isFrozen(headers)) return encodeHeaders(status, fieldsOf(headers));
   let byStatus = frozenBlocks.get(headers);
-  if (!byStatus) frozenBlocks.set(headers, (byStatus = new Map()));
+  if (!byStatus) frozenBlocks.set(headers, (byStatus = new Map<number | undefined, Buffer>()));
   let block = byStatus.get(status);
   if (!block) byStatus.set(status, (block = encodeHeaders(status, fieldsOf(headers))));
   return block;
@@ -868,5 +868,5 @@ function requestHeaders(fields: [string, string][]): { headers: Headers; size: n
   if (method === 'CONNECT') {
     if (headers[':authority'] === undefined || headers[':path'] !== undefined || headers[':scheme'] !== undefined) return undefined;
   } else if (!headers[':path'] || headers[':scheme'] === undefined) return undefined;
-  return { headers: headers as Headers, size };
+  return { headers, size };
 }

@@ -26,10 +26,10 @@ type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => voi
 /** An /mcp request over either HTTP version: the exchange, and how an answer that streams (SSE) is written. */
 interface McpCall {
   x: Exchange;
-  writeHead(status: number, headers: http.OutgoingHttpHeaders): void;
+  writeHead: (status: number, headers: http.OutgoingHttpHeaders) => void;
   /** Resolves once the chunk is on its way (the peer's window or the socket took it). */
-  write(chunk: Uint8Array): Promise<void>;
-  end(): void;
+  write: (chunk: Uint8Array) => Promise<void>;
+  end: () => void;
 }
 
 export const MCP_PATH = '/mcp';
@@ -282,12 +282,17 @@ async function answer(call: McpCall, transport: Transport, parsedBody: unknown, 
     return;
   }
   // An SSE stream stays open until the session or the caller ends it.
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   x.onClose(() => void reader.cancel().catch(() => {}));
   for (;;) {
-    const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
-    if (done) break;
-    await call.write(value);
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      break; // cancelled: the caller went away
+    }
+    if (chunk.done) break;
+    await call.write(chunk.value);
   }
   call.end();
 }
