@@ -314,7 +314,8 @@ const FORBIDDEN = /[\0\r\n]/;
  * encoded in any order. Names are lowercased; a value holding NUL, CR or LF is an error.
  */
 export function encodeHeaders(status: number | undefined, fields: readonly (readonly [string, string])[]): Buffer {
-  let estimate = 4;
+  // A status literal takes 5 bytes (name index, length, three digits).
+  let estimate = 8;
   for (const [name, value] of fields) estimate += name.length + value.length + 12;
   const out = Buffer.allocUnsafe(estimate);
   let pos = 0;
