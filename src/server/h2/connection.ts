@@ -237,8 +237,10 @@ export class H2Stream {
       return;
     }
     if (!data && !trailerBlock) {
+      // The HEADERS (and CONTINUATION) frames end the stream themselves.
       this.conn.sendHeaders(this.id, block, true);
-      this.end();
+      this.finished = true;
+      this.afterFinish();
       return;
     }
     this.conn.sendHeaders(this.id, block, false);
