@@ -80,6 +80,17 @@ export function http2Exchange(stream: H2Stream): Http2Exchange {
   };
 }
 
+/** A request's headers as a fetch Headers (what Connect's and MCP's web-standard handlers take), HTTP/2's pseudo-headers left out. */
+export function webHeaders(headers: http.IncomingHttpHeaders): Headers {
+  const out = new Headers();
+  for (const name in headers) {
+    const value = headers[name];
+    if (name.startsWith(':') || value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) out.append(name, v);
+  }
+  return out;
+}
+
 /** The client went away mid-body: its doing, not an internal error to log. */
 function cancelled(message: string): ApiError {
   return new ApiError(Code.CANCELLED, message, { reason: 'CLIENT_CLOSED_REQUEST' });

@@ -15,7 +15,7 @@ import type { ApiCaller, CallerAuth } from '../../mcp/server.js';
 import type { Principal } from '../auth/principal.js';
 import type { PublicRoutes, Response } from '../handler.js';
 import { readText, textCall, toErrorResponse, type Dispatch } from '../http.js';
-import { http1Exchange, type Exchange, type Http2Exchange } from '../exchange.js';
+import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '../exchange.js';
 
 type AuthInfo = import('@modelcontextprotocol/sdk/server/auth/types.js').AuthInfo;
 import { onFirstUse } from '../lazy.js';
@@ -264,16 +264,10 @@ function dispatchCaller(dispatch: Dispatch, auth: CallerAuth | undefined): ApiCa
 /** Hands a request to a session's transport and writes the Response it gives back, its body as it streams. */
 async function answer(call: McpCall, transport: Transport, parsedBody: unknown, authInfo: AuthInfo): Promise<void> {
   const { x } = call;
-  const headers = new Headers();
-  for (const name in x.headers) {
-    const value = x.headers[name];
-    if (name.startsWith(':') || value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
-  }
   const authority = (x.headers[':authority'] as string | undefined) ?? x.headers.host ?? 'localhost';
   const abort = new AbortController();
   x.onClose(() => abort.abort());
-  const response = await transport.handleRequest(new Request(`http://${authority}${x.url}`, { method: x.method, headers, signal: abort.signal }), { parsedBody, authInfo });
+  const response = await transport.handleRequest(new Request(`http://${authority}${x.url}`, { method: x.method, headers: webHeaders(x.headers), signal: abort.signal }), { parsedBody, authInfo });
   const out: http.OutgoingHttpHeaders = {};
   response.headers.forEach((value, name) => { out[name] = value; });
   call.writeHead(response.status, out);

@@ -18,7 +18,7 @@ import { IamService } from '../../gen/platform/iam/v2/iam_pb.js';
 import { LibrariesService } from '../../gen/platform/libraries/v2/libraries_pb.js';
 import { RegistryService } from '../../gen/platform/registry/v2/registry_pb.js';
 import { VulnerabilitiesService } from '../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
-import { http1Exchange, type Exchange, type Http2Exchange } from '../exchange.js';
+import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '../exchange.js';
 import { StreamGone } from '../h2/connection.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
@@ -127,13 +127,6 @@ async function answerViaConnect(handler: UniversalHandler, uReq: UniversalServer
 
 /** A request over serve's HTTP/2 as Connect's handlers take it: the body as it arrives, aborted when the stream ends early. */
 function universalRequestOf(x: Http2Exchange, contextValues: ContextValues): UniversalServerRequest {
-  const header = new Headers();
-  for (const name in x.headers) {
-    if (name.startsWith(':')) continue;
-    const value = x.headers[name];
-    if (Array.isArray(value)) for (const v of value) header.append(name, v);
-    else if (value !== undefined) header.set(name, value);
-  }
   const abort = new AbortController();
   x.onClose(() => {
     if (!x.stream.headersSent) abort.abort(new ConnectError('the stream was reset', Code.Aborted));
@@ -141,8 +134,8 @@ function universalRequestOf(x: Http2Exchange, contextValues: ContextValues): Uni
   return {
     httpVersion: '2.0',
     method: x.method,
+    header: webHeaders(x.headers),
     url: `http://${(x.headers[':authority'] as string | undefined) ?? x.headers.host ?? 'localhost'}${x.url}`,
-    header,
     body: x.stream.read(),
     signal: abort.signal,
     contextValues,
