@@ -45,10 +45,11 @@ const MAX_FRAME = 16_384;
 /** Streams one connection may have open at once; more are refused (REFUSED_STREAM), as nghttp2 does. */
 const MAX_CONCURRENT_STREAMS = 256;
 /**
- * Each stream's receive window: a request body up to serve's 1 MiB bound (and a gRPC message's
- * 5-byte prefix) arrives without waiting for a WINDOW_UPDATE. Given back as the body is read.
+ * Each stream's receive window, given back as the body is read: what a stream whose body
+ * nobody reads can make serve hold (256 streams × 256 KiB a connection at most). A body up to
+ * serve's 1 MiB bound comes in a few windows.
  */
-const STREAM_WINDOW = 2 ** 20 + 1024;
+const STREAM_WINDOW = 256 * 1024;
 /** The connection's receive window, given back as frames arrive (each stream's bounds what it holds). */
 const CONNECTION_WINDOW = 2 ** 24;
 /** A request's header list (RFC 7541 sizes): more is answered 431 (`onStream` sees `headersTooLarge`). */
