@@ -391,10 +391,11 @@ test.serial('reflection (v1 and v1alpha) lists the services and serves their fil
   }
 });
 
-test.serial('gRPC-Web and Connect over HTTP/1.1, and REST over HTTP/2, on the same port with the same answers', async (t) => {
+test.serial('gRPC-Web (HTTP/1.1 and 2) and Connect over HTTP/1.1, and REST over HTTP/2, on the same port with the same answers', async (t) => {
   const { srv, org } = h;
   const transports = {
     grpcWeb: createGrpcWebTransport({ baseUrl: srv.url, httpVersion: '1.1' }),
+    grpcWebOverH2: createGrpcWebTransport({ baseUrl: srv.url, httpVersion: '2' }),
     connect: createConnectTransport({ baseUrl: srv.url, httpVersion: '1.1' }),
     grpc: createGrpcTransport({ baseUrl: srv.url }),
   };

@@ -181,6 +181,7 @@ const GRPC_WEB_OK = envelope(0x80, Buffer.from('grpc-status: 0\r\n'));
 // Frozen: serve's HTTP/2 encodes a frozen header set once.
 const GRPC_OK = Object.freeze({ 'grpc-status': '0' });
 const GRPC_HEADERS = Object.freeze({ 'content-type': 'application/grpc' });
+const GRPC_WEB_HEADERS = Object.freeze({ 'content-type': 'application/grpc-web+proto' });
 
 /**
  * Writes a response message in the caller's protocol (unless the exchange is over: a deadline
@@ -217,6 +218,11 @@ function replyMessage(x: Exchange, protocol: Protocol, message: readonly Uint8Ar
     return;
   }
   body.set(GRPC_WEB_OK, 5 + length);
+  // HTTP/2 ends the body with the stream: no length to send, and the headers are constant.
+  if (!metadata && x.httpVersionMajor === 2) {
+    x.respond(200, GRPC_WEB_HEADERS, body);
+    return;
+  }
   headers['content-type'] = 'application/grpc-web+proto';
   headers['content-length'] = body.length;
   x.respond(200, headers, body);
