@@ -40,6 +40,12 @@ const PAGE_TARGET_SCALE = quick ? 20_000 : 100_000;
 const results = [];
 const targets = [];
 const cleanup = [];
+/** A config dir for the CLI's runs, removed with the bench's other temp dirs. */
+function cliConfigDir() {
+  const dir = tempDir('pctl-bench-config-');
+  cleanup.push(dir);
+  return dir;
+}
 const bareServer = fileURLToPath(new URL('./bare-server.js', import.meta.url));
 
 /**
@@ -243,7 +249,7 @@ async function scopedLists(url, dataDir, ownerHeaders, n, teamUid) {
     const id = await json('/iam/v2/identities', { method: 'POST', body: JSON.stringify({ parent: org, identity: { name: subject, claimMatch: { issuer: url, subject } } }) });
     await json('/iam/v2/roleBindings', { method: 'POST', body: JSON.stringify({ parent: group, roleBinding: { identityUid: id.uid, roleUid: viewerRole } }) });
     const token = spawnSync(process.execPath, [pctl, 'serve', 'token', '--identity', id.uid, '--data', dataDir], {
-      env: { ...process.env, PCTL_CONFIG_DIR: tempDir('pctl-bench-config-') }, encoding: 'utf8',
+      env: { ...process.env, PCTL_CONFIG_DIR: cliConfigDir() }, encoding: 'utf8',
     }).stdout.trim();
     const viewerHeaders = { authorization: `Bearer ${token}` };
     const visible = (await request(`${url}/iam/v2/groups?page_size=1`, { headers: viewerHeaders }).then((r) => r.body.json())).totalCount;
@@ -273,7 +279,7 @@ async function ndjsonStream(url, token, n) {
   const t0 = performance.now();
   const { code, stderr, lines } = await new Promise((resolve) => {
     const child = spawn('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, pctl, 'groups', 'list', '-o', 'ndjson', '--page-size', '200'], {
-      env: { ...process.env, PCTL_API_URL: url, PCTL_TOKEN: token, PCTL_CONFIG_DIR: tempDir('pctl-bench-config-') },
+      env: { ...process.env, PCTL_API_URL: url, PCTL_TOKEN: token, PCTL_CONFIG_DIR: cliConfigDir() },
     });
     let count = 0;
     let err = '';
@@ -496,7 +502,7 @@ async function cliStart() {
   try {
     const token = readFileSync(`${dataDir}/owner.token`, 'utf8').trim();
     const uid = await orgUid(serve.url, { authorization: `Bearer ${token}` });
-    const env = { PCTL_API_URL: serve.url, PCTL_TOKEN: token, PCTL_CONFIG_DIR: tempDir('pctl-bench-config-') };
+    const env = { PCTL_API_URL: serve.url, PCTL_TOKEN: token, PCTL_CONFIG_DIR: cliConfigDir() };
     const [node, version, get] = interleavedWallMs([
       { cmd: process.execPath, args: ['-e', '0'] },
       { cmd: process.execPath, args: [pctl, '--version'] },
