@@ -73,7 +73,6 @@ test('RPC listeners that fail to load: a gRPC caller gets UNAVAILABLE, REST is a
   };
   const rpc = onFirstUse('gRPC', () => (++loads === 1 ? Promise.reject(new Error('Cannot find module rpc/index.js')) : Promise.resolve(loaded)), (line) => logged.push(line));
   const rest = {
-    exchange: (x: { respond(status: number, headers: Record<string, string>, body: string): void }) => x.respond(200, { 'content-type': 'application/json' }, '{"served":"rest"}'),
     node: (_req: unknown, res: { writeHead(s: number, h: Record<string, string>): { end(b: string): void } }) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"served":"rest"}'),
     http2: (x: { respond(status: number, headers: Record<string, string>, body: string): void }) => x.respond(200, { 'content-type': 'application/json' }, '{"served":"rest"}'),
   };
@@ -104,7 +103,7 @@ test('RPC listeners that fail to load: a gRPC caller gets UNAVAILABLE, REST is a
 
 test('a Connect call while the RPC listeners cannot load is the AIP-193 503', async (t) => {
   const rpc = onFirstUse('gRPC', () => Promise.reject(new Error('Cannot find module rpc/index.js')), () => {});
-  const rest = { exchange: () => t.fail('REST answered an RPC'), node: () => t.fail('REST answered an RPC'), http2: () => t.fail('REST answered an RPC') };
+  const rest = { node: () => t.fail('REST answered an RPC'), http2: () => t.fail('REST answered an RPC') };
   const listeners = rpcGate(rpc, rest, () => {});
   const front = createFront(createHttp1Server(listeners.request), listeners.stream);
   const port = await front.listen(0, '127.0.0.1');

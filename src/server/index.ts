@@ -244,7 +244,6 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     });
     const restExchange = restHandler(dispatch, opts.log);
     const restSide = {
-      exchange: restExchange,
       node: mcp.listener((req, res) => restExchange(http1Exchange(req, res))),
       http2: (x: Http2Exchange) => (x.url.split('?')[0] === MCP_PATH ? mcp.http2(x) : restExchange(x)),
     };

@@ -23,7 +23,7 @@ const isRpcPath = (url: string | undefined) => /^\/[A-Za-z_][\w.]*\.[A-Za-z_]\w*
  */
 export function rpcGate(
   rpc: () => Listeners | Promise<Listeners>,
-  rest: { exchange: (x: Exchange) => void; node: NodeListener; http2: (x: Http2Exchange) => void },
+  rest: { node: NodeListener; http2: (x: Http2Exchange) => void },
   log: ((line: string) => void) | undefined,
 ): { request: NodeListener; stream: (stream: H2Stream) => void } {
   return {
