@@ -389,6 +389,16 @@ class RawH2 {
 const goawayCode = (f: Frame) => f.payload.readUInt32BE(4);
 const goawayLastStream = (f: Frame) => f.payload.readUInt32BE(0) & 0x7fffffff;
 
+/** Waits for serve's GOAWAY, checks its code and last stream, then that the connection closes. */
+async function expectGoaway(t: ExecutionContext, raw: RawH2, code: number, lastStream: number): Promise<Frame> {
+  const goaway = await raw.next('GOAWAY', (f) => f.type === GOAWAY);
+  t.is(goawayCode(goaway), code);
+  t.is(goawayLastStream(goaway), lastStream);
+  await raw.closed;
+  t.true(raw.isClosed);
+  return goaway;
+}
+
 test.serial('raw: a connection whose first bytes are not the HTTP/2 preface gets no HTTP/2 and is ended', async (t) => {
   const raw = await RawH2.open(t, false);
   raw.send(Buffer.from('PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n', 'latin1'), frame(SETTINGS, 0, 0));
@@ -401,12 +411,8 @@ test.serial('raw: a connection whose first bytes are not the HTTP/2 preface gets
 test.serial('raw: DATA on stream 0 ends the connection with GOAWAY PROTOCOL_ERROR', async (t) => {
   const raw = await RawH2.open(t);
   raw.send(frame(DATA, 0, 0, Buffer.from('x')));
-  const goaway = await raw.next('GOAWAY', (f) => f.type === GOAWAY);
+  const goaway = await expectGoaway(t, raw, PROTOCOL_ERROR, 0);
   t.is(goaway.id, 0);
-  t.is(goawayCode(goaway), PROTOCOL_ERROR);
-  t.is(goawayLastStream(goaway), 0);
-  await raw.closed;
-  t.true(raw.isClosed);
 });
 
 test.serial('raw: an uppercase header name resets its stream with PROTOCOL_ERROR; the connection answers the next request', async (t) => {
@@ -453,11 +459,7 @@ test.serial('raw: a frame over 16,384 bytes ends the connection with GOAWAY FRAM
   // A POST whose body is still to come, then a DATA frame one byte over the default SETTINGS_MAX_FRAME_SIZE.
   raw.send(frame(HEADERS, END_HEADERS, 1, headerBlock(requestFields('POST', G, [['content-type', 'application/json']]))));
   raw.send(frame(DATA, END_STREAM, 1, Buffer.alloc(16_385, 0x20)));
-  const goaway = await raw.next('GOAWAY', (f) => f.type === GOAWAY);
-  t.is(goawayCode(goaway), FRAME_SIZE_ERROR);
-  t.is(goawayLastStream(goaway), 1);
-  await raw.closed;
-  t.true(raw.isClosed);
+  await expectGoaway(t, raw, FRAME_SIZE_ERROR, 1);
 });
 
 test.serial('raw: past 256 concurrent streams, the 257th is refused (REFUSED_STREAM); one freed makes room again', async (t) => {

@@ -39,11 +39,8 @@ export function createFront(http1: http.Server, onStream: (stream: H2Stream) => 
         const session = new H2Connection(socket, { onStream, address: addressKey(socket) });
         sessions.add(session);
         socket.once('close', () => sessions.delete(session));
-        socket.resume();
-      } else {
-        http1.emit('connection', socket);
-        socket.resume();
-      }
+      } else http1.emit('connection', socket);
+      socket.resume();
     };
     const drop = () => socket.destroy();
     socket.on('data', decide);

@@ -426,11 +426,6 @@ export class H2Connection {
     this.windowUpdate(0, CONNECTION_WINDOW - DEFAULT_WINDOW);
   }
 
-  /** Streams open now. */
-  get openStreams(): number {
-    return this.streams.size;
-  }
-
   /** Stops taking new streams (GOAWAY); the connection ends once the open ones are answered. */
   shutdown(): void {
     if (this.goingAway || this.ended) return;
