@@ -11,7 +11,8 @@ import { bootstrap, followIssuer } from './bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
 import { createDispatcher, createHttp1Server, restHandler, toErrorResponse } from './http.js';
-import { http1Exchange, type Http2Exchange } from './exchange.js';
+import { http1Exchange, type Exchange, type Http2Exchange } from './exchange.js';
+import { healthEndpoint } from './health.js';
 import type { ResourceRoutes } from './handler.js';
 import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './console.js';
@@ -242,7 +243,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       dispatch, authenticate: async (h) => authenticate(h), writes: opts.mcpWrites === true, issuer: () => openedStore.getMeta('issuer') ?? '',
       clock: tokenClock, ...(opts.mcpSessionIdleMs ? { idleMs: opts.mcpSessionIdleMs } : {}), log: opts.log,
     });
-    const restExchange = restHandler(dispatch, opts.log);
+    const apiExchange = restHandler(dispatch, opts.log);
+    // /healthz goes around the dispatch (health.ts says why); unauthenticated, it answers from the first byte on.
+    const health = healthEndpoint(store);
+    const restExchange = (x: Exchange) => (health.owns(x.url) ? health.answer(x) : apiExchange(x));
     const restSide = {
       node: mcp.listener((req, res) => restExchange(http1Exchange(req, res))),
       http2: (x: Http2Exchange) => (x.url.split('?')[0] === MCP_PATH ? mcp.http2(x) : restExchange(x)),
@@ -274,6 +278,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     authenticate = bearerAuthenticator(store, verifier, clock, touch);
     determinism?.markStarted();
     await deliverer.start();
+    health.started();
 
     const openStore = store;
     let closing: Promise<void> | undefined;
@@ -283,7 +288,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       ownerIdentityUid: store.getMeta('owner_identity')!,
       issueToken: async (identityUid, ttlSeconds = 3600) => (await openStore.refresh(), await issueIdentityToken(openStore, key, identityUid, ttlSeconds, tokenClock)).token,
       // Requests in flight get a moment to finish; then connections are cut.
-      close: () => (closing ??= mcp.close().then(() => server.close(2000)).then(async () => {
+      close: () => (closing ??= (health.stopping(), mcp.close()).then(() => server.close(2000)).then(async () => {
         await deliverer.close();
         await openStore.close();
         unlock();
