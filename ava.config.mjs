@@ -39,8 +39,8 @@ const sourceLocation = {
  */
 async function compile(projectDir) {
   const entryPoints = readdirSync(join(projectDir, 'test'), { recursive: true })
-    // test/stress has its own configuration; test/tools holds the test clients' packages.
-    .filter((f) => f.endsWith('.test.ts') && !f.startsWith('stress/') && !f.startsWith('tools/'))
+    // test/stress and test/image have their own configurations; test/tools holds the test clients' packages.
+    .filter((f) => f.endsWith('.test.ts') && !f.startsWith('stress/') && !f.startsWith('image/') && !f.startsWith('tools/'))
     .map((f) => join(projectDir, 'test', f));
   const { outputFiles } = await build({
     entryPoints, outdir: join(projectDir, OUT), outbase: projectDir, write: false, bundle: true, splitting: true,
@@ -74,7 +74,7 @@ export default async ({ projectDir } = {}) => {
     typescript: { rewritePaths: { 'test/': `${OUT}/test/` }, compile: false },
     // test/postgres needs PostgreSQL: selected for the postgres leg (scripts/test-postgres.mjs sets
     // PCTL_TEST_DATABASE), which names it; @ava/typescript runs only files selected here.
-    files: ['test/**/*.test.ts', '!test/stress/**', ...(process.env.PCTL_TEST_DATABASE ? [] : ['!test/postgres/**'])],
+    files: ['test/**/*.test.ts', '!test/stress/**', '!test/image/**', ...(process.env.PCTL_TEST_DATABASE ? [] : ['!test/postgres/**'])],
     // Node 22+ keeps V8's compiled code of each module on disk (Node 20 ignores this): the
     // workers after the first reuse the chunks' code instead of compiling it again.
     environmentVariables: { NODE_COMPILE_CACHE: join(projectDir ?? '.', OUT, 'compile-cache') },
