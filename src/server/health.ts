@@ -9,13 +9,13 @@ import type { Exchange } from './exchange.js';
 import { PACKAGE_ROOT } from './package-files.js';
 import type { Store } from './store/store.js';
 
-export const HEALTH_PATH = '/healthz';
+const HEALTH_PATH = '/healthz';
 
 /** How long the store has to answer a probe before serve reports it unavailable. */
 const PROBE_TIMEOUT_MS = 3000;
 
 /** The body of every answer, 200 and 503 alike. */
-export interface HealthStatus {
+interface HealthStatus {
   /** ok (200); starting, unavailable or stopping (503). */
   status: 'ok' | 'starting' | 'unavailable' | 'stopping';
   /** pctl's version (package.json). */
