@@ -80,3 +80,14 @@ test('a probe sees the truth: injected faults and the limits for the API never r
   const journal = await srv.ok('GET', '/_pctl/requests?limit=50');
   t.deepEqual(journal.requests.map((r: { path: string }) => r.path), ['/iam/v2/groups']);
 });
+
+test('probes leave a deterministic serve as it was: the same requests after them get the same answers as without them', async (t) => {
+  const createAfter = async (probes: number) => {
+    const srv = await startTestServer({ deterministic: 42 });
+    t.teardown(() => srv.dispose());
+    for (let i = 0; i < probes; i++) t.is((await request(srv.url, 'GET', '/healthz')).status, 200);
+    return srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: 'after-probes' } });
+  };
+  const [probed, unprobed] = await Promise.all([createAfter(5), createAfter(0)]);
+  t.deepEqual(probed, unprobed);
+});
