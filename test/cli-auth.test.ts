@@ -101,7 +101,7 @@ test.serial('PCTL_TOKEN or PCTL_API_URL set but empty is exit 2 with one line, n
   const owner = await srv.issueToken(srv.ownerIdentityUid, 600);
   t.is((await pctl(['--profile', 'owner', '--api-url', srv.url, 'auth', 'login', '--with-token'], { stdin: owner })).code, 0);
   const before = (await srv.call('GET', '/iam/v2/groups?page_size=200')).json.groups.length;
-  for (const [name, value] of [['PCTL_TOKEN', ''], ['PCTL_TOKEN', ' \n'], ['PCTL_API_URL', '']]) {
+  for (const [name, value] of [['PCTL_TOKEN', ''], ['PCTL_TOKEN', ' \n'], ['PCTL_API_URL', '']] as const) {
     for (const argv of [['groups', 'create', 'made-by-accident', '--parent', srv.organizationUid], ['auth', 'token'], ['auth', 'status']]) {
       const res = await pctl(argv, { env: { [name]: value } });
       t.is(res.code, 2, `${name} ${argv.join(' ')}`);
