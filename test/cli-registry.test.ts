@@ -307,7 +307,7 @@ test('advisories list: columns; advisories get', async (t) => {
 });
 
 test('exit 4: no token, and a viewer reading a repo outside its group or updating one', async (t) => {
-  const none = await pctl(['repos', 'list'], { env: { PCTL_TOKEN: '' } });
+  const none = await pctl(['repos', 'list'], { env: { PCTL_TOKEN: undefined } });
   t.is(none.code, 4);
   t.is(none.stdout, '');
 
