@@ -94,7 +94,8 @@ test('repos list: paging flags (--page-size, --limit, --skip, --page-token)', as
 
   const first = await srv.call('GET', '/registry/v2/repos?page_size=2&order_by=name');
   const resumed = await pctl(['repos', 'list', '--page-token', first.json.nextPageToken, '--order-by', 'name', '-o', 'json']);
-  t.deepEqual(names(json(resumed.stdout)), ['nginx', 'scratch', 'tools/git']);
+  t.deepEqual(names(json(resumed.stdout).repos), ['nginx', 'scratch', 'tools/git'], 'with --page-token, -o json is the API page');
+  t.is(json(resumed.stdout).nextPageToken, '');
 });
 
 test('repos list: every output format', async (t) => {

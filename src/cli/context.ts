@@ -86,6 +86,8 @@ export interface Context {
   prompter: Prompter;
   /** Set by main() once the command line is parsed. */
   globals: GlobalOptions;
+  /** The command line as given (after `pctl`), for hints that repeat it. */
+  argv: readonly string[];
   /** The profile store (loads `conf` on first use). */
   config(): Promise<ConfigStore>;
   /** The API client for this invocation, made on first use from flags > env > profile. */
@@ -144,6 +146,7 @@ export function createContext(partial: Partial<Context> = {}): Context {
     clock: partial.clock ?? { now: () => new Date() },
     prompter: partial.prompter ?? streamPrompter(io),
     globals: partial.globals ?? defaultGlobals(env),
+    argv: partial.argv ?? [],
     config:
       partial.config ??
       (() =>

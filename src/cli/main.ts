@@ -37,7 +37,7 @@ const ROOT_NOTES =
   '\nExit codes: 0 ok, 1 request failed, 2 usage error, 3 not found, 4 authentication or permission';
 
 export async function main(argv: string[], partial: Partial<Context> = {}): Promise<number> {
-  const ctx = createContext(partial);
+  const ctx = createContext({ ...partial, argv });
   let exitCode = 0;
   const program = buildProgram(ctx, (code) => (exitCode = code));
   // Shell completion calls back with the words typed so far; it never fails loudly.
