@@ -1,10 +1,11 @@
 // The command tree. This module is loaded on every invocation, so it holds only commander
 // and declarations: each action imports its verb module (and through it the HTTP client, zod, conf,
 // yaml, chalk) on use. main() returns the exit code and never calls process.exit.
-import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { applyHelp, build, flag, missingRequired, nonNegativeInt, parseDuration, toOption, type Handler, type Help } from './command.js';
 import { commandTree } from './commands/index.js';
+import { commandPath } from './help.js';
+import { packageVersion } from './version.js';
 import {
   createContext,
   DEFAULT_RETRIES,
@@ -62,6 +63,18 @@ export async function main(argv: string[], partial: Partial<Context> = {}): Prom
   }
 }
 
+/** -o's value: one of the formats, or yml for yaml (not offered by completion: one name per format). */
+function outputFormat(value: string): OutputFormat {
+  const format = value === 'yml' ? 'yaml' : value;
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
+    throw new InvalidArgumentError(`Allowed choices are ${OUTPUT_FORMATS.join(', ')}.`);
+  }
+  return format as OutputFormat;
+}
+
+/** The commands `-o tree` has a meaning for. */
+const TREE_COMMANDS: ReadonlySet<string> = new Set(['groups list']);
+
 export function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
   const io = ctx.io;
   const program = new Command('pctl');
@@ -80,7 +93,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
 
   program
     .version(packageVersion(), '-V, --version')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS))
+    .addOption(new Option('-o, --output <format>', 'output format (yml is yaml)').choices(OUTPUT_FORMATS).argParser(outputFormat))
     .addOption(toOption(flag.string('--profile <name>', 'saved profile to use (env PCTL_PROFILE)', { complete: { live: 'profile' } })))
     .option('--api-url <url>', 'API base URL, overrides the profile (env PCTL_API_URL)')
     .option('--timeout <duration>', `connect and request timeout, e.g. 10s, 500ms, 2m (default ${DEFAULT_TIMEOUT_MS / 1000}s)`, parseDuration)
@@ -98,6 +111,10 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
       action.error(`error: required option${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not specified`, { code: 'commander.missingMandatoryOptionValue' });
     }
     const o = action.optsWithGlobals();
+    // A tree needs a hierarchy to draw: only groups have one (identities would come out flat).
+    if (o.output === 'tree' && !TREE_COMMANDS.has(commandPath(action))) {
+      action.error(`error: -o tree draws the group hierarchy: only ${[...TREE_COMMANDS].map((c) => `pctl ${c}`).join(' and ')} ${TREE_COMMANDS.size > 1 ? 'have' : 'has'} it; use -o table, json, yaml, ndjson, id or csv`, { code: 'commander.invalidArgument' });
+    }
     const noColorEnv = ctx.env.NO_COLOR !== undefined && ctx.env.NO_COLOR !== '';
     ctx.globals = {
       output: o.output as OutputFormat | undefined,
@@ -134,13 +151,4 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
   for (const decl of commandTree()) build(program, decl, lazy);
   applyHelp(program, ROOT_HELP, ROOT_NOTES);
   return program;
-}
-
-function packageVersion(): string {
-  try {
-    // src/cli/main.ts and dist/cli/main.js both sit two levels below package.json.
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
 }
