@@ -1,6 +1,6 @@
 // What every `<resource> list` does: turn the paging, scope and filter flags into one
 // paginator and stream its pages into the printer.
-import type { ListQuery, ResourceDescriptor } from '../../api/resources.js';
+import { DEFAULT_LIST_ORDER, type ListQuery, type ResourceDescriptor } from '../../api/resources.js';
 import type { PaginateOptions, Paginator } from '../../client/paginate.js';
 import type { View } from '../../output/columns.js';
 import { createPrinter } from '../../output/print.js';
@@ -19,14 +19,9 @@ export interface ScopeFlags {
   name?: string;
 }
 
-/**
- * The order a list asks for unless --order-by is given: by name, the order a person reads a
- * list in (the API's own default is uid order; a script that wants it passes --order-by uid).
- */
-const DEFAULT_ORDER = 'name';
 
 /** The paging and scope flags as paginator options; `defaultOrder` null leaves the order to the server. */
-export function paginateOptions(flags: PagingFlags & ScopeFlags, defaultOrder: string | null = DEFAULT_ORDER): PaginateOptions {
+export function paginateOptions(flags: PagingFlags & ScopeFlags, defaultOrder: string | null = DEFAULT_LIST_ORDER): PaginateOptions {
   const q: PaginateOptions = {};
   if (flags.limit !== undefined) q.limit = flags.limit;
   if (flags.pageSize !== undefined) q.pageSize = flags.pageSize;
