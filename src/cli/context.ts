@@ -3,6 +3,7 @@
 // tests can run them in-process with captured output and a TTY flag of their choice.
 //
 // This module stays tiny and free of heavy imports: it is loaded on every invocation.
+import { isatty } from 'node:tty';
 import type { ApiClient } from '../client/index.js';
 import type { ConfigStore } from '../config/index.js';
 import type { OutStream, OutputFormat } from '../output/target.js';
@@ -126,10 +127,13 @@ function processIO(): IO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // process.stdin makes its stream (a socket, a tty) on first use: only commands that read it pay.
+    get stdin() {
+      return process.stdin;
+    },
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdinIsTTY: isatty(0),
     columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
   };
 }
