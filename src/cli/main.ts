@@ -40,7 +40,7 @@ const ROOT_NOTES =
 export async function main(argv: string[], partial: Partial<Context> = {}): Promise<number> {
   const ctx = createContext({ ...partial, argv });
   let exitCode = 0;
-  const program = buildProgram(ctx, (code) => (exitCode = code));
+  const program = buildProgram(ctx, (code) => (exitCode = code), argv[0] === '__complete' ? undefined : commandNamed(argv));
   // Shell completion calls back with the words typed so far; it never fails loudly.
   if (argv[0] === '__complete') return (await import('./completion/complete.js')).runComplete(ctx, argv.slice(1), program);
   // `pctl` alone prints the command groups on stdout (exit 0, like gh); `pctl groups` alone stays a usage error.
@@ -75,7 +75,8 @@ function outputFormat(value: string): OutputFormat {
 /** The commands `-o tree` has a meaning for. */
 const TREE_COMMANDS: ReadonlySet<string> = new Set(['groups list']);
 
-export function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
+/** The program; `only` names the one top-level command to build (all of them when it names none). */
+export function buildProgram(ctx: Context, setExit: (code: number) => void, only?: string): Command {
   const io = ctx.io;
   const program = new Command('pctl');
   // Settings made before .command() are inherited by every subcommand.
@@ -148,7 +149,26 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
       setExit(await withJq(ctx, ctx.globals.jq, run));
     };
 
-  for (const decl of commandTree()) build(program, decl, lazy);
+  // Startup: commander objects for the one command given, not for all ~150 of them.
+  const tree = commandTree();
+  const named = only === undefined ? undefined : tree.find((d) => d.name === only || d.aliases?.includes(only));
+  for (const decl of named ? [named] : tree) build(program, decl, lazy);
   applyHelp(program, ROOT_HELP, ROOT_NOTES);
   return program;
+}
+
+/** Global options whose value is the next word (`--json` too: commander takes a next word that is no flag). */
+const GLOBAL_VALUE_FLAGS = new Set(['-o', '--output', '--profile', '--api-url', '--timeout', '--retries', '--jq', '--json']);
+/** Commands that read the whole tree (the completion script lists every command). */
+const WHOLE_TREE = new Set(['completion']);
+
+/** The top-level command word of a command line, when one is given before anything else. */
+function commandNamed(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') return undefined;
+    if (!word.startsWith('-')) return WHOLE_TREE.has(word) ? undefined : word;
+    if (GLOBAL_VALUE_FLAGS.has(word) && !(word === '--json' && argv[i + 1]?.startsWith('-'))) i++;
+  }
+  return undefined;
 }
