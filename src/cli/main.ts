@@ -1,11 +1,11 @@
 // The command tree. This module is loaded on every invocation, so it holds only commander
 // and declarations: each action imports its verb module (and through it the HTTP client, zod, conf,
 // yaml, chalk) on use. main() returns the exit code and never calls process.exit.
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { applyHelp, build, flag, missingRequired, nonNegativeInt, parseDuration, toOption, type Handler, type Help } from './command.js';
 import { commandTree } from './commands/index.js';
 import { commandPath } from './help.js';
-import { packageVersion } from './version.js';
 import {
   createContext,
   DEFAULT_RETRIES,
@@ -171,4 +171,13 @@ function commandNamed(argv: readonly string[]): string | undefined {
     if (GLOBAL_VALUE_FLAGS.has(word) && !(word === '--json' && argv[i + 1]?.startsWith('-'))) i++;
   }
   return undefined;
+}
+
+function packageVersion(): string {
+  try {
+    // src/cli/main.ts, dist/cli/main.js and the bundle's dist/bundle/*.js all sit two levels below package.json.
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
 }

@@ -4,7 +4,7 @@
 import { resolveConnection } from '../../connect.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { packageVersion } from '../../version.js';
+import type { Command } from 'commander';
 
 /** How long the server gets to answer, at most (less when --timeout says so). */
 const HEALTH_TIMEOUT_MS = 3000;
@@ -15,8 +15,9 @@ export interface VersionReport {
   server?: { url: string; version?: string; problem?: 'unreachable' | 'not reported' };
 }
 
-export async function run(ctx: Context): Promise<number> {
-  const report: VersionReport = { client: { version: packageVersion(), node: process.version } };
+export async function run(ctx: Context, _args: string[], _opts: unknown, program: Command): Promise<number> {
+  // The version commander answers -V with (main.ts reads it from package.json).
+  const report: VersionReport = { client: { version: program.version() ?? '0.0.0', node: process.version } };
   const apiUrl = await configuredApiUrl(ctx);
   if (apiUrl) report.server = { url: apiUrl, ...(await serverVersion(apiUrl, Math.min(ctx.globals.timeoutMs, HEALTH_TIMEOUT_MS))) };
   const mode = ctx.globals.output;
