@@ -50,7 +50,7 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
 }
 
 /** A PCTL_* variable's value, or undefined when unset; set but empty (or blank) is a usage error. */
-export function fromEnvironment(env: Context['env'], name: 'PCTL_TOKEN' | 'PCTL_API_URL'): string | undefined {
+function fromEnvironment(env: Context['env'], name: 'PCTL_TOKEN' | 'PCTL_API_URL'): string | undefined {
   const value = env[name];
   if (value === undefined) return undefined;
   if (value.trim() === '') {

@@ -30,7 +30,7 @@ export interface Printer {
  * `-o json` of a listing asked for by page token: the items under the API's list key, then the
  * token that continues it ("" at the end), read once the pages are done.
  */
-export interface PageEnvelope {
+interface PageEnvelope {
   key: string;
   nextPageToken: () => string | undefined;
 }

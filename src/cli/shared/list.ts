@@ -86,7 +86,7 @@ export async function printPaged<T>(ctx: Context, view: View<T>, paginator: Pagi
 }
 
 /** The command line that lists what comes after `token`: the same, without --skip and the old token. */
-export function continuation(argv: readonly string[], token: string): string {
+function continuation(argv: readonly string[], token: string): string {
   const kept: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
