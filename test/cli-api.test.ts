@@ -264,7 +264,7 @@ test('errors: a validation error with its violations (exit 1); auth and permissi
   t.regex(invalid.stderr, /^error: Invalid argument: name: /);
   t.is(invalid.stderr.match(/name: must match/g)?.length, 1, 'the violation is said once');
 
-  const noToken = await pctl(['api', '/iam/v2/groups'], { env: { PCTL_TOKEN: '' } });
+  const noToken = await pctl(['api', '/iam/v2/groups'], { env: { PCTL_TOKEN: undefined } });
   t.is(noToken.code, 4);
   t.is(noToken.stdout, '');
   const badToken = await pctl(['api', '/iam/v2/groups'], { env: { PCTL_TOKEN: 'not-a-token' } });

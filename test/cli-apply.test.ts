@@ -244,6 +244,31 @@ test.serial('on a terminal: the plan in colour, and apply asks before deleting (
   t.is((await pctl(['diff', '-f', empty, '--prune'])).code, 0);
 });
 
+test.serial('on a terminal apply asks before any change, not only deletes; --yes skips; a pipe is not asked', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  const more = file('more.yaml', 'organizations:\n  - name: acme\n    description: Organization created by pctl serve\n    groups:\n      - name: asked\n');
+  const before = await lastSeq(srv);
+  const declined = await pctl(['apply', '-f', more], { tty: true, confirm: false });
+  t.is(declined.code, 2);
+  t.deepEqual(declined.questions, ['Apply this plan?']);
+  t.regex(declined.stdout, /\+ group asked/);
+  t.regex(declined.stderr, /^Aborted; nothing was changed\.$/m);
+  t.deepEqual(await writesSince(srv, before), []);
+
+  const yes = await pctl(['apply', '-f', more, '--yes'], { tty: true });
+  t.is(yes.code, 0, yes.stderr);
+  t.deepEqual(yes.questions, [], '--yes: not asked');
+  t.regex(yes.stdout, /^created group acme\/asked$/m);
+  // Nothing to do: nothing asked, on a terminal either.
+  const same = await pctl(['apply', '-f', more], { tty: true });
+  t.deepEqual([same.code, same.questions], [0, []]);
+
+  const piped = file('piped.yaml', 'organizations:\n  - name: acme\n    description: Organization created by pctl serve\n    groups:\n      - name: asked\n      - name: piped\n');
+  const pipe = await pctl(['apply', '-f', piped]);
+  t.is(pipe.code, 0, pipe.stderr);
+  t.deepEqual(pipe.questions, [], 'no terminal: creates go ahead without a question');
+});
+
 test.serial('no server at the address: diff (exit 5) and apply (exit 1) say so in one line, no stack trace', async (t) => {
   const pctl = cli({ PCTL_API_URL: 'http://127.0.0.1:1', PCTL_TOKEN: 'any-token', PCTL_CONFIG_DIR: dir });
   const small = file('unreachable.yaml', 'organizations:\n  - name: acme\n');

@@ -95,6 +95,24 @@ test.serial('an expired PCTL_TOKEN says so and how to fix it', async (t) => {
   t.regex(res.stderr, /^error: the token in PCTL_TOKEN expired at [^;]+; get a new one, or unset PCTL_TOKEN and run pctl auth login\n$/);
 });
 
+test.serial('PCTL_TOKEN or PCTL_API_URL set but empty is exit 2 with one line, never the saved profile', async (t) => {
+  // A profile holding the owner's token: what an empty PCTL_TOKEN used to fall back to.
+  const { pctl } = fresh();
+  const owner = await srv.issueToken(srv.ownerIdentityUid, 600);
+  t.is((await pctl(['--profile', 'owner', '--api-url', srv.url, 'auth', 'login', '--with-token'], { stdin: owner })).code, 0);
+  const before = (await srv.call('GET', '/iam/v2/groups?page_size=200')).json.groups.length;
+  for (const [name, value] of [['PCTL_TOKEN', ''], ['PCTL_TOKEN', ' \n'], ['PCTL_API_URL', '']] as const) {
+    for (const argv of [['groups', 'create', 'made-by-accident', '--parent', srv.organizationUid], ['auth', 'token'], ['auth', 'status']]) {
+      const res = await pctl(argv, { env: { [name]: value } });
+      t.is(res.code, 2, `${name} ${argv.join(' ')}`);
+      t.is(res.stderr, `error: ${name} is set but empty (did the command that set it fail?): give it a value, or unset it to use the profile's\n`);
+      t.is(res.stdout, '');
+    }
+  }
+  t.is((await srv.call('GET', '/iam/v2/groups?page_size=200')).json.groups.length, before, 'nothing was created');
+  t.is((await pctl(['auth', 'token'])).stdout, `${owner}\n`, 'unset, the profile is used');
+});
+
 test.serial('a 401 that says the token expired (the server clock is ahead) gets the same hint', async (t) => {
   const token = await srv.issueToken(aliceUid, 3600);
   const { pctl } = fresh({ PCTL_API_URL: srv.url });

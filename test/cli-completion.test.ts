@@ -126,7 +126,7 @@ test('__complete fails silently and quickly: unreachable API, bad token, no conf
   t.deepEqual([closed.code, closed.stdout, closed.stderr], [0, '', '']);
   const denied = await pctl(['__complete', 'groups', 'get', ''], { env: { PCTL_TOKEN: 'not-a-token' } });
   t.deepEqual([denied.code, denied.stdout, denied.stderr], [0, '', '']);
-  const none = await pctl(['__complete', 'groups', 'get', ''], { env: { PCTL_API_URL: '', PCTL_TOKEN: '' } });
+  const none = await pctl(['__complete', 'groups', 'get', ''], { env: { PCTL_API_URL: undefined, PCTL_TOKEN: undefined } });
   t.deepEqual([none.code, none.stdout, none.stderr], [0, '', '']);
   // --api-url on the line being completed is honoured like on any command.
   const flag = await pctl(['__complete', '--api-url', 'http://127.0.0.1:9', 'groups', 'get', '']);

@@ -34,7 +34,7 @@ test('exit 2: usage errors, before any request', async (t) => {
     [['groups', 'list', '--page-size', '500'], /must be an integer from 1 to 200/],
     [['groups', 'list', '--timeout', 'soon'], /must be a duration/],
     [['groups', 'get'], /^error: missing required argument 'uid'/],
-    [['groups', 'create', 'x'], /^error: required option '--parent <uid>' not specified/],
+    [['groups', 'create', 'x'], /^error: required option '--parent <group>' not specified/],
     [['identities', 'list', '--group', 'a', '--children-of', 'b'], /cannot be used with option/],
   ];
   for (const [argv, message] of cases) {
@@ -54,7 +54,7 @@ test('a command group without a verb prints its help on stderr (exit 2); --help 
 
   const help = await pctl(['groups', 'list', '--help']);
   t.is(help.code, 0);
-  t.regex(help.stdout, /--descendants-of <uid>/);
+  t.regex(help.stdout, /--descendants-of <group>/);
   t.regex(help.stdout, /--page-size <n>/);
   t.is(help.stderr, '');
 
@@ -91,7 +91,7 @@ test('exit 4: a bad token', async (t) => {
   t.is(r.code, 4);
   t.is(r.stdout, '');
   t.regex(r.stderr, /^error: /);
-  const none = await pctl(['groups', 'list'], { env: { PCTL_TOKEN: '' } });
+  const none = await pctl(['groups', 'list'], { env: { PCTL_TOKEN: undefined } });
   t.is(none.code, 4, 'no token at all');
 });
 
@@ -162,7 +162,7 @@ test('no stack trace unless --debug', async (t) => {
 });
 
 test('no API URL anywhere is a usage error that says what to do', async (t) => {
-  const r = await pctl(['groups', 'list'], { env: { PCTL_API_URL: '', PCTL_CONFIG_DIR: tempDir('pctl-empty-cfg-') } });
+  const r = await pctl(['groups', 'list'], { env: { PCTL_API_URL: undefined, PCTL_CONFIG_DIR: tempDir('pctl-empty-cfg-') } });
   t.is(r.code, 2);
   t.regex(r.stderr, /^error: no API URL configured: start a local server with `pctl serve`/);
   const bad = await pctl(['groups', 'list', '--api-url', 'ftp://x']);

@@ -97,7 +97,48 @@ test('--page-token resumes a listing where a previous page ended', async (t) => 
   t.truthy(token);
   const rest = await pctl(['groups', 'list', '--children-of', parent, '--order-by', 'name', '--page-token', token, '-o', 'json']);
   t.is(rest.code, 0, rest.stderr);
-  t.deepEqual((JSON.parse(rest.stdout) as { name: string }[]).map((g) => g.name), ['r3']);
+  const page = JSON.parse(rest.stdout) as { groups: { name: string }[]; nextPageToken: string };
+  t.deepEqual(page.groups.map((g) => g.name), ['r3']);
+  t.is(page.nextPageToken, '', 'the end');
+});
+
+test('-o json --page-token pages through a listing: the API page, its nextPageToken fed back until ""', async (t) => {
+  const parent = await createGroup('round-trip');
+  await addGroups(srv, parent, 7, (i) => `p-${i}`);
+  const names: string[] = [];
+  let token = '';
+  const pages: number[] = [];
+  do {
+    const r = await pctl(['groups', 'list', '--children-of', parent, '--limit', '3', '-o', 'json', '--page-token', token]);
+    t.is(r.code, 0, r.stderr);
+    t.is(r.stderr, '');
+    const page = JSON.parse(r.stdout) as { groups: { name: string }[]; nextPageToken: string };
+    t.deepEqual(Object.keys(page), ['groups', 'nextPageToken']);
+    names.push(...page.groups.map((g) => g.name));
+    pages.push(page.groups.length);
+    token = page.nextPageToken;
+  } while (token && pages.length < 10);
+  t.deepEqual(pages, [3, 3, 1]);
+  t.deepEqual(names, Array.from({ length: 7 }, (_, i) => `p-${i}`));
+  // Without --page-token, -o json stays one array (scripts that parse lists are unchanged).
+  const plain = await pctl(['groups', 'list', '--children-of', parent, '--limit', '3', '-o', 'json']);
+  t.true(Array.isArray(JSON.parse(plain.stdout)));
+});
+
+test('--limit that stops before the end says on a terminal how to continue; a pipe gets the data alone', async (t) => {
+  const parent = await createGroup('continue');
+  await addGroups(srv, parent, 5, (i) => `c-${i}`);
+  const first = await pctl(['groups', 'list', '--children-of', parent, '--limit', '2', '--skip', '1'], { tty: true });
+  t.is(first.code, 0, first.stderr);
+  const m = /^More groups: pctl groups list --children-of (\S+) --limit 2 --page-token (\S+)\n$/.exec(first.stderr);
+  t.truthy(m, first.stderr);
+  t.is(m![1], parent);
+  // The printed command, run as printed, lists the next items.
+  const next = await pctl(['groups', 'list', '--children-of', parent, '--limit', '2', '--page-token', m![2]!, '-o', 'id']);
+  const names = await Promise.all(lines(next.stdout).map(async (uid) => JSON.parse((await pctl(['groups', 'get', uid, '-o', 'json'])).stdout).name as string));
+  t.deepEqual(names, ['c-3', 'c-4']);
+  t.is((await pctl(['groups', 'list', '--children-of', parent, '--limit', '2'])).stderr, '', 'not on a pipe');
+  t.is((await pctl(['groups', 'list', '--children-of', parent, '--limit', '5'], { tty: true })).stderr, '', 'nothing more to list: no hint');
 });
 
 test('update sends an updateMask of exactly the flags given; --description "" clears', async (t) => {

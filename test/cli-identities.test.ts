@@ -67,7 +67,7 @@ test('identities create needs --parent, --issuer and --subject (exit 2 before an
   // Several missing: all of them at once, not one per try.
   const none = await pctl(['identities', 'create', 'x']);
   t.is(none.code, 2);
-  t.is(none.stderr, "error: required options '--parent <uid>', '--issuer <url>', '--subject <subject>' not specified\n");
+  t.is(none.stderr, "error: required options '--parent <group>', '--issuer <url>', '--subject <subject>' not specified\n");
 
   const bad = await pctl(['identities', 'create', 'x', '--parent', org, '--issuer', 'not a url', '--subject', 's', '--debug']);
   t.is(bad.code, 2);

@@ -249,3 +249,37 @@ test.serial('a name path through siblings of the same name: exit 2, the candidat
     t.deepEqual(err.slice(1).sort(), twins.map((uid) => `  ${uid}: acme/security/twin`).sort());
   }
 });
+
+test.serial('role-bindings create --identity takes a name, a uid suffix or a name path for --parent, with the same errors', async (t) => {
+  const make = async (name: string, parent: string) => {
+    const r = await srv.call('POST', '/iam/v2/identities', { parent, identity: { name, claimMatch: { issuer: 'https://issuer.example', subject: `${name}@${parent}` } } });
+    t.is(r.status, 200, JSON.stringify(r.json));
+    return r.json.uid as string;
+  };
+  const ciBot = await make('ci-bot', uids.ci!);
+  const twins = [await make('twin-bot', uids.ci!), await make('twin-bot', uids.platformWeb!)];
+  const made: string[] = [];
+  t.teardown(async () => {
+    for (const uid of made) await srv.call('DELETE', `/iam/v2/roleBindings/${uid}`);
+    for (const uid of [ciBot, ...twins]) await srv.call('DELETE', `/iam/v2/identities/${uid}`);
+  });
+
+  for (const [identity, parent, role] of [['ci-bot', 'acme/platform/ci', 'viewer'], [last16(ciBot), 'ci', 'editor']]) {
+    const r = await counted(['role-bindings', 'create', '--parent', parent!, '--identity', identity!, '--role', role!, '-o', 'json']);
+    t.is(r.code, 0, r.stderr);
+    const binding = JSON.parse(r.stdout);
+    t.like(binding, { identity: { uid: ciBot, name: 'ci-bot' } });
+    made.push(binding.uid);
+  }
+
+  const ambiguous = await counted(['role-bindings', 'create', '--parent', 'ci', '--identity', 'twin-bot', '--role', 'viewer']);
+  t.is(ambiguous.code, 2);
+  const err = lines(ambiguous.stderr);
+  t.is(err[0], 'error: --identity: "twin-bot" is ambiguous: it matches 2 identities; give one of these uids instead');
+  t.deepEqual(err.slice(1).sort(), twins.map((uid) => `  ${uid}: twin-bot`).sort());
+  t.false(ambiguous.requests.some((l) => l.startsWith('POST')), 'nothing was created');
+
+  const unknown = await counted(['role-bindings', 'create', '--parent', 'ci', '--identity', 'nobody', '--role', 'viewer']);
+  t.is(unknown.code, 3);
+  t.regex(unknown.stderr, /^error: --identity: Identity not found: no identity has the name or uid suffix "nobody" \(see: pctl identities list\)\n$/);
+});

@@ -94,7 +94,8 @@ test('repos list: paging flags (--page-size, --limit, --skip, --page-token)', as
 
   const first = await srv.call('GET', '/registry/v2/repos?page_size=2&order_by=name');
   const resumed = await pctl(['repos', 'list', '--page-token', first.json.nextPageToken, '--order-by', 'name', '-o', 'json']);
-  t.deepEqual(names(json(resumed.stdout)), ['nginx', 'scratch', 'tools/git']);
+  t.deepEqual(names(json(resumed.stdout).repos), ['nginx', 'scratch', 'tools/git'], 'with --page-token, -o json is the API page');
+  t.is(json(resumed.stdout).nextPageToken, '');
 });
 
 test('repos list: every output format', async (t) => {
@@ -307,7 +308,7 @@ test('advisories list: columns; advisories get', async (t) => {
 });
 
 test('exit 4: no token, and a viewer reading a repo outside its group or updating one', async (t) => {
-  const none = await pctl(['repos', 'list'], { env: { PCTL_TOKEN: '' } });
+  const none = await pctl(['repos', 'list'], { env: { PCTL_TOKEN: undefined } });
   t.is(none.code, 4);
   t.is(none.stdout, '');
 

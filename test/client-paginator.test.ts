@@ -49,7 +49,22 @@ test('--limit stops early and asks for no more than it needs', async (t) => {
   const got = await new Paginator(q2.fetchPage, { limit: 120, pageSize: 50 }).all();
   t.is(got.length, 120);
   t.is(q2.queries.length, 3);
-  t.true(q2.queries.every((q) => q.pageSize === 50), 'an explicit --page-size passes through unchanged');
+  t.deepEqual(q2.queries.map((q) => q.pageSize), [50, 50, 20], 'an explicit --page-size is kept, the last page sized to what the limit still wants');
+});
+
+test('where --limit stops the listing, nextPageToken continues right after the last item; at the end it is undefined', async (t) => {
+  const first = new Paginator(source(25).fetchPage, { limit: 10, pageSize: 4 });
+  t.deepEqual(await first.all(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  t.is(first.nextPageToken, 'tok10');
+  const rest = new Paginator(source(25).fetchPage, { pageToken: first.nextPageToken, limit: 10 });
+  t.deepEqual(await rest.all(), [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+  const last = new Paginator(source(25).fetchPage, { pageToken: rest.nextPageToken, limit: 10 });
+  t.deepEqual(await last.all(), [20, 21, 22, 23, 24]);
+  t.is(last.nextPageToken, undefined, 'the end: nothing to continue');
+  // A server that sends more than asked: the page is cut, and its token would skip items.
+  const generous = new Paginator(async () => ({ items: [1, 2, 3], nextPageToken: 'after3' }), { limit: 2 });
+  t.deepEqual(await generous.all(), [1, 2]);
+  t.is(generous.nextPageToken, undefined);
 });
 
 test('without --page-size or --limit the client asks for the largest page', async (t) => {

@@ -63,6 +63,28 @@ test('every relative link in the README and docs/ leads to a file of the reposit
   }
 });
 
+test('every file of the repository a page names by its path (src/…, test/…, docs/…, a NAME.md) is there', (t) => {
+  const dirs = readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name !== 'node_modules' && e.name !== 'dist').map((e) => e.name);
+  const pathRe = new RegExp(`(?<![\\w./:-])((?:${dirs.map((d) => d.replace('.', '\\.')).join('|')})/[\\w./-]*\\w|[A-Z][A-Z0-9_-]*\\.md)(?![\\w/-])`, 'g');
+  const missing: string[] = [];
+  for (const page of pages) {
+    const text = readFileSync(join(root, page), 'utf8');
+    for (const [, path] of text.matchAll(pathRe)) {
+      // A bare NAME.md is a page of the repository's root or of docs/.
+      const found = path!.includes('/') ? existsSync(join(root, path!)) : existsSync(join(root, path!)) || existsSync(join(root, 'docs', path!));
+      if (!found && !path!.includes('*')) missing.push(`${page}: ${path}`);
+    }
+  }
+  t.deepEqual(missing, [], 'named files that are not in the repository');
+});
+
+test("docs/mcp.md's inspector commands name the version test/mcp-inspector.test.ts runs on every Node", (t) => {
+  const tested = (JSON.parse(readFileSync(join(root, 'test/tools/package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies['@modelcontextprotocol/inspector'];
+  const uses = [...readFileSync(join(root, 'docs/mcp.md'), 'utf8').matchAll(/npx (?:-y )?@modelcontextprotocol\/inspector(@\S+)?/g)].map((m) => m[1] ?? '(no version)');
+  t.true(uses.length >= 3, 'the inspector examples are there');
+  t.deepEqual([...new Set(uses)], [`@${tested}`], 'a bare npx picks an old inspector on Node 20');
+});
+
 /** A running `pctl serve --demo`, its config dir (profile `local`) and a PATH with `pctl` on it. */
 interface Scratch {
   env: NodeJS.ProcessEnv;

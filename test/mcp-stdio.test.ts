@@ -164,3 +164,21 @@ test('pctl mcp takes the global --api-url flag, as every other command does', as
   const listed = await client.callTool({ name: 'groups_get', arguments: { uid: srv.organizationUid } });
   t.is((listed.structuredContent as { uid: string }).uid, srv.organizationUid);
 });
+
+test('MCP lists sort as the CLI does: by name unless order_by says otherwise', async (t) => {
+  const parent = await srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: 'mcp-order' } });
+  const names = ['zeta', 'alpha', 'mu', 'beta', 'omega', 'kappa'];
+  for (const name of names) await srv.ok('POST', '/iam/v2/groups', { parent: parent.uid, group: { name } });
+  const client = await connect(t);
+  const listed = await client.callTool({ name: 'groups_list', arguments: { children_of: parent.uid, fields: ['name'] } });
+  t.falsy(listed.isError);
+  const mcpNames = (listed.structuredContent as { groups: { name: string }[] }).groups.map((g) => g.name);
+  t.deepEqual(mcpNames, [...names].sort());
+  const { cli } = await import('./helpers/cli.js');
+  const pctl = cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: srv.ownerToken, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+  const r = await pctl(['groups', 'list', '--children-of', parent.uid, '--jq', '.[].name']);
+  t.deepEqual(r.stdout.trim().split('\n'), mcpNames, 'the same order as pctl groups list');
+  const byUid = await client.callTool({ name: 'groups_list', arguments: { children_of: parent.uid, fields: ['uid'], order_by: 'uid' } });
+  const uids = (byUid.structuredContent as { groups: { uid: string }[] }).groups.map((g) => g.uid);
+  t.deepEqual(uids, [...uids].sort(), 'order_by still chooses');
+});

@@ -180,3 +180,29 @@ test('a single-valued query parameter given twice, or in two spellings, is code 
   // Repeatable filters stay repeatable.
   t.is((await srv.call('GET', '/vulnerabilities/v2/advisories?artifactNames=a&artifactNames=b')).status, 200);
 });
+
+test('unknown body fields are named first, each a violation; a resource field beside parent says it belongs under the wrapper', async (t) => {
+  // The reported mistake: the name given beside parent, not under group.
+  const misplaced = await srv.call('POST', G, { parent: org, name: 'team-b' });
+  t.is(misplaced.status, 400);
+  t.is(misplaced.json.code, 3);
+  t.deepEqual(violations(misplaced), [
+    { field: 'name', description: 'is not a field of the request body: it belongs under "group" ({"parent": …, "group": {"name": …}})' },
+  ]);
+  t.is(misplaced.json.message, 'Invalid argument: name: is not a field of the request body: it belongs under "group" ({"parent": …, "group": {"name": …}})');
+
+  // Several at once, at each depth, before any rule of the known fields (the name is invalid too).
+  const several = await srv.call('POST', I, {
+    parent: org, description: 'x', colour: 'red',
+    identity: { name: 'Not Valid!', claimMatch: { issuer: 'https://issuer.example', subject: 's', audience: 'a' }, labels: {} },
+  });
+  t.deepEqual(violations(several), [
+    { field: 'description', description: 'is not a field of the request body: it belongs under "identity" ({"parent": …, "identity": {"description": …}})' },
+    { field: 'colour', description: 'is not a known field' },
+    { field: 'claimMatch.audience', description: 'is not a known field' },
+    { field: 'labels', description: 'is not a known field' },
+  ]);
+  t.regex(several.json.message, /^Invalid argument: description: is not a field of the request body: .* \(and 3 more\)$/);
+  isViolation(t, await srv.call('POST', RB, { parent: org, roleBinding: { identityUid: identity, roleUid: role }, roleUid: role }), 'roleUid', /belongs under "roleBinding"/);
+  t.deepEqual((await mustCall('GET', `${G}?name=team-b`)).groups ?? [], [], 'nothing was created');
+});

@@ -50,6 +50,12 @@ export function listQueryParams(q: ListQuery): [string, string][] {
   return out;
 }
 
+/**
+ * The order pctl's lists ask for when the caller names none, in the CLI and the MCP tools alike:
+ * by name, as a person reads a list (the API's own default is uid order).
+ */
+export const DEFAULT_LIST_ORDER = 'name';
+
 /** The query with the declaration's listDefaults (a filter the API requires) for the filters it leaves unset. */
 export function withListDefaults(d: AnyResource, q: ListQuery): ListQuery {
   if (!d.listDefaults) return q;

@@ -224,6 +224,6 @@ export const PAGING_FLAGS = {
   pageSize: flag.parsed('--page-size <n>', 'items per request, 1-200', pageSize),
   orderBy: flag.string('--order-by <order>', 'sort order: name (the default), "name desc", "created_at desc", uid …'),
   skip: flag.parsed('--skip <n>', 'skip the first N matches', nonNegativeInt),
-  pageToken: flag.string('--page-token <token>', 'start from this page token'),
+  pageToken: flag.string('--page-token <token>', 'start from this page token ("" for the first page); with -o json, print the API page {"<items>": […], "nextPageToken": …}'),
 };
 export type PagingFlags = Partial<FlagValues<typeof PAGING_FLAGS>>;

@@ -2,6 +2,8 @@
 //   base URL: --api-url, PCTL_API_URL, then the profile's apiUrl
 //   token:    PCTL_TOKEN, then the profile's token (never a flag: flags leak into shell history)
 //   profile:  --profile, PCTL_PROFILE, then the current profile
+// A variable set but empty is a mistake, not "unset": `PCTL_TOKEN=$(cmd) pctl …` after cmd
+// failed must not run as the profile's (often the owner's) token.
 import type { Context } from './context.js';
 import { NotFoundError, UsageError } from './errors.js';
 import { ApiClient } from '../client/index.js';
@@ -19,8 +21,8 @@ export interface Connection {
 
 export async function resolveConnection(ctx: Context): Promise<Connection> {
   const explicitProfile = ctx.globals.profile || ctx.env.PCTL_PROFILE || undefined;
-  let apiUrl = ctx.globals.apiUrl || ctx.env.PCTL_API_URL || undefined;
-  let token = ctx.env.PCTL_TOKEN || undefined;
+  let apiUrl = apiUrlOverride(ctx);
+  let token = fromEnvironment(ctx.env, 'PCTL_TOKEN');
   let profileName: string | undefined;
 
   // Only touch the config file when flags and env leave something open.
@@ -38,13 +40,28 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
     }
   }
 
-  if (!apiUrl) {
+  if (apiUrl === undefined) {
     throw new UsageError(
       'no API URL configured: start a local server with `pctl serve`, or set PCTL_API_URL, or pass --api-url, or save a profile with `pctl config set NAME api-url URL`',
     );
   }
   checkApiUrl(apiUrl);
   return { apiUrl, token, profileName };
+}
+
+/** A PCTL_* variable's value, or undefined when unset; set but empty (or blank) is a usage error. */
+function fromEnvironment(env: Context['env'], name: 'PCTL_TOKEN' | 'PCTL_API_URL'): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  if (value.trim() === '') {
+    throw new UsageError(`${name} is set but empty (did the command that set it fail?): give it a value, or unset it to use the profile's`);
+  }
+  return value;
+}
+
+/** The API URL that overrides the profile's: --api-url, else PCTL_API_URL (an empty flag is refused by checkApiUrl). */
+export function apiUrlOverride(ctx: Context): string | undefined {
+  return ctx.globals.apiUrl ?? fromEnvironment(ctx.env, 'PCTL_API_URL');
 }
 
 export function checkApiUrl(apiUrl: string): void {

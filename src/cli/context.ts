@@ -3,6 +3,7 @@
 // tests can run them in-process with captured output and a TTY flag of their choice.
 //
 // This module stays tiny and free of heavy imports: it is loaded on every invocation.
+import { isatty } from 'node:tty';
 import type { ApiClient } from '../client/index.js';
 import type { ConfigStore } from '../config/index.js';
 import type { OutStream, OutputFormat } from '../output/target.js';
@@ -86,6 +87,8 @@ export interface Context {
   prompter: Prompter;
   /** Set by main() once the command line is parsed. */
   globals: GlobalOptions;
+  /** The command line as given (after `pctl`), for hints that repeat it. */
+  argv: readonly string[];
   /** The profile store (loads `conf` on first use). */
   config(): Promise<ConfigStore>;
   /** The API client for this invocation, made on first use from flags > env > profile. */
@@ -124,10 +127,13 @@ function processIO(): IO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // process.stdin makes its stream (a socket, a tty) on first use: only commands that read it pay.
+    get stdin() {
+      return process.stdin;
+    },
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdinIsTTY: isatty(0),
     columns: process.stdout.columns || Number(process.env.COLUMNS) || 80,
   };
 }
@@ -144,6 +150,7 @@ export function createContext(partial: Partial<Context> = {}): Context {
     clock: partial.clock ?? { now: () => new Date() },
     prompter: partial.prompter ?? streamPrompter(io),
     globals: partial.globals ?? defaultGlobals(env),
+    argv: partial.argv ?? [],
     config:
       partial.config ??
       (() =>

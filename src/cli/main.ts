@@ -2,9 +2,10 @@
 // and declarations: each action imports its verb module (and through it the HTTP client, zod, conf,
 // yaml, chalk) on use. main() returns the exit code and never calls process.exit.
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { applyHelp, build, flag, missingRequired, nonNegativeInt, parseDuration, toOption, type Handler, type Help } from './command.js';
 import { commandTree } from './commands/index.js';
+import { commandPath } from './help.js';
 import {
   createContext,
   DEFAULT_RETRIES,
@@ -37,9 +38,9 @@ const ROOT_NOTES =
   '\nExit codes: 0 ok, 1 request failed, 2 usage error, 3 not found, 4 authentication or permission';
 
 export async function main(argv: string[], partial: Partial<Context> = {}): Promise<number> {
-  const ctx = createContext(partial);
+  const ctx = createContext({ ...partial, argv });
   let exitCode = 0;
-  const program = buildProgram(ctx, (code) => (exitCode = code));
+  const program = buildProgram(ctx, (code) => (exitCode = code), argv[0] === '__complete' ? undefined : commandNamed(argv));
   // Shell completion calls back with the words typed so far; it never fails loudly.
   if (argv[0] === '__complete') return (await import('./completion/complete.js')).runComplete(ctx, argv.slice(1), program);
   // `pctl` alone prints the command groups on stdout (exit 0, like gh); `pctl groups` alone stays a usage error.
@@ -62,7 +63,20 @@ export async function main(argv: string[], partial: Partial<Context> = {}): Prom
   }
 }
 
-export function buildProgram(ctx: Context, setExit: (code: number) => void): Command {
+/** -o's value: one of the formats, or yml for yaml (not offered by completion: one name per format). */
+function outputFormat(value: string): OutputFormat {
+  const format = value === 'yml' ? 'yaml' : value;
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
+    throw new InvalidArgumentError(`Allowed choices are ${OUTPUT_FORMATS.join(', ')}.`);
+  }
+  return format as OutputFormat;
+}
+
+/** The commands `-o tree` has a meaning for. */
+const TREE_COMMANDS: ReadonlySet<string> = new Set(['groups list']);
+
+/** The program; `only` names the one top-level command to build (all of them when it names none). */
+export function buildProgram(ctx: Context, setExit: (code: number) => void, only?: string): Command {
   const io = ctx.io;
   const program = new Command('pctl');
   // Settings made before .command() are inherited by every subcommand.
@@ -80,7 +94,7 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
 
   program
     .version(packageVersion(), '-V, --version')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS))
+    .addOption(new Option('-o, --output <format>', 'output format (yml is yaml)').choices(OUTPUT_FORMATS).argParser(outputFormat))
     .addOption(toOption(flag.string('--profile <name>', 'saved profile to use (env PCTL_PROFILE)', { complete: { live: 'profile' } })))
     .option('--api-url <url>', 'API base URL, overrides the profile (env PCTL_API_URL)')
     .option('--timeout <duration>', `connect and request timeout, e.g. 10s, 500ms, 2m (default ${DEFAULT_TIMEOUT_MS / 1000}s)`, parseDuration)
@@ -98,6 +112,10 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
       action.error(`error: required option${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not specified`, { code: 'commander.missingMandatoryOptionValue' });
     }
     const o = action.optsWithGlobals();
+    // A tree needs a hierarchy to draw: only groups have one (identities would come out flat).
+    if (o.output === 'tree' && !TREE_COMMANDS.has(commandPath(action))) {
+      action.error(`error: -o tree draws the group hierarchy: only ${[...TREE_COMMANDS].map((c) => `pctl ${c}`).join(' and ')} ${TREE_COMMANDS.size > 1 ? 'have' : 'has'} it; use -o table, json, yaml, ndjson, id or csv`, { code: 'commander.invalidArgument' });
+    }
     const noColorEnv = ctx.env.NO_COLOR !== undefined && ctx.env.NO_COLOR !== '';
     ctx.globals = {
       output: o.output as OutputFormat | undefined,
@@ -131,14 +149,33 @@ export function buildProgram(ctx: Context, setExit: (code: number) => void): Com
       setExit(await withJq(ctx, ctx.globals.jq, run));
     };
 
-  for (const decl of commandTree()) build(program, decl, lazy);
+  // Startup: commander objects for the one command given, not for all ~150 of them.
+  const tree = commandTree();
+  const named = only === undefined ? undefined : tree.find((d) => d.name === only || d.aliases?.includes(only));
+  for (const decl of named ? [named] : tree) build(program, decl, lazy);
   applyHelp(program, ROOT_HELP, ROOT_NOTES);
   return program;
 }
 
+/** Global options whose value is the next word (`--json` too: commander takes a next word that is no flag). */
+const GLOBAL_VALUE_FLAGS = new Set(['-o', '--output', '--profile', '--api-url', '--timeout', '--retries', '--jq', '--json']);
+/** Commands that read the whole tree (the completion script lists every command). */
+const WHOLE_TREE = new Set(['completion']);
+
+/** The top-level command word of a command line, when one is given before anything else. */
+function commandNamed(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') return undefined;
+    if (!word.startsWith('-')) return WHOLE_TREE.has(word) ? undefined : word;
+    if (GLOBAL_VALUE_FLAGS.has(word) && !(word === '--json' && argv[i + 1]?.startsWith('-'))) i++;
+  }
+  return undefined;
+}
+
 function packageVersion(): string {
   try {
-    // src/cli/main.ts and dist/cli/main.js both sit two levels below package.json.
+    // src/cli/main.ts, dist/cli/main.js and the bundle's dist/bundle/*.js all sit two levels below package.json.
     return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   } catch {
     return '0.0.0';

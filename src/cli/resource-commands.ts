@@ -11,12 +11,12 @@ const VERB_ORDER = ['list', 'get', 'create', 'update', 'delete'];
 function scopeFlags(d: AnyResource, scope: 'subtree' | 'group' | 'none'): Flags {
   const group = { live: 'groups' } as const;
   const many = d.nouns.many;
-  const descendantsOf = flag.string('--descendants-of <uid>', `only ${many} anywhere below this group or organization`, { complete: group });
-  const childrenOf = flag.string('--children-of <uid>', `only ${many} directly in this group`, { complete: group });
+  const descendantsOf = flag.string('--descendants-of <group>', `only ${many} anywhere below this group or organization (uid, name, name path or uid suffix)`, { complete: group });
+  const childrenOf = flag.string('--children-of <group>', `only ${many} directly in this group (uid, name, name path or uid suffix)`, { complete: group });
   if (scope === 'subtree') return { descendantsOf, childrenOf, name: flag.string('--name <name>', `only ${many} with exactly this name`) };
   if (scope === 'group') {
     return {
-      group: flag.string('--group <uid>', `only ${many} of this group (same as --children-of)`, { complete: group, conflicts: 'childrenOf' }),
+      group: flag.string('--group <group>', `only ${many} of this group (same as --children-of)`, { complete: group, conflicts: 'childrenOf' }),
       childrenOf,
       descendantsOf,
     };

@@ -32,6 +32,11 @@ export class Paginator<T> implements AsyncIterable<T> {
   totalCount: number | undefined;
   /** Pages fetched so far. */
   pagesFetched = 0;
+  /**
+   * Once the pages are done: the token that continues where --limit stopped the listing
+   * (undefined at the end of the matches, or where a page had to be cut short).
+   */
+  nextPageToken: string | undefined;
 
   readonly #fetchPage: (query: ListQuery) => Promise<Page<T>>;
   readonly #opts: PaginateOptions;
@@ -52,7 +57,9 @@ export class Paginator<T> implements AsyncIterable<T> {
     try {
       while (remaining > 0) {
         if (!first && progress) progress.update(fetched, this.#expected(limit, skip));
-        const query: ListQuery = { ...filters, pageSize: pageSize ?? Math.min(CLIENT_DEFAULT_PAGE_SIZE, remaining) };
+        // Never more than the limit still wants: a page that ends where the limit does has a
+        // token that continues right after the last item printed.
+        const query: ListQuery = { ...filters, pageSize: Math.min(pageSize ?? CLIENT_DEFAULT_PAGE_SIZE, remaining) };
         if (token) query.pageToken = token;
         if (first && skip) query.skip = skip;
         first = false;
@@ -67,6 +74,7 @@ export class Paginator<T> implements AsyncIterable<T> {
           yield items;
         }
         const next = page.nextPageToken || undefined;
+        this.nextPageToken = items.length === page.items.length ? next : undefined;
         if (!next) return;
         // A server that hands back a token it already gave would loop forever.
         if (seen.has(next)) throw new ResponseError('the server returned the same page token twice; stopping');

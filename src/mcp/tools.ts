@@ -13,7 +13,7 @@ import { ApiError, Code, invalidArgument } from '../api/errors.js';
 import { References, type Lister } from '../api/references.js';
 import { accountAssociations, groupInvites, groups, identities, registry, repos, roleBindings, roles, type AnyResource } from '../api/registry/index.js';
 import type { Operation } from '../api/registry/define.js';
-import { itemPath, listQueryParams, withListDefaults, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type ListQuery } from '../api/resources.js';
+import { DEFAULT_LIST_ORDER, itemPath, listQueryParams, withListDefaults, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type ListQuery } from '../api/resources.js';
 import * as S from '../api/schemas.js';
 
 interface ApiRequest {
@@ -179,7 +179,7 @@ function listTool(d: AnyResource): Tool {
   const shape: Record<string, z.ZodType> = {
     page_size: z.number().int().min(1).max(PAGE_SIZE_MAX).optional().describe(`At most this many items (default ${PAGE_SIZE_DEFAULT}, at most ${PAGE_SIZE_MAX}).`),
     page_token: z.string().min(1).optional().describe('nextPageToken of the previous call, for the next page (same other arguments).'),
-    order_by: z.string().min(1).optional().describe('"name", "created_at", "updated_at" or "uid" (the default), optionally + " desc".'),
+    order_by: z.string().min(1).optional().describe(`"name" (the default, as in the CLI), "created_at", "updated_at" or "uid", optionally + " desc".`),
     name: z.string().optional().describe(`Only the ${d.nouns.many} with exactly this name.`),
   };
   if (scoped) {
@@ -204,7 +204,7 @@ function listTool(d: AnyResource): Tool {
       const q: ListQuery = {};
       if (args.page_size !== undefined) q.pageSize = args.page_size as number;
       if (args.page_token !== undefined) q.pageToken = args.page_token as string;
-      if (args.order_by !== undefined) q.orderBy = args.order_by as string;
+      q.orderBy = (args.order_by as string | undefined) ?? DEFAULT_LIST_ORDER;
       if (args.name !== undefined) q.name = args.name as string;
       if (args.descendants_of !== undefined) q.descendantsOf = await api.refs.uid(groups, args.descendants_of as string, 'descendants_of');
       if (args.children_of !== undefined) q.childrenOf = await api.refs.uid(parentNoun, args.children_of as string, 'children_of');

@@ -5,7 +5,8 @@
 //   no -o, pipe  tab-separated rows, no header, color or truncation; RFC 3339 times (like gh)
 //   -o table     always a header; TTY niceties only on a TTY
 //   -o wide      like table, with the wide columns
-//   -o json      one object (get) or one array (list), streamed item by item
+//   -o json      one object (get) or one array (list), streamed item by item; a list asked
+//                for by page token: the API's page, {"<plural>": [...], "nextPageToken": "…"}
 //   -o yaml      one mapping or one sequence (yaml is loaded only here)
 //   -o ndjson    one object per line, written page by page in constant memory
 //   -o id        one uid per line
@@ -20,9 +21,18 @@ type Mode = OutputFormat | 'plain';
 export interface Printer {
   mode: Mode;
   /** Prints a list arriving page by page; resolves to the number of items printed. */
-  list<T>(view: View<T>, pages: AsyncIterable<T[]>): Promise<number>;
+  list<T>(view: View<T>, pages: AsyncIterable<T[]>, page?: PageEnvelope): Promise<number>;
   /** Prints one resource (get, create, update). */
   item<T>(view: View<T>, item: T): Promise<void>;
+}
+
+/**
+ * `-o json` of a listing asked for by page token: the items under the API's list key, then the
+ * token that continues it ("" at the end), read once the pages are done.
+ */
+interface PageEnvelope {
+  key: string;
+  nextPageToken: () => string | undefined;
 }
 
 interface Style {
@@ -40,10 +50,18 @@ export function createPrinter(ctx: PrintTarget): Printer {
   const { fields } = ctx.globals;
   const select = (item: unknown): unknown =>
     fields && item && typeof item === 'object' ? Object.fromEntries(fields.filter((f) => f in item).map((f) => [f, (item as Record<string, unknown>)[f]])) : item;
-  const list = async <T>(view: View<T>, pages: AsyncIterable<T[]>): Promise<number> => {
+  const list = async <T>(view: View<T>, pages: AsyncIterable<T[]>, page?: PageEnvelope): Promise<number> => {
     let count = 0;
     switch (mode) {
       case 'json': {
+        if (page) {
+          await write(out, `{\n  ${JSON.stringify(page.key)}: [`);
+          for await (const items of pages) {
+            await write(out, items.map((item) => `${count++ === 0 ? '\n' : ',\n'}${indent(indent(JSON.stringify(select(item), null, 2)))}`).join(''));
+          }
+          await write(out, `${count ? '\n  ' : ''}],\n  "nextPageToken": ${JSON.stringify(page.nextPageToken() ?? '')}\n}\n`);
+          return count;
+        }
         for await (const page of pages) {
           const chunk = page.map((item) => `${count++ === 0 ? '[\n' : ',\n'}${indent(JSON.stringify(select(item), null, 2))}`).join('');
           await write(out, chunk);

@@ -23,6 +23,7 @@ import { roleBindingCommands } from './role-bindings/index.js';
 import { roleCommands } from './roles/index.js';
 import { serveCommand } from './serve/index.js';
 import { tagCommands } from './tags/index.js';
+import { versionCommand } from './version/index.js';
 
 /** A resource's own verbs, by its registry key (plural); the rest are generic. */
 const OWN_VERBS: Readonly<Record<string, readonly AnyCommand[]>> = {
@@ -58,5 +59,6 @@ export function commandTree(resources: readonly AnyResource[] = registry): AnyCo
     serveCommand,
     mcpCommand,
     completionCommand,
+    versionCommand,
   ];
 }

@@ -5,7 +5,7 @@ import { ApiError, Code } from '../../api/errors.js';
 import { ApiClient } from '../../client/index.js';
 import { agents } from '../../client/http.js';
 import { exchange } from '../../client/transport.js';
-import { checkApiUrl } from '../connect.js';
+import { apiUrlOverride, checkApiUrl } from '../connect.js';
 import { decodeClaims } from '../../client/token.js';
 import { PROFILE_NAME_RE, type ConfigStore } from '../../config/index.js';
 import { deadlineSignal, type Context } from '../context.js';
@@ -56,8 +56,8 @@ const normalize = (url: string) => url.replace(/\/+$/, '');
  */
 export function loginTarget(ctx: Context, store: ConfigStore): LoginTarget {
   const explicit = ctx.globals.profile || ctx.env.PCTL_PROFILE || undefined;
-  const override = ctx.globals.apiUrl || ctx.env.PCTL_API_URL || undefined;
-  if (override) checkApiUrl(override);
+  const override = apiUrlOverride(ctx);
+  if (override !== undefined) checkApiUrl(override);
   if (explicit) {
     if (!PROFILE_NAME_RE.test(explicit)) {
       throw UsageError.invalidField('profile', 'must start with a letter or digit and hold only letters, digits, ".", "_" and "-" (at most 63)');

@@ -1,7 +1,7 @@
 // What every `<resource> list` does: turn the paging, scope and filter flags into one
 // paginator and stream its pages into the printer.
-import type { ListQuery, ResourceDescriptor } from '../../api/resources.js';
-import type { PaginateOptions } from '../../client/paginate.js';
+import { DEFAULT_LIST_ORDER, type ListQuery, type ResourceDescriptor } from '../../api/resources.js';
+import type { PaginateOptions, Paginator } from '../../client/paginate.js';
 import type { View } from '../../output/columns.js';
 import { createPrinter } from '../../output/print.js';
 import { optionKey, type PagingFlags } from '../command.js';
@@ -19,14 +19,9 @@ export interface ScopeFlags {
   name?: string;
 }
 
-/**
- * The order a list asks for unless --order-by is given: by name, the order a person reads a
- * list in (the API's own default is uid order; a script that wants it passes --order-by uid).
- */
-const DEFAULT_ORDER = 'name';
 
 /** The paging and scope flags as paginator options; `defaultOrder` null leaves the order to the server. */
-export function paginateOptions(flags: PagingFlags & ScopeFlags, defaultOrder: string | null = DEFAULT_ORDER): PaginateOptions {
+export function paginateOptions(flags: PagingFlags & ScopeFlags, defaultOrder: string | null = DEFAULT_LIST_ORDER): PaginateOptions {
   const q: PaginateOptions = {};
   if (flags.limit !== undefined) q.limit = flags.limit;
   if (flags.pageSize !== undefined) q.pageSize = flags.pageSize;
@@ -72,6 +67,36 @@ export async function runList(
   const filters = filterValues(d, flags);
   const query = paginateOptions(await resolveScope(ctx, flags));
   const pages = client.list(d, Object.keys(filters).length ? { ...query, filters } : query);
-  await createPrinter(ctx).list(view as View<unknown>, pages.pages());
+  await printPaged(ctx, view as View<unknown>, pages, d.plural, flags);
   return 0;
+}
+
+/**
+ * Prints a listing, then says how it continues where --limit stopped it. With --page-token
+ * (`''` for the first page), `-o json` prints the API's own page: `{"<key>": [...],
+ * "nextPageToken": "…"}` ("" at the end), so a script pages with it; else a terminal gets the
+ * command for the next items on stderr (a pipe gets nothing: the data alone).
+ */
+export async function printPaged<T>(ctx: Context, view: View<T>, paginator: Paginator<T>, key: string, flags: PagingFlags): Promise<void> {
+  const printer = createPrinter(ctx);
+  const envelope = flags.pageToken !== undefined && printer.mode === 'json' ? { key, nextPageToken: () => paginator.nextPageToken } : undefined;
+  await printer.list(view, paginator.pages(), envelope);
+  const next = paginator.nextPageToken;
+  if (next && !envelope && ctx.io.stderrIsTTY) ctx.io.stderr.write(`More ${view.noun}: ${continuation(ctx.argv, next)}\n`);
+}
+
+/** The command line that lists what comes after `token`: the same, without --skip and the old token. */
+function continuation(argv: readonly string[], token: string): string {
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--page-token' || arg === '--skip') i++;
+    else if (!arg.startsWith('--page-token=') && !arg.startsWith('--skip=')) kept.push(arg);
+  }
+  return ['pctl', ...kept, '--page-token', token].map(shellWord).join(' ');
+}
+
+/** A word as a POSIX shell reads it back: as is when safe, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

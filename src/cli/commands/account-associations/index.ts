@@ -13,7 +13,7 @@ const providerFlags = {
 };
 
 export const createFlags = {
-  parent: flag.required('--parent <uid>', 'the group (its uid becomes the association\'s uid)', { complete: { live: 'groups' } }),
+  parent: flag.required('--parent <group>', 'the group (uid, name, name path or uid suffix; its uid becomes the association\'s uid)', { complete: { live: 'groups' } }),
   description: flag.string('--description <text>', 'description'),
   ...providerFlags,
 };

@@ -1,10 +1,9 @@
 // pctl advisories metadata [--id ID]… [paging flags]: GET /advisory/v2/metadata (paged).
 import { VulnerabilityMetadata, type VulnerabilityMetadata as Metadata } from '../../../api/schemas.js';
 import { col } from '../../../output/columns.js';
-import { createPrinter } from '../../../output/print.js';
 import type { FlagValues, PagingFlags } from '../../command.js';
 import type { Context } from '../../context.js';
-import { paginateOptions } from '../../shared/list.js';
+import { paginateOptions, printPaged } from '../../shared/list.js';
 import type { metadataFlags } from './index.js';
 
 const cvss = (m: Metadata) => m.severities.find((s) => s.type === 'CVSS_V3')?.score ?? m.severities[0]?.score ?? '';
@@ -24,6 +23,6 @@ export async function run(ctx: Context, _args: string[], opts: FlagValues<typeof
   const { id, ...paging } = opts;
   const client = await ctx.client();
   const query = { ...paginateOptions(paging), ...(id?.length ? { filters: { ids: id } } : {}) };
-  await createPrinter(ctx).list(view, client.listCollection('/advisory/v2/metadata', 'vulnerabilityMetadata', VulnerabilityMetadata, query).pages());
+  await printPaged(ctx, view, client.listCollection('/advisory/v2/metadata', 'vulnerabilityMetadata', VulnerabilityMetadata, query), 'vulnerabilityMetadata', paging);
   return 0;
 }

@@ -5,7 +5,7 @@ import { defineCommand, defineGroup, flag, type AnyCommand } from '../../command
 import { resourceCommand } from '../../resource-commands.js';
 
 export const createFlags = {
-  parent: flag.required('--parent <group>', 'the group whose changes (and those below it) are sent (uid, name or uid suffix)', { complete: { live: 'groups' } }),
+  parent: flag.required('--parent <group>', 'the group whose changes (and those below it) are sent (uid, name, name path or uid suffix)', { complete: { live: 'groups' } }),
   sink: flag.required('--sink <url>', 'where events are POSTed: an https URL (serve also accepts http to 127.0.0.1, ::1 or localhost)'),
 };
 
@@ -16,7 +16,7 @@ export const deliveriesFlags = {
 };
 
 export const watchFlags = {
-  descendantsOf: flag.string('--descendants-of <group>', 'only changes in this group or below it (uid, name or uid suffix)', { complete: { live: 'groups' } }),
+  descendantsOf: flag.string('--descendants-of <group>', 'only changes in this group or below it (uid, name, name path or uid suffix)', { complete: { live: 'groups' } }),
   type: flag.string('--type <glob>', 'only events whose type matches, `*` any run: dev.chainguard.api.iam.group.*'),
   after: flag.string('--after <seq>', 'start after this sequence number (0: every event serve still keeps); default: only what comes next'),
   count: flag.string('--count <n>', 'stop after N events (default: until interrupted)'),

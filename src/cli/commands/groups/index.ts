@@ -4,7 +4,7 @@ import { defineCommand, flag } from '../../command.js';
 const group = { live: 'groups' } as const;
 
 export const createFlags = {
-  parent: flag.required('--parent <uid>', 'uid of the parent group or organization', { complete: group }),
+  parent: flag.required('--parent <group>', 'the parent group or organization (uid, name, name path or uid suffix)', { complete: group }),
   description: flag.string('--description <text>', 'description'),
 };
 
@@ -30,7 +30,7 @@ export const groupCommands = [
   }),
   defineCommand({
     name: 'update',
-    args: [{ name: '<uid>', description: 'group uid', complete: group }],
+    args: [{ name: '<group>', description: 'the group (uid, name, name path or uid suffix)', complete: group }],
     flags: updateFlags,
     help: {
       summary: 'change a group: only the fields given are sent',

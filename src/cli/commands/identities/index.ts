@@ -5,7 +5,7 @@ const group = { live: 'groups' } as const;
 const GITHUB = "--issuer https://token.actions.githubusercontent.com --subject 'repo:acme/app:ref:refs/heads/main'";
 
 export const createFlags = {
-  parent: flag.required('--parent <uid>', 'uid of the group the identity belongs to', { complete: group }),
+  parent: flag.required('--parent <group>', 'the group the identity belongs to (uid, name, name path or uid suffix)', { complete: group }),
   issuer: flag.required('--issuer <url>', 'token issuer URL'),
   subject: flag.required('--subject <subject>', 'the exact subject claim to match'),
   description: flag.string('--description <text>', 'description'),
@@ -33,7 +33,7 @@ export const identityCommands = [
   }),
   defineCommand({
     name: 'update',
-    args: [{ name: '<uid>', description: 'identity uid', complete: { live: 'identities' } }],
+    args: [{ name: '<identity>', description: 'the identity (uid, name or uid suffix)', complete: { live: 'identities' } }],
     flags: updateFlags,
     help: {
       summary: 'change an identity: only the fields given are sent',

@@ -10,7 +10,7 @@ const oidcFlags = {
 };
 
 export const createFlags = {
-  parent: flag.required('--parent <uid>', 'the group whose members sign in through it', { complete: { live: 'groups' } }),
+  parent: flag.required('--parent <group>', 'the group whose members sign in through it (uid, name, name path or uid suffix)', { complete: { live: 'groups' } }),
   issuer: flag.required('--issuer <url>', 'the OIDC issuer URL (https)'),
   clientId: flag.required('--client-id <id>', 'the OIDC client id'),
   defaultRole: flag.required('--default-role <role>', 'the role first-time users get: a uid or a name (e.g. viewer)', { complete: { live: 'roles' } }),

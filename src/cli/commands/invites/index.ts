@@ -2,7 +2,7 @@
 import { defineCommand, flag } from '../../command.js';
 
 export const createFlags = {
-  parent: flag.required('--parent <uid>', 'the group to invite into (uid, name, name path or uid suffix)', { complete: { live: 'groups' } }),
+  parent: flag.required('--parent <group>', 'the group to invite into (uid, name, name path or uid suffix)', { complete: { live: 'groups' } }),
   role: flag.required('--role <role>', 'the role the invitee gets: a uid or a name (e.g. viewer)', { complete: { live: 'roles' } }),
   email: flag.string('--email <address>', 'only a token with this email claim may redeem the invite'),
   ttl: { ...flag.string('--ttl <duration>', 'how long the invite stays valid: 30m, 12h, 7d … (1 minute to 30 days)'), default: '7d' },

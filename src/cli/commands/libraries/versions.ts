@@ -3,10 +3,9 @@ import { artifacts } from '../../../api/resources.js';
 import { ArtifactVersion, type ArtifactVersion as Version } from '../../../api/schemas.js';
 import { encodeUidPath } from '../../../client/index.js';
 import { col, timeCol, uidCol } from '../../../output/columns.js';
-import { createPrinter } from '../../../output/print.js';
 import type { PagingFlags } from '../../command.js';
 import type { Context } from '../../context.js';
-import { paginateOptions } from '../../shared/list.js';
+import { paginateOptions, printPaged } from '../../shared/list.js';
 import { resolver } from '../../shared/resolve.js';
 
 const view = {
@@ -27,7 +26,7 @@ export async function run(ctx: Context, [ref]: string[], opts: PagingFlags): Pro
   const client = await ctx.client();
   // No default order here: the server lists versions oldest first, which reads better than
   // sorting version strings as text (1.10 before 1.9).
-  const pages = client.listCollection(`${artifacts.path}/${encodeUidPath(uid)}/versions`, 'artifactVersions', ArtifactVersion, paginateOptions(opts, null)).pages();
-  await createPrinter(ctx).list(view, pages);
+  const versions = client.listCollection(`${artifacts.path}/${encodeUidPath(uid)}/versions`, 'artifactVersions', ArtifactVersion, paginateOptions(opts, null));
+  await printPaged(ctx, view, versions, 'artifactVersions', opts);
   return 0;
 }

@@ -1,5 +1,6 @@
-// pctl apply -f FILE [--prune] [--dry-run] [--yes]: the plan, then the changes. Deletes are
-// asked about on a terminal and refused without one unless --yes. A failure stops new
+// pctl apply -f FILE [--prune] [--dry-run] [--yes]: the plan, then the changes. On a terminal
+// any change is asked about first (as Terraform does) unless --yes; without one nothing is
+// asked: creates and updates go ahead, deletes are refused unless --yes (as delete does). A failure stops new
 // changes; the report says what was applied, what failed and what was not tried (exit 1).
 import { ApiError } from '../../../api/errors.js';
 import type { Context } from '../../context.js';
@@ -33,9 +34,10 @@ export async function run(ctx: Context, _args: string[], opts: FlagValues<typeof
     return 0;
   }
   const deletes = plan.changes.filter((c) => c.action === 'delete').length;
-  if (deletes && !ctx.globals.yes) {
+  if (!ctx.globals.yes && (deletes || ctx.io.stdinIsTTY)) {
     if (!ctx.io.stdinIsTTY) throw new UsageError(`refusing to delete ${deletes} resource${deletes === 1 ? '' : 's'} without confirmation: stdin is not a terminal; pass --yes (nothing was changed)`);
-    if (!(await ctx.prompter.confirm(`Apply this plan, deleting ${deletes} resource${deletes === 1 ? '' : 's'}?`))) {
+    const question = deletes ? `Apply this plan, deleting ${deletes} resource${deletes === 1 ? '' : 's'}?` : 'Apply this plan?';
+    if (!(await ctx.prompter.confirm(question))) {
       ctx.io.stderr.write('Aborted; nothing was changed.\n');
       return 2;
     }

@@ -9,7 +9,7 @@ export const updateFlags = {
 export const repoCommands = [
   defineCommand({
     name: 'update',
-    args: [{ name: '<uid>', description: 'repo uid', complete: { live: 'repos' } }],
+    args: [{ name: '<repo>', description: 'the repo (uid, name or uid suffix)', complete: { live: 'repos' } }],
     flags: updateFlags,
     help: {
       summary: 'change a repo: only the fields given are sent',

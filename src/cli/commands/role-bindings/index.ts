@@ -2,8 +2,8 @@
 import { defineCommand, flag } from '../../command.js';
 
 export const createFlags = {
-  parent: flag.required('--parent <uid>', 'uid of the group the binding applies to', { complete: { live: 'groups' } }),
-  identity: flag.required('--identity <uid>', 'uid of the identity', { complete: { live: 'identities' } }),
+  parent: flag.required('--parent <group>', 'the group the binding applies to (uid, name, name path or uid suffix)', { complete: { live: 'groups' } }),
+  identity: flag.required('--identity <identity>', 'the identity (uid, name or uid suffix)', { complete: { live: 'identities' } }),
   role: flag.required('--role <role>', 'role uid or name (e.g. viewer)', { complete: { live: 'roles' } }),
 };
 
@@ -13,9 +13,9 @@ export const roleBindingCommands = [
     flags: createFlags,
     help: {
       summary: 'bind a role to an identity in a group',
-      description: 'Grant a role (by uid or name) to an identity within a group, and print the new binding.',
+      description: 'Grant a role (by uid or name) to an identity (by uid, name or uid suffix) within a group (also by name path), and print the new binding.',
       examples: [
-        ['make an identity an editor of a group', 'pctl role-bindings create --parent platform --identity "$IDENTITY_UID" --role editor'],
+        ['make an identity an editor of a group', 'pctl role-bindings create --parent platform --identity ci-bot --role editor'],
       ],
     },
     load: () => import('./create.js'),

@@ -10,7 +10,7 @@ export const listFlags = {
 };
 
 export const createFlags = {
-  parent: flag.required('--parent <uid>', "the group whose role bindings (and its descendants') may use the role", { complete: group }),
+  parent: flag.required('--parent <group>', "the group whose role bindings (and its descendants') may use the role (uid, name, name path or uid suffix)", { complete: group }),
   capability: flag.list('--capability <name>', 'a capability, e.g. groups.list (repeatable, or comma-separated)', { required: true }),
   description: flag.string('--description <text>', 'description'),
 };

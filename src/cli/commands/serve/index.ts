@@ -81,7 +81,7 @@ export const serveCommand = defineCommand({
         description: "Print a bearer token for an identity whose claimMatch.issuer is this serve. It needs the data dir (the issuer's key), not the API.",
         examples: [
           ['a one-day token for a test identity', 'pctl serve token --identity "$IDENTITY_UID" --ttl 1d --data ./data'],
-          ['a fresh owner token (when owner.token has expired)', 'PCTL_TOKEN=$(pctl serve token --ttl 12h --data ./data) pctl groups list'],
+          ['a fresh owner token (when owner.token has expired)', 'PCTL_TOKEN=$(pctl serve token --ttl 12h --data ./data); export PCTL_TOKEN'],
         ],
       },
       load: async () => {

@@ -2,7 +2,7 @@
 import { defineList, flag } from '../../command.js';
 
 export const listFlags = {
-  repo: flag.required('--repo <uid>', 'uid of the repo (required)', { complete: { live: 'repos' } }),
+  repo: flag.required('--repo <repo>', 'the repo: uid, name or uid suffix (required)', { complete: { live: 'repos' } }),
   deprecated: flag.bool('--deprecated', 'only end-of-life tags (filtered here: the API has no such filter; every page is still read)'),
 };
 

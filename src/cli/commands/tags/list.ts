@@ -12,7 +12,7 @@ import type { Tag } from '../../../api/schemas.js';
 import { naturallyOrdered } from '../../../output/natural.js';
 import { createPrinter, outputMode } from '../../../output/print.js';
 import type { Context } from '../../context.js';
-import { paginateOptions, type PagingFlags } from '../../shared/list.js';
+import { paginateOptions, printPaged, type PagingFlags } from '../../shared/list.js';
 import { repoUid } from '../../shared/resolve.js';
 import type { FlagValues } from '../../command.js';
 import type { listFlags } from './index.js';
@@ -26,7 +26,13 @@ export async function run(ctx: Context, _args: string[], opts: TagListFlags): Pr
   const natural = paging.orderBy === undefined && isTable(outputMode(ctx));
   // Without the filter or the natural order the paginator applies --limit itself (and sizes its requests to it).
   if (!deprecated && !natural && limit !== undefined) query.limit = limit;
-  let pages: AsyncIterable<Tag[]> = client.list(tags, query).pages();
+  const listing = client.list(tags, query);
+  // Filtered or reordered here, the listing has no page token to continue from.
+  if (!deprecated && !natural) {
+    await printPaged(ctx, views.tags, listing, tags.plural, paging);
+    return 0;
+  }
+  let pages: AsyncIterable<Tag[]> = listing.pages();
   if (deprecated) pages = keepOnly(pages, (t) => t.deprecated === true, natural ? undefined : limit);
   if (natural) pages = naturallyOrdered(pages, (t) => t.name, limit);
   await createPrinter(ctx).list(views.tags, pages);
