@@ -1,0 +1,121 @@
+// The vendor's nine IAM services, GA v2 and v2beta1 (chainguard.platform.iam.v2[beta1]), on
+// serve's IAM operations: each method the REST call of the spec's route for it (vendor.ts),
+// with the field maps below where the published messages and the spec's JSON differ.
+// Methods with no source in serve answer UNIMPLEMENTED naming the closest call.
+import { getOption, type DescEnum, type DescService, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
+import { CapabilitySchema, name as capabilityName } from '../../gen/capabilities/capabilities_pb.js';
+import { AccountAssociationsService as AccountsV2 } from '../../gen/chainguard/platform/iam/v2/account_associations_pb.js';
+import { ExternalGroupRoleMappingsService as MappingsV2 } from '../../gen/chainguard/platform/iam/v2/external_group_role_mappings_pb.js';
+import { GroupInvitesService as InvitesV2 } from '../../gen/chainguard/platform/iam/v2/group_invites_pb.js';
+import { GroupsService as GroupsV2 } from '../../gen/chainguard/platform/iam/v2/groups_pb.js';
+import { IdentitiesService as IdentitiesV2 } from '../../gen/chainguard/platform/iam/v2/identities_pb.js';
+import { IdentityProvidersService as ProvidersV2 } from '../../gen/chainguard/platform/iam/v2/identity_providers_pb.js';
+import { RoleBindingsService as BindingsV2 } from '../../gen/chainguard/platform/iam/v2/role_bindings_pb.js';
+import { RolesService as RolesV2 } from '../../gen/chainguard/platform/iam/v2/roles_pb.js';
+import { TermsService as TermsV2 } from '../../gen/chainguard/platform/iam/v2/terms_pb.js';
+import { AccountAssociationsService as AccountsV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/account_associations_pb.js';
+import { ExternalGroupRoleMappingsService as MappingsV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/external_group_role_mappings_pb.js';
+import { GroupInvitesService as InvitesV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/group_invites_pb.js';
+import { GroupsService as GroupsV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/groups_pb.js';
+import { IdentitiesService as IdentitiesV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/identities_pb.js';
+import { IdentityProvidersService as ProvidersV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/identity_providers_pb.js';
+import { RoleBindingsService as BindingsV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/role_bindings_pb.js';
+import { RolesService as RolesV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/roles_pb.js';
+import { TermsService as TermsV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/terms_pb.js';
+import type { Transcoder } from './transcode.js';
+import { standardTranscoders, unimplemented, type ResourceMapping, type VendorService } from './vendor.js';
+
+/** The Capability enum's values by serve's capability names (`groups.list`), from the enum's `name` option, and back. */
+function capabilityNames(e: DescEnum): { toName: Map<string, string>; fromName: Map<string, string> } {
+  const toName = new Map<string, string>();
+  const fromName = new Map<string, string>();
+  for (const v of e.values) {
+    const n = getOption(v, capabilityName);
+    if (!n) continue;
+    toName.set(v.name, n);
+    fromName.set(n, v.name);
+  }
+  return { toName, fromName };
+}
+const CAPS = capabilityNames(CapabilitySchema);
+
+const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const uidOf = (v: JsonValue | undefined): string | undefined => (v && typeof v === 'object' && !Array.isArray(v) && typeof v.uid === 'string' ? v.uid : undefined);
+
+/** Drops the fields serve does not hold yet, which the published message has (kind, status, resource limits). */
+function without(json: JsonObject, ...fields: string[]): JsonObject {
+  const out = { ...json };
+  for (const f of fields) delete out[f];
+  return out;
+}
+
+const IAM: Record<string, ResourceMapping> = {
+  Group: {
+    path: '/iam/v2/groups', field: 'group', plural: 'groups',
+    // kind and status are not held by serve; resource limits are output only.
+    toRest: (g) => without(g, 'kind', 'status', 'resourceLimits'),
+    fromRest: (g) => ({ ...g, resourceLimits: Object.fromEntries(Object.entries((g.resourceLimits ?? {}) as JsonObject).filter(([, v]) => Number.isInteger(v))) }),
+  },
+  Identity: { path: '/iam/v2/identities', field: 'identity', plural: 'identities' },
+  Role: {
+    path: '/iam/v2/roles', field: 'role', plural: 'roles',
+    // The published Capability enum (CAP_IAM_GROUPS_LIST) is serve's capability name (groups.list) by the value's `name` option.
+    toRest: (r) => (r.capabilities === undefined ? r : { ...r, capabilities: strings(r.capabilities).map((c) => CAPS.toName.get(c) ?? c) }),
+    fromRest: (r) => (r.capabilities === undefined ? r : { ...r, capabilities: strings(r.capabilities).map((c) => CAPS.fromName.get(c)).filter((c): c is string => c !== undefined) }),
+  },
+  RoleBinding: {
+    path: '/iam/v2/roleBindings', field: 'role_binding', plural: 'role_bindings',
+    fromRest: (b) => ({ ...b, identityUid: uidOf(b.identity) ?? '', roleUid: uidOf(b.role) ?? '' }),
+  },
+  IdentityProvider: { path: '/iam/v2/identityProviders', field: 'identity_provider', plural: 'identity_providers' },
+  GroupInvite: { path: '/iam/v2/groupInvites', field: 'group_invite', plural: 'group_invites' },
+  AccountAssociation: { path: '/iam/v2/accountAssociations', field: 'account_association', plural: 'account_associations' },
+};
+
+const SCIM = 'SCIM provisioning has no source in serve (its identity providers carry no SCIM settings); the closest is GetIdentityProvider';
+
+/** The methods beyond Get/List/Create/Update/Delete, by service name (the same in v2 and v2beta1). */
+const SPECIAL: Record<string, Record<string, Transcoder>> = {
+  GroupsService: {
+    LookupGroup: unimplemented('LookupGroup', 'looking a group up by the email domain of the caller\'s token has no source in serve (its groups are not matched to email domains); the closest is ListGroups with name'),
+    RequestGroupAccess: unimplemented('RequestGroupAccess', 'group access requests have no source in serve; the closest is CreateGroupInvite'),
+    CheckEligibility: unimplemented('CheckEligibility', 'email-domain eligibility has no source in serve; the closest is ListGroups'),
+  },
+  IdentitiesService: {
+    LookupIdentity: unimplemented('LookupIdentity', 'not yet served over the published API; the closest is ListIdentities'),
+    UpdateIdentityMetadata: unimplemented('UpdateIdentityMetadata', 'identity metadata (marketing profile fields) has no source in serve; the closest is UpdateIdentity'),
+  },
+  RoleBindingsService: {
+    UpdateRoleBinding: unimplemented('UpdateRoleBinding', 'not yet served: a binding cannot be changed in place here; the closest is DeleteRoleBinding then CreateRoleBinding'),
+    BatchCreateRoleBindings: unimplemented('BatchCreateRoleBindings', 'not yet served; the closest is CreateRoleBinding, once per binding'),
+  },
+  IdentityProvidersService: {
+    GenerateScimToken: unimplemented('GenerateScimToken', SCIM),
+    RegenerateScimToken: unimplemented('RegenerateScimToken', SCIM),
+    RevokeScimToken: unimplemented('RevokeScimToken', SCIM),
+    SetScimEnabled: unimplemented('SetScimEnabled', SCIM),
+  },
+  AccountAssociationsService: {
+    CheckAccountAssociation: unimplemented('CheckAccountAssociation', 'not yet served over the published API; the closest is POST /iam/v2/accountAssociations/{uid}:check'),
+  },
+};
+
+const MAPPINGS = 'external group role mappings have no source in serve (its identity providers map no external groups); the closest is ListRoleBindings';
+const TERMS = 'terms acceptances have no source in serve; the closest is GetGroup';
+
+function allUnimplemented(service: DescService, closest: string): VendorService {
+  return { service, transcoders: new Map(service.methods.map((m) => [m, unimplemented(m.name, closest)])) };
+}
+
+function iam(service: DescService): VendorService {
+  return { service, transcoders: standardTranscoders(service, IAM, SPECIAL[service.name]) };
+}
+
+export const IAM_SERVICES: readonly VendorService[] = [
+  ...[GroupsV2, IdentitiesV2, RolesV2, BindingsV2, ProvidersV2, InvitesV2, AccountsV2].map(iam),
+  allUnimplemented(MappingsV2, MAPPINGS),
+  allUnimplemented(TermsV2, TERMS),
+  ...[GroupsV2beta1, IdentitiesV2beta1, RolesV2beta1, BindingsV2beta1, ProvidersV2beta1, InvitesV2beta1, AccountsV2beta1].map(iam),
+  allUnimplemented(MappingsV2beta1, MAPPINGS),
+  allUnimplemented(TermsV2beta1, TERMS),
+];
