@@ -95,7 +95,7 @@ function standardTranscoder(method: DescMethod, resources: Record<string, Resour
         return fromJson(output, {
           ...page,
           [items.jsonName]: (Array.isArray(restItems) ? restItems : []).map((item) => (r.fromRest ? r.fromRest(asObject(item)) : item)),
-        } as JsonValue, { ignoreUnknownFields: true });
+        }, { ignoreUnknownFields: true });
       });
     }
     case 'Create':
