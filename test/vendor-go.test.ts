@@ -81,3 +81,17 @@ for (const version of ['v2', 'v2beta1']) {
     }
   });
 }
+
+for (const version of ['v2', 'v2beta1']) {
+  goTest(`${version} IAM: LookupIdentity, UpdateRoleBinding in place and BatchCreateRoleBindings`, async (t) => {
+    const issuer = (await srv.ok('GET', `/iam/v2/identities/${srv.ownerIdentityUid}`)).claimMatch.issuer as string;
+    const run = await scenario('iam-methods', { version, org: srv.organizationUid, issuer });
+    t.deepEqual(run.failed, [], run.stderr);
+    t.is(run.byStep.get('lookup unknown')?.code, 'NotFound');
+    for (const step of ['lookup', 'binding update', 'batch', 'identity delete']) t.is(run.byStep.get(step)?.code, 'OK', step);
+    // The updated binding (the same uid, checked in Go) went with its identity, for REST too.
+    const updated = run.byStep.get('binding update')!.response as { uid: string; roleUid: string };
+    t.is(run.exitCode, 0, run.stderr);
+    t.is((await srv.call('GET', `/iam/v2/roleBindings/${updated.uid}`)).status, 404, 'gone with its identity');
+  });
+}

@@ -2,7 +2,14 @@
 // serve's IAM operations: each method the REST call of the spec's route for it (vendor.ts),
 // with the field maps below where the published messages and the spec's JSON differ.
 // Methods with no source in serve answer UNIMPLEMENTED naming the closest call.
-import { getOption, type DescEnum, type DescService, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
+import { create, getOption, type DescEnum, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { ApiError, Code, invalidField } from '../../api/errors.js';
+import { identities } from '../../api/registry/index.js';
+import type { Principal } from '../auth/principal.js';
+import { claimKey } from '../domain/records.js';
+import { wireFormOf } from '../models.js';
+import type { Record_ } from '../store/store.js';
+import type { ReadContext } from './reads.js';
 import { CapabilitySchema, name as capabilityName } from '../../gen/capabilities/capabilities_pb.js';
 import { AccountAssociationsService as AccountsV2 } from '../../gen/chainguard/platform/iam/v2/account_associations_pb.js';
 import { ExternalGroupRoleMappingsService as MappingsV2 } from '../../gen/chainguard/platform/iam/v2/external_group_role_mappings_pb.js';
@@ -23,7 +30,7 @@ import { RoleBindingsService as BindingsV2beta1 } from '../../gen/chainguard/pla
 import { RolesService as RolesV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/roles_pb.js';
 import { TermsService as TermsV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/terms_pb.js';
 import type { Transcoder } from './transcode.js';
-import { standardTranscoders, unimplemented, type ResourceMapping, type VendorService } from './vendor.js';
+import { fromRestJson, operationTranscoder, standardTranscoders, uidPath, unimplemented, type ResourceMapping, type VendorOperation, type VendorService } from './vendor.js';
 
 /** The Capability enum's values by serve's capability names (`groups.list`), from the enum's `name` option, and back. */
 function capabilityNames(e: DescEnum): { toName: Map<string, string>; fromName: Map<string, string> } {
@@ -82,12 +89,7 @@ const SPECIAL: Record<string, Record<string, Transcoder>> = {
     CheckEligibility: unimplemented('CheckEligibility', 'email-domain eligibility has no source in serve; the closest is ListGroups'),
   },
   IdentitiesService: {
-    LookupIdentity: unimplemented('LookupIdentity', 'not yet served over the published API; the closest is ListIdentities'),
     UpdateIdentityMetadata: unimplemented('UpdateIdentityMetadata', 'identity metadata (marketing profile fields) has no source in serve; the closest is UpdateIdentity'),
-  },
-  RoleBindingsService: {
-    UpdateRoleBinding: unimplemented('UpdateRoleBinding', 'not yet served: a binding cannot be changed in place here; the closest is DeleteRoleBinding then CreateRoleBinding'),
-    BatchCreateRoleBindings: unimplemented('BatchCreateRoleBindings', 'not yet served; the closest is CreateRoleBinding, once per binding'),
   },
   IdentityProvidersService: {
     GenerateScimToken: unimplemented('GenerateScimToken', SCIM),
@@ -107,8 +109,80 @@ function allUnimplemented(service: DescService, closest: string): VendorService 
   return { service, transcoders: new Map(service.methods.map((m) => [m, unimplemented(m.name, closest)])) };
 }
 
+/** The bindings as the published RoleBinding: serve's wire form mapped (identity_uid, role_uid). */
+function bindingMessage(ctx: ReadContext, output: DescMessage, rec: Record_): Message {
+  return fromRestJson(output, BINDING_WIRE.toWire(rec, ctx.store), IAM.RoleBinding!.fromRest);
+}
+const BINDING_WIRE = wireFormOf('RoleBinding');
+
+interface Operation {
+  verb: string;
+  path: (request: Message) => string;
+  run: (ctx: ReadContext, principal: Principal, request: Message, method: DescMethod) => Promise<Message>;
+}
+
+/** The methods no one REST call answers, by service name: each the domain operation. */
+const OPERATIONS: Record<string, Record<string, Operation>> = {
+  IdentitiesService: {
+    // The identity of a literal issuer and subject pair (unique in serve), if the caller may read it.
+    LookupIdentity: {
+      verb: 'GET', path: () => '/iam/v2/identities:lookupIdentity',
+      run: async (ctx, principal, request, method) => {
+        const { issuer, subject } = request as unknown as { issuer: string; subject: string };
+        if (!issuer) throw invalidField('issuer', 'is required');
+        if (!subject) throw invalidField('subject', 'is required');
+        const rec = ctx.store.findByAltKey(identities.storeKind, claimKey(issuer, subject))[0];
+        if (!rec) throw new ApiError(Code.NOT_FOUND, `No identity matches issuer ${issuer} and subject ${subject}`, { reason: 'NOT_FOUND' });
+        const found = await ctx.domain.identities.get(principal, rec.uid);
+        return create(method.output, { uid: found.uid });
+      },
+    },
+  },
+  RoleBindingsService: {
+    // In place, keeping the uid: the provider's update (mask "*": identity_uid and role_uid).
+    UpdateRoleBinding: {
+      verb: 'PATCH', path: (req) => uidPath('/iam/v2/roleBindings', (req as unknown as { roleBinding?: { uid: string } }).roleBinding?.uid, 'role_binding.uid'),
+      run: async (ctx, principal, request, method) => {
+        const { roleBinding, updateMask } = request as unknown as { roleBinding?: { uid: string; identityUid: string; roleUid: string }; updateMask?: { paths: string[] } };
+        const paths = updateMask?.paths ?? [];
+        const masked = (field: string) => !paths.length || paths.includes('*') || paths.includes(field);
+        for (const p of paths) if (!['*', 'identity_uid', 'role_uid'].includes(p)) throw invalidField('update_mask', `${p} is not an updatable field of RoleBinding (updatable: identity_uid, role_uid)`);
+        const change = { ...(masked('identity_uid') && roleBinding?.identityUid ? { identityUid: roleBinding.identityUid } : {}), ...(masked('role_uid') && roleBinding?.roleUid ? { roleUid: roleBinding.roleUid } : {}) };
+        const rec = await ctx.domain.roleBindings.replace(principal, roleBinding?.uid ?? '', change);
+        return bindingMessage(ctx, method.output, rec);
+      },
+    },
+    // One create per binding, in order (each request's parent, else the batch's; its role, else
+    // the batch's role_uid); the first failure stops the batch, those before it stay made.
+    BatchCreateRoleBindings: {
+      verb: 'POST', path: () => '/iam/v2/roleBindings:batchCreate',
+      run: async (ctx, principal, request, method) => {
+        const { parent, requests, roleUid } = request as unknown as { parent: string; roleUid: string; requests: { parent: string; roleBinding?: { identityUid: string; roleUid: string } }[] };
+        const binding = method.output.fields.find((f) => f.name === 'role_bindings')!;
+        if (binding.fieldKind !== 'list' || binding.listKind !== 'message') throw new Error('BatchCreateRoleBindingsResponse.role_bindings is no list of messages');
+        const made: Message[] = [];
+        for (const [i, r] of requests.entries()) {
+          const input = { parent: r.parent || parent, identityUid: r.roleBinding?.identityUid ?? '', roleUid: r.roleBinding?.roleUid || roleUid };
+          if (!input.parent) throw invalidField(`requests[${i}].parent`, 'is required (or the batch\'s parent)');
+          made.push(bindingMessage(ctx, binding.message, await ctx.domain.roleBindings.create(principal, input)));
+        }
+        return create(method.output, { roleBindings: made });
+      },
+    },
+  },
+};
+
 function iam(service: DescService): VendorService {
-  return { service, transcoders: standardTranscoders(service, IAM, SPECIAL[service.name]) };
+  const ops = OPERATIONS[service.name] ?? {};
+  const special: Record<string, Transcoder> = { ...SPECIAL[service.name] };
+  const operations = new Map<DescMethod, VendorOperation>();
+  for (const method of service.methods) {
+    const op = ops[method.name];
+    if (!op) continue;
+    special[method.name] = operationTranscoder(method, op.verb, op.path);
+    operations.set(method, (ctx, principal, request) => op.run(ctx, principal, request, method));
+  }
+  return { service, transcoders: standardTranscoders(service, IAM, special), operations };
 }
 
 export const IAM_SERVICES: readonly VendorService[] = [

@@ -9,7 +9,7 @@ import type http from 'node:http';
 import { createConnectRouter, createContextValues, createContextKey, Code, ConnectError, type ConnectRouter, type ContextValues, type HandlerContext } from '@connectrpc/connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
-import { fromJson, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { fromJson, toJson, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdvisoryService } from '../../gen/platform/advisory/v2/advisory_pb.js';
@@ -22,6 +22,7 @@ import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '..
 import { StreamGone } from '../h2/connection.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
+import type { Principal } from '../auth/principal.js';
 import type { Listeners } from './gate.js';
 import { directReadOf, type ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
@@ -62,15 +63,20 @@ export function rpcListeners(
 ): Listeners {
   const services = [...ownServices, ...vendor.map((v) => v.service)];
   const transcoders = transcodersOf(ownServices, vendor);
+  const operations = new Map(vendor.flatMap((v) => [...(v.operations ?? [])]));
   const unary = new Map<string, UnaryMethod>();
   for (const service of services) {
     for (const method of service.methods) {
       const transcoder = transcoders.get(method);
       if (method.methodKind !== 'unary' || !transcoder) continue;
-      // The vendor's messages are not serve's wire form: their reads go through REST's route.
-      const read = ownServices.includes(service) ? directReadOf(reads, method.output, transcoder) : undefined;
+      // The vendor's messages are not serve's wire form: their reads go through REST's route,
+      // and the methods no REST call answers through their operation.
+      const operation = operations.get(method);
+      const read = operation
+        ? async (principal: Principal, request: Message) => ({ body: toJson(method.output, await operation(reads, principal, request)) })
+        : ownServices.includes(service) ? directReadOf(reads, method.output, transcoder) : undefined;
       unary.set(`/${service.typeName}/${method.name}`, {
-        name: `${service.typeName}/${method.name}`, method, transcoder, read,
+        name: `${service.typeName}/${method.name}`, method, transcoder, read, ...(operation ? { operationOnly: true } : {}),
         ...(transcoder.verb === 'GET' ? { seen: new Map() } : {}),
       });
     }

@@ -8,12 +8,27 @@
 // the one registration point.
 import { create, fromJson, toJson, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { ApiError, Code, invalidField } from '../../api/errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { ReadContext } from './reads.js';
 import { appendQuery, type RestCall, type Transcoder } from './transcode.js';
 
-/** One vendor service: its descriptor and a transcoder per method it serves (the others answer UNIMPLEMENTED). */
+/**
+ * A method no single REST call answers (a batch, a lookup, an update REST lacks): the domain
+ * operation itself, once the caller is known (the dispatcher's auth, rate limit and journal
+ * still apply), answering the response message.
+ */
+export type VendorOperation = (ctx: ReadContext, principal: Principal, request: Message) => Promise<Message>;
+
+/** One vendor service: its descriptor and a transcoder per method it serves (the others answer UNIMPLEMENTED); some answered by an operation. */
 export interface VendorService {
   service: DescService;
   transcoders: ReadonlyMap<DescMethod, Transcoder>;
+  operations?: ReadonlyMap<DescMethod, VendorOperation>;
+}
+
+/** The transcoder of an operation's method: its REST-shaped call names it in the journal and for faults (`POST /iam/v2/roleBindings:batchCreate`); its answer is the message as JSON. */
+export function operationTranscoder(method: DescMethod, verb: string, path: (request: Message) => string): Transcoder {
+  return transcoder(verb, '', (req) => call(verb, path(req), new URLSearchParams()), (body) => fromRestJson(method.output, body));
 }
 
 /** A resource's JSON both ways: the vendor's proto3 JSON to the spec's REST JSON, and back. */

@@ -124,6 +124,54 @@ func init() {
 		invoke(r, "group get after delete", "GroupsService", "GetGroup", &iam.GetGroupRequest{Uid: g.GetUid()}, &iam.Group{})
 	})
 
+	// iam-methods: the published methods beyond CRUD: LookupIdentity, UpdateRoleBinding (the
+	// provider's, mask *), BatchCreateRoleBindings. params.version, params.org, params.issuer.
+	register("iam-methods", func(r *Run) {
+		org, issuer := r.Param("org"), r.Param("issuer")
+		id, ok := invoke(r, "identity create", "IdentitiesService", "CreateIdentity", &iam.CreateIdentityRequest{Parent: org, Identity: &iam.Identity{
+			Name: "lookup-me", Relationship: &iam.Identity_ClaimMatch_{ClaimMatch: &iam.Identity_ClaimMatch{
+				Iss: &iam.Identity_ClaimMatch_Issuer{Issuer: issuer}, Sub: &iam.Identity_ClaimMatch_Subject{Subject: "lookup-" + r.Param("version")},
+			}},
+		}}, &iam.Identity{})
+		if !ok {
+			return
+		}
+		if found, ok := invoke(r, "lookup", "IdentitiesService", "LookupIdentity", &iam.LookupIdentityRequest{Issuer: issuer, Subject: "lookup-" + r.Param("version")}, &iam.LookupIdentityResponse{}); ok {
+			r.Equal("lookup: the identity", found.GetUid(), id.GetUid())
+		}
+		invoke(r, "lookup unknown", "IdentitiesService", "LookupIdentity", &iam.LookupIdentityRequest{Issuer: issuer, Subject: "nobody"}, &iam.LookupIdentityResponse{})
+		roles := []*iam.Role{}
+		for _, name := range []string{"first", "second"} {
+			role, ok := invoke(r, "role "+name, "RolesService", "CreateRole", &iam.CreateRoleRequest{Parent: org, Role: &iam.Role{
+				Name: name + "-" + r.Param("version"), Capabilities: []capabilities.Capability{capabilities.Capability_CAP_IAM_GROUPS_LIST},
+			}}, &iam.Role{})
+			if !ok {
+				return
+			}
+			roles = append(roles, role)
+		}
+		b, ok := invoke(r, "binding create", "RoleBindingsService", "CreateRoleBinding", &iam.CreateRoleBindingRequest{
+			Parent: org, RoleBinding: &iam.RoleBinding{IdentityUid: id.GetUid(), RoleUid: roles[0].GetUid()},
+		}, &iam.RoleBinding{})
+		if !ok {
+			return
+		}
+		if up, ok := invoke(r, "binding update", "RoleBindingsService", "UpdateRoleBinding", &iam.UpdateRoleBindingRequest{
+			RoleBinding: &iam.RoleBinding{Uid: b.GetUid(), IdentityUid: id.GetUid(), RoleUid: roles[1].GetUid()},
+			UpdateMask:  &fieldmaskpb.FieldMask{Paths: []string{"*"}},
+		}, &iam.RoleBinding{}); ok {
+			r.Equal("binding update: the same uid", up.GetUid(), b.GetUid())
+			r.Equal("binding update: the new role", up.GetRoleUid(), roles[1].GetUid())
+			r.Equal("binding update: its role expanded", up.GetRole().GetName(), roles[1].GetName())
+		}
+		if batch, ok := invoke(r, "batch", "RoleBindingsService", "BatchCreateRoleBindings", &iam.BatchCreateRoleBindingsRequest{
+			Parent: org, RoleUid: roles[0].GetUid(), Requests: []*iam.CreateRoleBindingRequest{{RoleBinding: &iam.RoleBinding{IdentityUid: id.GetUid()}}},
+		}, &iam.BatchCreateRoleBindingsResponse{}); ok {
+			r.Check("batch: one binding of the first role", len(batch.GetRoleBindings()) == 1 && batch.GetRoleBindings()[0].GetRoleUid() == roles[0].GetUid(), "got %v", batch.GetRoleBindings())
+		}
+		invoke(r, "identity delete", "IdentitiesService", "DeleteIdentity", &iam.DeleteIdentityRequest{Uid: id.GetUid()}, &emptypb.Empty{})
+	})
+
 	// iam-list-all: the SDK's list-all paging: ListGroups below params.org, params.page_size a
 	// page, following next_page_token until it is empty; the uids in the order received.
 	register("iam-list-all", func(r *Run) {
