@@ -95,3 +95,13 @@ for (const version of ['v2', 'v2beta1']) {
     t.is((await srv.call('GET', `/iam/v2/roleBindings/${updated.uid}`)).status, 404, 'gone with its identity');
   });
 }
+
+for (const version of ['v2', 'v2beta1']) {
+  goTest(`${version} IAM: the provider's group invites (ttl a Duration), identity providers and account associations`, async (t) => {
+    const run = await scenario('iam-others', { version, org: srv.organizationUid, role: await srv.roleUid('viewer') });
+    t.deepEqual(run.failed, [], run.stderr);
+    t.deepEqual(run.steps.filter((s) => s.code !== undefined && s.code !== 'OK'), [], 'every call succeeded');
+    t.is(run.steps.filter((s) => s.code === 'OK').length, 11);
+    t.is(run.exitCode, 0, run.stderr);
+  });
+}

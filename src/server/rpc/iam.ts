@@ -56,6 +56,15 @@ function without(json: JsonObject, ...fields: string[]): JsonObject {
   return out;
 }
 
+function withOidc(p: JsonObject, map: (oidc: JsonObject) => JsonObject): JsonObject {
+  return p.oidc && typeof p.oidc === 'object' && !Array.isArray(p.oidc) ? { ...p, oidc: map(p.oidc) } : p;
+}
+
+/** serve's capability names as the published Capability enum's values; names the enum lacks are left out. */
+function capabilitiesFromRest(r: JsonObject): JsonObject {
+  return r.capabilities === undefined ? r : { ...r, capabilities: strings(r.capabilities).map((c) => CAPS.fromName.get(c)).filter((c): c is string => c !== undefined) };
+}
+
 const IAM: Record<string, ResourceMapping> = {
   Group: {
     path: '/iam/v2/groups', field: 'group', plural: 'groups',
@@ -68,14 +77,24 @@ const IAM: Record<string, ResourceMapping> = {
     path: '/iam/v2/roles', field: 'role', plural: 'roles',
     // The published Capability enum (CAP_IAM_GROUPS_LIST) is serve's capability name (groups.list) by the value's `name` option.
     toRest: (r) => (r.capabilities === undefined ? r : { ...r, capabilities: strings(r.capabilities).map((c) => CAPS.toName.get(c) ?? c) }),
-    fromRest: (r) => (r.capabilities === undefined ? r : { ...r, capabilities: strings(r.capabilities).map((c) => CAPS.fromName.get(c)).filter((c): c is string => c !== undefined) }),
+    fromRest: capabilitiesFromRest,
   },
   RoleBinding: {
     path: '/iam/v2/roleBindings', field: 'role_binding', plural: 'role_bindings',
     fromRest: (b) => ({ ...b, identityUid: uidOf(b.identity) ?? '', roleUid: uidOf(b.role) ?? '' }),
   },
-  IdentityProvider: { path: '/iam/v2/identityProviders', field: 'identity_provider', plural: 'identity_providers' },
-  GroupInvite: { path: '/iam/v2/groupInvites', field: 'group_invite', plural: 'group_invites' },
+  IdentityProvider: {
+    path: '/iam/v2/identityProviders', field: 'identity_provider', plural: 'identity_providers',
+    // The published enum prefixes its values (CORRELATION_RULE_SUB_EQUALS_EXTERNAL_ID); the spec's JSON does not.
+    // Unspecified (absent from proto3 JSON) is SUB_EQUALS_EXTERNAL_ID, as the published file says: so
+    // the provider's update with mask "*" keeps the rule rather than clearing it.
+    toRest: (p) => withOidc(p, (o) => ({ ...o, correlationRule: typeof o.correlationRule === 'string' ? o.correlationRule.replace(/^CORRELATION_RULE_/, '') : 'SUB_EQUALS_EXTERNAL_ID' })),
+    fromRest: (p) => withOidc(p, (o) => (typeof o.correlationRule === 'string' ? { ...o, correlationRule: `CORRELATION_RULE_${o.correlationRule}` } : o)),
+  },
+  GroupInvite: {
+    path: '/iam/v2/groupInvites', field: 'group_invite', plural: 'group_invites',
+    fromRest: (i) => (i.role && typeof i.role === 'object' && !Array.isArray(i.role) ? { ...i, role: capabilitiesFromRest(i.role) } : i),
+  },
   AccountAssociation: { path: '/iam/v2/accountAssociations', field: 'account_association', plural: 'account_associations' },
 };
 

@@ -8,11 +8,13 @@ package main
 import (
 	"context"
 	"strings"
+	"time"
 
 	iam "chainguard.dev/sdk/proto/chainguard/platform/iam/v2"
 	capabilities "chainguard.dev/sdk/proto/capabilities"
 	common "chainguard.dev/sdk/proto/platform/common/v1"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 )
@@ -170,6 +172,54 @@ func init() {
 			r.Check("batch: one binding of the first role", len(batch.GetRoleBindings()) == 1 && batch.GetRoleBindings()[0].GetRoleUid() == roles[0].GetUid(), "got %v", batch.GetRoleBindings())
 		}
 		invoke(r, "identity delete", "IdentitiesService", "DeleteIdentity", &iam.DeleteIdentityRequest{Uid: id.GetUid()}, &emptypb.Empty{})
+	})
+
+	// iam-others: the provider's group_invite (ttl a Duration, role_uid, email; Create, Get,
+	// Delete), identity_provider (OIDC; Create, Get, Update with mask *, Delete) and
+	// account_associations (Amazon; Create, Get, Update with mask *, Delete). params.version,
+	// params.org, params.role (a role uid to invite with and to default to).
+	register("iam-others", func(r *Run) {
+		org, roleUid := r.Param("org"), r.Param("role")
+		if inv, ok := invoke(r, "invite create", "GroupInvitesService", "CreateGroupInvite", &iam.CreateGroupInviteRequest{Parent: org, GroupInvite: &iam.GroupInvite{
+			Ttl: durationpb.New(time.Hour), RoleUid: roleUid, Email: "new@acme.example",
+		}}, &iam.GroupInvite{}); ok {
+			r.Check("invite create: a code", inv.GetCode() != "", "no code")
+			r.Check("invite create: expires in an hour", inv.GetExpirationTime().AsTime().Sub(inv.GetCreateTime().AsTime()).Round(time.Minute) == time.Hour, "expiration %v, created %v", inv.GetExpirationTime().AsTime(), inv.GetCreateTime().AsTime())
+			if got, ok := invoke(r, "invite get", "GroupInvitesService", "GetGroupInvite", &iam.GetGroupInviteRequest{Uid: inv.GetUid()}, &iam.GroupInvite{}); ok {
+				r.Equal("invite get: role", got.GetRole().GetUid(), roleUid)
+				r.Equal("invite get: email", got.GetEmail(), "new@acme.example")
+			}
+			invoke(r, "invite delete", "GroupInvitesService", "DeleteGroupInvite", &iam.DeleteGroupInviteRequest{Uid: inv.GetUid()}, &emptypb.Empty{})
+		}
+		idpIn := &iam.IdentityProvider{Name: "okta", DefaultRole: roleUid, Configuration: &iam.IdentityProvider_Oidc{Oidc: &iam.IdentityProvider_OIDC{
+			Issuer: "https://acme.okta.example", ClientId: "client", ClientSecret: "s3cret", AdditionalScopes: []string{"email"},
+		}}}
+		if idp, ok := invoke(r, "idp create", "IdentityProvidersService", "CreateIdentityProvider", &iam.CreateIdentityProviderRequest{Parent: org, IdentityProvider: idpIn}, &iam.IdentityProvider{}); ok {
+			r.Equal("idp create: no secret back", idp.GetOidc().GetClientSecret(), "")
+			if got, ok := invoke(r, "idp get", "IdentityProvidersService", "GetIdentityProvider", &iam.GetIdentityProviderRequest{Uid: idp.GetUid()}, &iam.IdentityProvider{}); ok {
+				r.Equal("idp get: issuer", got.GetOidc().GetIssuer(), "https://acme.okta.example")
+			}
+			idpIn.Uid, idpIn.Description = idp.GetUid(), "the company's Okta"
+			if up, ok := invoke(r, "idp update", "IdentityProvidersService", "UpdateIdentityProvider", &iam.UpdateIdentityProviderRequest{
+				IdentityProvider: idpIn, UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"*"}},
+			}, &iam.IdentityProvider{}); ok {
+				r.Equal("idp update: description", up.GetDescription(), "the company's Okta")
+			}
+			invoke(r, "idp delete", "IdentityProvidersService", "DeleteIdentityProvider", &iam.DeleteIdentityProviderRequest{Uid: idp.GetUid()}, &emptypb.Empty{})
+		}
+		aaIn := &iam.AccountAssociation{Name: "aws", Amazon: &iam.AccountAssociation_Amazon{Account: "123456789012"}}
+		if aa, ok := invoke(r, "account create", "AccountAssociationsService", "CreateAccountAssociation", &iam.CreateAccountAssociationRequest{Parent: org, AccountAssociation: aaIn}, &iam.AccountAssociation{}); ok {
+			if got, ok := invoke(r, "account get", "AccountAssociationsService", "GetAccountAssociation", &iam.GetAccountAssociationRequest{Uid: aa.GetUid()}, &iam.AccountAssociation{}); ok {
+				r.Equal("account get: amazon", got.GetAmazon().GetAccount(), "123456789012")
+			}
+			aaIn.Uid, aaIn.Amazon = aa.GetUid(), &iam.AccountAssociation_Amazon{Account: "210987654321"}
+			if up, ok := invoke(r, "account update", "AccountAssociationsService", "UpdateAccountAssociation", &iam.UpdateAccountAssociationRequest{
+				AccountAssociation: aaIn, UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"*"}},
+			}, &iam.AccountAssociation{}); ok {
+				r.Equal("account update: amazon", up.GetAmazon().GetAccount(), "210987654321")
+			}
+			invoke(r, "account delete", "AccountAssociationsService", "DeleteAccountAssociation", &iam.DeleteAccountAssociationRequest{Uid: aa.GetUid()}, &emptypb.Empty{})
+		}
 	})
 
 	// iam-list-all: the SDK's list-all paging: ListGroups below params.org, params.page_size a
