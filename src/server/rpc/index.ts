@@ -77,6 +77,7 @@ export function rpcListeners(
         : ownServices.includes(service) ? directReadOf(reads, method.output, transcoder) : undefined;
       unary.set(`/${service.typeName}/${method.name}`, {
         name: `${service.typeName}/${method.name}`, method, transcoder, read, ...(operation ? { operationOnly: true } : {}),
+        ...(ownServices.includes(service) ? {} : { reshaped: true }),
         ...(transcoder.verb === 'GET' ? { seen: new Map() } : {}),
       });
     }
