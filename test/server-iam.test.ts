@@ -381,3 +381,19 @@ test('REST takes both create shapes: the spec\'s ({parent, group} in the body) a
   t.is(identity.status, 200, identity.text);
   t.is((await srv.call('GET', `${G}?uidp.children_of=${org}&name=x`)).json.groups.length, 0);
 });
+
+test('an identity\'s email (the published Identity\'s field): stored on create, changed or cleared by update, refused when not an address', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  const body = (email: string) => ({ parent: srv.organizationUid, identity: { name: 'mailer', email, claimMatch: { issuer: 'https://issuer.example', subject: `mail-${email}` } } });
+  const bad = await srv.call('POST', I, body('not an address'));
+  t.is(bad.status, 400);
+  t.regex(bad.text, /email: must be an email address/);
+  const made = await srv.ok('POST', I, body('ci@acme.example'));
+  t.is(made.email, 'ci@acme.example');
+  t.is((await srv.ok('GET', `${I}/${made.uid}`)).email, 'ci@acme.example');
+  t.is((await srv.ok('PATCH', `${I}/${made.uid}`, { email: 'ops@acme.example' })).email, 'ops@acme.example');
+  const cleared = await srv.call('PATCH', `${I}/${made.uid}?updateMask=email`, {});
+  t.is(cleared.status, 200, cleared.text);
+  t.is(cleared.json.email, undefined, 'cleared: absent, as proto3 JSON leaves an empty string out');
+});

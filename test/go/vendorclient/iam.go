@@ -81,7 +81,7 @@ func init() {
 		// resource_identity.go: Create (parent, name, description, claim_match literal issuer
 		// and subject), Get, Update with mask *, Delete.
 		id, ok := invoke(r, "identity create", "IdentitiesService", "CreateIdentity", &iam.CreateIdentityRequest{Parent: g.GetUid(), Identity: &iam.Identity{
-			Name: "tf-deployer", Description: "CI",
+			Name: "tf-deployer", Description: "CI", Email: "ci@acme.example",
 			Relationship: &iam.Identity_ClaimMatch_{ClaimMatch: &iam.Identity_ClaimMatch{
 				Iss: &iam.Identity_ClaimMatch_Issuer{Issuer: issuer}, Sub: &iam.Identity_ClaimMatch_Subject{Subject: "repo:acme/app:ref:refs/heads/main"},
 			}},
@@ -90,15 +90,17 @@ func init() {
 			if got, ok := invoke(r, "identity get", "IdentitiesService", "GetIdentity", &iam.GetIdentityRequest{Uid: id.GetUid()}, &iam.Identity{}); ok {
 				r.Equal("identity get: issuer", got.GetClaimMatch().GetIssuer(), issuer)
 				r.Equal("identity get: subject", got.GetClaimMatch().GetSubject(), "repo:acme/app:ref:refs/heads/main")
+				r.Equal("identity get: email", got.GetEmail(), "ci@acme.example")
 			}
 			if up, ok := invoke(r, "identity update", "IdentitiesService", "UpdateIdentity", &iam.UpdateIdentityRequest{
-				Identity: &iam.Identity{Uid: id.GetUid(), Name: "tf-deployer", Description: "CI, release branch",
+				Identity: &iam.Identity{Uid: id.GetUid(), Name: "tf-deployer", Description: "CI, release branch", Email: "release@acme.example",
 					Relationship: &iam.Identity_ClaimMatch_{ClaimMatch: &iam.Identity_ClaimMatch{
 						Iss: &iam.Identity_ClaimMatch_Issuer{Issuer: issuer}, Sub: &iam.Identity_ClaimMatch_Subject{Subject: "repo:acme/app:ref:refs/heads/release"},
 					}}},
 				UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"*"}},
 			}, &iam.Identity{}); ok {
 				r.Equal("identity update: subject", up.GetClaimMatch().GetSubject(), "repo:acme/app:ref:refs/heads/release")
+				r.Equal("identity update: email", up.GetEmail(), "release@acme.example")
 			}
 		}
 
