@@ -46,6 +46,7 @@ export const Identity = z.looseObject({
   name: z.string(),
   description: z.string().default(''),
   claimMatch: ClaimMatch,
+  email: z.string().optional(),
   lastSeenTime: Timestamp.optional(),
   createTime: Timestamp,
   updateTime: Timestamp,
@@ -391,7 +392,7 @@ function isLoopbackHost(hostname: string): boolean {
 /** The rules of the string fields a PATCH may change, by resource (dotted paths for nested fields). */
 export const UPDATE_RULES = {
   group: { name: groupNameProblem, description: descriptionProblem },
-  identity: { name: plainNameProblem, description: descriptionProblem, 'claimMatch.issuer': issuerProblem, 'claimMatch.subject': subjectProblem },
+  identity: { name: plainNameProblem, description: descriptionProblem, email: (s) => (s === '' ? undefined : emailProblem(s)), 'claimMatch.issuer': issuerProblem, 'claimMatch.subject': subjectProblem },
   role: { name: plainNameProblem, description: descriptionProblem },
   repo: { name: repoNameProblem, description: descriptionProblem },
   identityProvider: {
@@ -429,6 +430,7 @@ export const CreateIdentityBody = z.strictObject({
   identity: z.strictObject({
     name: ruled(plainNameProblem),
     description: Description.optional(),
+    email: ruled(emailProblem).optional(),
     claimMatch: z.strictObject({
       issuer: ruled(issuerProblem),
       subject: ruled(subjectProblem),

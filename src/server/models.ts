@@ -37,6 +37,7 @@ function identityToWire(r: Record_): WireOut<'Identity'> {
     name: r.name,
     description: str(r.data.description),
     claimMatch: claimOf(r),
+    ...(typeof r.data.email === 'string' ? { email: r.data.email } : {}),
     ...(typeof r.data.lastSeenTime === 'string' ? { lastSeenTime: r.data.lastSeenTime } : {}),
     createTime: r.createTime,
     updateTime: r.updateTime,

@@ -13,7 +13,7 @@ export const identities = defineResource({
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },
   filters: {},
-  updatable: ['name', 'description', 'claimMatch', 'claimMatch.issuer', 'claimMatch.subject'],
+  updatable: ['name', 'description', 'email', 'claimMatch', 'claimMatch.issuer', 'claimMatch.subject'],
   outputOnly: ['uid', 'createTime', 'updateTime', 'lastSeenTime'],
   references: true,
   view: {

@@ -15,6 +15,7 @@ export interface NewIdentity {
   parent: string;
   name: string;
   description?: string | undefined;
+  email?: string | undefined;
   claimMatch: { issuer: string; subject: string };
 }
 
@@ -30,7 +31,7 @@ export function identityOperations(ctx: DomainContext) {
     async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
       authorize(ctx, principal, capability(I, 'update'), I, uid);
       const patch = await resolve(changes);
-      const { name, description, 'claimMatch.issuer': issuer, 'claimMatch.subject': subject } = ruledChanges(patch, UPDATE_RULES.identity);
+      const { name, description, email, 'claimMatch.issuer': issuer, 'claimMatch.subject': subject } = ruledChanges(patch, UPDATE_RULES.identity);
       return commit(ctx, principal, 'identities.update', () => patchRecord(ctx, I, uid, patch, (rec) => {
         const claim = rec.data.claimMatch as { issuer: string; subject: string };
         const next = { issuer: issuer ?? claim.issuer, subject: subject ?? claim.subject };
@@ -44,6 +45,8 @@ export function identityOperations(ctx: DomainContext) {
         }
         if (name !== undefined) rec.name = name;
         if (description !== undefined) rec.data.description = description;
+        if (email === '') delete rec.data.email;
+        else if (email !== undefined) rec.data.email = email;
       }));
     },
 
@@ -77,7 +80,7 @@ export function identityOperations(ctx: DomainContext) {
 /** In a write: a new identity in an existing group, its claimMatch not yet taken. */
 export function insertIdentity(ctx: DomainContext, principal: Principal, input: NewIdentity): Record_ {
   const { issuer, subject } = input.claimMatch;
-  const rec = records.identity({ parent: input.parent, name: input.name, description: input.description, issuer, subject, createTime: now(ctx) });
+  const rec = records.identity({ parent: input.parent, name: input.name, description: input.description, email: input.email, issuer, subject, createTime: now(ctx) });
   return insertChild(ctx, rec, () => ensureClaimUnique(ctx, principal, issuer, subject));
 }
 

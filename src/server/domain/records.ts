@@ -64,9 +64,10 @@ export const records = {
   group: (b: Base & { parent: string | null; name: string; description?: string | undefined }) =>
     record('group', b.parent, b.name, null, b, { description: b.description ?? '', verified: false }),
 
-  identity: (b: Base & { parent: string; name: string; description?: string | undefined; issuer: string; subject: string }) =>
+  identity: (b: Base & { parent: string; name: string; description?: string | undefined; email?: string | undefined; issuer: string; subject: string }) =>
     record('identity', b.parent, b.name, claimKey(b.issuer, b.subject), b, {
       description: b.description ?? '',
+      ...(b.email ? { email: b.email } : {}),
       claimMatch: { issuer: b.issuer, subject: b.subject },
       lastSeenTime: b.createTime,
     }),

@@ -9,7 +9,7 @@ import type http from 'node:http';
 import { createConnectRouter, createContextValues, createContextKey, Code, ConnectError, type ConnectRouter, type ContextValues, type HandlerContext } from '@connectrpc/connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
-import { fromJson, type DescMessage, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { fromJson, toJson, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdvisoryService } from '../../gen/platform/advisory/v2/advisory_pb.js';
@@ -22,10 +22,12 @@ import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '..
 import { StreamGone } from '../h2/connection.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
+import type { Principal } from '../auth/principal.js';
 import type { Listeners } from './gate.js';
 import { directReadOf, type ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
-import { transcoderOf, type RestCall } from './transcode.js';
+import { hasHttpRule, transcoderOf, type RestCall, type Transcoder } from './transcode.js';
+import type { VendorService } from './vendor.js';
 import { grpcPercentEncode, protocolOf, serveUnary, type UnaryMethod } from './unary.js';
 
 /** The API's services, as proto/ defines them. */
@@ -55,16 +57,27 @@ export function rpcListeners(
   dispatch: Dispatch,
   rest: { node: NodeListener; http2: (x: Http2Exchange) => void },
   log: ((line: string) => void) | undefined,
-  services: readonly DescService[],
+  ownServices: readonly DescService[],
   reads: ReadContext,
+  vendor: readonly VendorService[] = [],
 ): Listeners {
+  const services = [...ownServices, ...vendor.map((v) => v.service)];
+  const transcoders = transcodersOf(ownServices, vendor);
+  const operations = new Map(vendor.flatMap((v) => [...(v.operations ?? [])]));
   const unary = new Map<string, UnaryMethod>();
   for (const service of services) {
     for (const method of service.methods) {
-      if (method.methodKind !== 'unary') continue;
-      const transcoder = transcoderOf(method);
+      const transcoder = transcoders.get(method);
+      if (method.methodKind !== 'unary' || !transcoder) continue;
+      // The vendor's messages are not serve's wire form: their reads go through REST's route,
+      // and the methods no REST call answers through their operation.
+      const operation = operations.get(method);
+      const read = operation
+        ? async (principal: Principal, request: Message) => ({ body: toJson(method.output, await operation(reads, principal, request)) })
+        : ownServices.includes(service) ? directReadOf(reads, method.output, transcoder) : undefined;
       unary.set(`/${service.typeName}/${method.name}`, {
-        name: `${service.typeName}/${method.name}`, method, transcoder, read: directReadOf(reads, method.output, transcoder),
+        name: `${service.typeName}/${method.name}`, method, transcoder, read, ...(operation ? { operationOnly: true } : {}),
+        ...(ownServices.includes(service) ? {} : { reshaped: true }),
         ...(transcoder.verb === 'GET' ? { seen: new Map() } : {}),
       });
     }
@@ -75,7 +88,7 @@ export function rpcListeners(
     readMaxBytes: MAX_BODY_BYTES,
     acceptCompression: [compressionGzip, compressionBrotli],
   });
-  for (const service of services) registerService(router, service, dispatch, log);
+  for (const service of services) registerService(router, service, transcoders, dispatch, log);
   registerReflection(router, services);
   const connectHandlers = new Map(router.handlers.map((h) => [h.requestPath, h]));
   const contextOf = (address: string) => createContextValues().set(callerAddress, address);
@@ -167,7 +180,18 @@ function encodeGrpcMessageMinimally(headers: Headers | undefined): void {
   if (message) headers!.set('grpc-message', grpcPercentEncode(decodeURIComponent(message)));
 }
 
-function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch, log?: (line: string) => void): void {
+/**
+ * Each method's transcoder: serve's own by its google.api.http rule (a method without one, the
+ * vendor's internal kind, has none: UNIMPLEMENTED), the vendor's by vendor.ts.
+ */
+function transcodersOf(own: readonly DescService[], vendor: readonly VendorService[]): Map<DescMethod, Transcoder> {
+  const out = new Map<DescMethod, Transcoder>();
+  for (const service of own) for (const method of service.methods.filter(hasHttpRule)) out.set(method, transcoderOf(method));
+  for (const v of vendor) for (const [method, t] of v.transcoders) out.set(method, t);
+  return out;
+}
+
+function registerService(router: ConnectRouter, service: DescService, transcoders: ReadonlyMap<DescMethod, Transcoder>, dispatch: Dispatch, log?: (line: string) => void): void {
   // A failure outside the dispatcher (a path field left empty; an answer proto/ cannot hold,
   // which is our bug) is reported the way the dispatcher reports one.
   const failure = (err: unknown) => {
@@ -175,7 +199,8 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
     return toConnectError(answer.body as Status, metadataOf(answer));
   };
   for (const method of service.methods) {
-    const transcoder = transcoderOf(method);
+    const transcoder = transcoders.get(method);
+    if (!transcoder) continue;
     // Every API method is unary (lists are paged, not streamed).
     router.rpc(method as DescMethodUnary, async (request: Message, ctx: HandlerContext) => {
       let call: RestCall;

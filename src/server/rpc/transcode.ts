@@ -35,6 +35,11 @@ export interface Transcoder {
   fromRest(body: unknown): Message;
 }
 
+/** Whether a method has a REST route: the vendor leaves its internal ones (GroupInvites/CreateWithGroup) without a google.api.http rule. */
+export function hasHttpRule(method: DescMethod): boolean {
+  return Boolean(method.proto.options && getExtension(method.proto.options, httpRuleExtension).pattern.case);
+}
+
 /** The transcoder of one RPC; throws when the method has no http rule (a bug in proto/, caught at startup). */
 export function transcoderOf(method: DescMethod): Transcoder {
   const rule = method.proto.options ? getExtension(method.proto.options, httpRuleExtension) : undefined;
@@ -123,7 +128,7 @@ function queryValue(json: JsonValue): string {
   return typeof json === 'object' && json !== null ? JSON.stringify(json) : String(json);
 }
 
-function appendQuery(query: URLSearchParams, message: Message, fields: readonly DescField[], prefix: string): void {
+export function appendQuery(query: URLSearchParams, message: Message, fields: readonly DescField[], prefix: string): void {
   for (const field of fields) {
     if (!isFieldSet(message, field)) continue;
     const name = `${prefix}${field.name}`;

@@ -25,6 +25,10 @@ export interface UnaryMethod {
   transcoder: Transcoder;
   /** Set when the domain answers it directly in protobuf. */
   read?: DirectRead | undefined;
+  /** `read` is the method's only answer (no REST route has it): used for Connect's JSON too. */
+  operationOnly?: true;
+  /** The REST answer is not the response's JSON (the vendor's messages): Connect's JSON is made from the message. */
+  reshaped?: true;
   /**
    * A read's request and REST call by the request's bytes: a client asks the same Get or page
    * again and again (a poller, a dashboard), and the decode and transcoding of the same bytes
@@ -78,7 +82,7 @@ export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol
   }, deadlineMs);
   try {
     const { request, call } = decodeCall(m, await x.readBody(MAX_BODY_BYTES + 5, tooLarge, 'The client closed the stream before the request was complete'), protocol);
-    const read = m.read && !protocol.json ? m.read : undefined;
+    const read = m.read && (!protocol.json || m.operationOnly) ? m.read : undefined;
     const answer = await dispatch({
       method: call.method,
       path: call.path,
@@ -106,7 +110,9 @@ export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol
     const metadata = metadataOf(answer);
     if ((answer.status ?? 200) >= 400) return replyError(x, protocol, answer.body as Status, metadata);
     if (!protocol.json) return replyMessage(x, protocol, answer.proto ?? [toBinary(m.method.output, m.transcoder.fromRest(answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body))], metadata);
-    // Connect's JSON is REST's JSON: the route's text as it is, when it has one.
+    // Connect's JSON is REST's JSON: the route's text as it is, when it has one (not for the
+    // vendor's messages, whose JSON differs from the spec's: made from the response message).
+    if (m.reshaped) return replyMessage(x, protocol, JSON.stringify(toJson(m.method.output, m.transcoder.fromRest(answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body))), metadata);
     if (answer.bodyJson && !answer.proto) return replyMessage(x, protocol, answer.bodyJson.text, metadata, answer.bodyJson.bytes);
     return replyMessage(x, protocol, JSON.stringify(answer.proto ? toJson(m.method.output, fromBinary(m.method.output, Buffer.concat(answer.proto))) : (answer.body ?? {})), metadata);
   } catch (err) {
