@@ -9,7 +9,7 @@ import type http from 'node:http';
 import { createConnectRouter, createContextValues, createContextKey, Code, ConnectError, type ConnectRouter, type ContextValues, type HandlerContext } from '@connectrpc/connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
-import { fromJson, type DescMessage, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { fromBinary, fromJson, toJson, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdvisoryService } from '../../gen/platform/advisory/v2/advisory_pb.js';
@@ -23,13 +23,23 @@ import { StreamGone } from '../h2/connection.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
 import type { Listeners } from './gate.js';
-import { directReadOf, type ReadContext } from './reads.js';
+import { directReadOf, type DirectRead, type ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
 import { hasHttpRule, transcoderOf, type RestCall } from './transcode.js';
 import { grpcPercentEncode, protocolOf, serveUnary, type UnaryMethod } from './unary.js';
+import { vendorAnswer } from './vendor/call.js';
+import { VENDOR_CALLS, VENDOR_SERVICES } from './vendor/index.js';
 
-/** The API's services, as proto/ defines them. */
-export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService];
+/** The API's services, as proto/ defines them: serve's own, and the vendor's published ones. */
+export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService, ...VENDOR_SERVICES];
+
+/** The domain operation behind one of the vendor's methods (rpc/vendor/), if it is one. */
+function vendorOperation(reads: ReadContext, method: DescMethod): DirectRead | undefined {
+  const call = VENDOR_CALLS.get(`${method.parent.typeName}/${method.name}`);
+  if (!call) return undefined;
+  return async (principal, request) =>
+    vendorAnswer(method.output, await call({ principal, domain: reads.domain, store: reads.store }, toJson(method.input, request) as JsonObject));
+}
 
 const DETAIL_SCHEMAS: Record<string, DescMessage> = {
   [ERROR_INFO_TYPE]: ErrorInfoSchema,
@@ -64,8 +74,9 @@ export function rpcListeners(
       // A method with no REST route (the vendor's internal ones) is no call of serve's: UNIMPLEMENTED.
       if (method.methodKind !== 'unary' || !hasHttpRule(method)) continue;
       const transcoder = transcoderOf(method);
+      const direct = vendorOperation(reads, method);
       unary.set(`/${service.typeName}/${method.name}`, {
-        name: `${service.typeName}/${method.name}`, method, transcoder, read: directReadOf(reads, method.output, transcoder),
+        name: `${service.typeName}/${method.name}`, method, transcoder, ...(direct ? { direct } : { read: directReadOf(reads, method.output, transcoder) }),
         ...(transcoder.verb === 'GET' ? { seen: new Map() } : {}),
       });
     }
@@ -76,7 +87,7 @@ export function rpcListeners(
     readMaxBytes: MAX_BODY_BYTES,
     acceptCompression: [compressionGzip, compressionBrotli],
   });
-  for (const service of services) registerService(router, service, dispatch, log);
+  for (const service of services) registerService(router, service, dispatch, log, reads);
   registerReflection(router, services);
   const connectHandlers = new Map(router.handlers.map((h) => [h.requestPath, h]));
   const contextOf = (address: string) => createContextValues().set(callerAddress, address);
@@ -168,7 +179,7 @@ function encodeGrpcMessageMinimally(headers: Headers | undefined): void {
   if (message) headers!.set('grpc-message', grpcPercentEncode(decodeURIComponent(message)));
 }
 
-function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch, log?: (line: string) => void): void {
+function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch, log: ((line: string) => void) | undefined, reads: ReadContext): void {
   // A failure outside the dispatcher (a path field left empty; an answer proto/ cannot hold,
   // which is our bug) is reported the way the dispatcher reports one.
   const failure = (err: unknown) => {
@@ -177,6 +188,7 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
   };
   for (const method of service.methods.filter(hasHttpRule)) {
     const transcoder = transcoderOf(method);
+    const direct = vendorOperation(reads, method);
     // Every API method is unary (lists are paged, not streamed).
     router.rpc(method as DescMethodUnary, async (request: Message, ctx: HandlerContext) => {
       let call: RestCall;
@@ -197,6 +209,7 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
         json: () => Promise.resolve(call.body()),
         form: () => Promise.resolve(new URLSearchParams()),
         rpc: `${service.typeName}/${method.name}`,
+        ...(direct ? { operation: (principal) => direct(principal, request, call.query) } : {}),
       });
       // Injected faults: a reset reaches a gRPC client as UNAVAILABLE (what grpc-js reports
       // for a connection cut); a stall waits until the client gives up or serve closes.
@@ -209,6 +222,7 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
       if ((answer.status ?? 200) >= 400) throw toConnectError(answer.body as Status, metadata);
       metadata.forEach((value, key) => ctx.responseHeader.set(key, value));
       try {
+        if (answer.proto) return fromBinary(method.output, Buffer.concat(answer.proto));
         return transcoder.fromRest(answer.bodyJson === undefined ? answer.body : JSON.parse(answer.bodyJson.text));
       } catch (err) {
         throw failure(err);
