@@ -30,7 +30,7 @@ const subscriptions: VendorService = {
 
 const ping: VendorService = {
   services: [PingV2, PingV2beta1],
-  // Any signed-in caller: the dispatcher has authenticated it by now.
+  // Answered before sign-in by the public route GET /ping/v2/ping (routes/ping.ts), which the dispatcher tries first.
   calls: { Ping: () => Promise.resolve({ response: 'pong' }) },
 };
 
