@@ -14,6 +14,7 @@ import { ReposService as ReposV2beta1 } from '../src/gen/chainguard/platform/reg
 import { TagsService as TagsV2beta1 } from '../src/gen/chainguard/platform/registry/v2beta1/tags_pb.js';
 import { SubscriptionsService as SubsV2 } from '../src/gen/chainguard/platform/events/v2/subscriptions_pb.js';
 import { SubscriptionsService as SubsV2beta1 } from '../src/gen/chainguard/platform/events/v2beta1/subscriptions_pb.js';
+import { Subscriptions as SubsV1 } from '../src/gen/platform/events/v1/subscriptions.platform_pb.js';
 import { PingService } from '../src/gen/chainguard/platform/ping/v2/ping_pb.js';
 import { AdvisoriesService } from '../src/gen/chainguard/platform/vulnerabilities/v2/advisories_pb.js';
 import { ArtifactsService, Ecosystem } from '../src/gen/chainguard/platform/libraries/v2beta1/artifacts_pb.js';
@@ -123,6 +124,19 @@ for (const [version, Subs] of [['v2', SubsV2], ['v2beta1', SubsV2beta1]] as cons
     t.is((await rpcError(t, subs.getSubscription({ uid: made.uid }, auth()))).code, Code.NotFound);
   });
 }
+
+test.serial('v1 events Subscriptions (the provider\'s subscription resource): Create, List by id, Delete, over gRPC and REST', async (t) => {
+  const subs = client(SubsV1);
+  const made = await subs.create({ parentId: srv.organizationUid, subscription: { sink: 'https://hooks.example/v1' } }, auth());
+  t.is(made.sink, 'https://hooks.example/v1');
+  t.deepEqual((await subs.list({ id: made.id }, auth())).items.map((s) => s.id), [made.id]);
+  t.like(await srv.ok('GET', `/events/v2/subscriptions/${made.id}`), { uid: made.id, sink: 'https://hooks.example/v1' });
+  const rest = await srv.call('GET', `/events/v1/subscriptions?id=${encodeURIComponent(made.id)}`);
+  t.deepEqual(rest.json.items, [{ id: made.id, sink: 'https://hooks.example/v1' }]);
+  t.truthy(rest.headers.get('deprecation'));
+  await subs.delete({ id: made.id }, auth());
+  t.deepEqual((await subs.list({ id: made.id }, auth())).items, []);
+});
 
 test('Ping answers without a token, over gRPC and at GET /ping/v2/ping', async (t) => {
   t.is((await client(PingService).ping({})).response, 'pong');

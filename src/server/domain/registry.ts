@@ -20,7 +20,11 @@ export const REPO_EXTRAS = ['catalogTier', 'bundles', 'aliases', 'activeTags', '
 type RepoExtra = (typeof REPO_EXTRAS)[number];
 export type RepoExtras = Partial<Record<RepoExtra, unknown>>;
 
-export interface NewRepo extends RepoExtras { parent: string; name: string; description?: string | undefined; readme?: string | undefined }
+export interface NewRepo extends RepoExtras {
+  parent: string; name: string; description?: string | undefined; readme?: string | undefined;
+  /** The published JSON name of syncConfig, as a REST create body carries it. */
+  sync_config?: unknown;
+}
 export interface NewTag { parent: string; name: string; digest?: string | undefined; deprecated?: boolean | undefined; bundles?: readonly string[] | undefined; updateTime?: string | undefined }
 
 /** The vendor's catalog tiers (CatalogTier), as proto3 JSON names them. */
@@ -92,7 +96,9 @@ export function repoOperations(ctx: DomainContext) {
   return {
     ...readOperations(ctx, RP),
 
-    async create(principal: Principal, input: NewRepo): Promise<Record_> {
+    async create(principal: Principal, given: NewRepo): Promise<Record_> {
+      const { sync_config: published, ...rest } = given;
+      const input: NewRepo = published === undefined ? rest : { ...rest, syncConfig: published };
       authorize(ctx, principal, capability(RP, 'create'), G, input.parent, 'parent');
       checked('name', input.name, repoNameProblem);
       checked('description', input.description, descriptionProblem);
