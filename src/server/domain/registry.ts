@@ -33,14 +33,13 @@ const LABEL_MAX = 255;
 const LABELS_MAX = 100;
 /** A README: Markdown, bounded as a request body is (1 MiB) anyway; this keeps a record small. */
 const README_MAX = 64 * 1024;
-// eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 
 function labelsProblem(v: unknown): string | undefined {
   if (!Array.isArray(v)) return 'must be a list of strings';
   if (v.length > LABELS_MAX) return `must have at most ${LABELS_MAX} entries`;
-  const bad = v.find((x) => typeof x !== 'string' || x === '' || x.length > LABEL_MAX || CONTROL_RE.test(x));
-  return bad === undefined ? undefined : `entries must be non-empty strings of at most ${LABEL_MAX} characters without control characters`;
+  const bad = (v as unknown[]).some((x) => typeof x !== 'string' || x === '' || x.length > LABEL_MAX || CONTROL_RE.test(x));
+  return !bad ? undefined : `entries must be non-empty strings of at most ${LABEL_MAX} characters without control characters`;
 }
 
 const isObject = (v: unknown) => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
@@ -81,6 +80,9 @@ function syncConfigStored(v: Record<string, unknown>): Record<string, unknown> {
   for (const k of ['source', 'google', 'amazon', 'azure'] as const) if (typeof v[k] === 'string' && v[k] !== '') out[k] = v[k];
   return out;
 }
+
+/** A changed string field's new value ('' when cleared; a non-string fails its rule as ''). */
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function readmeProblem(v: string): string | undefined {
   return v.length > README_MAX ? `must be at most ${README_MAX} characters` : undefined;
@@ -127,7 +129,7 @@ export function repoOperations(ctx: DomainContext) {
       authorize(ctx, principal, capability(RP, 'update'), RP, uid);
       const resolved = await resolve(changes);
       const { name, description } = ruledChanges(resolved, UPDATE_RULES.repo);
-      const readme = resolved.has('readme') ? String(resolved.get('readme') ?? '') : undefined;
+      const readme = resolved.has('readme') ? text(resolved.get('readme')) : undefined;
       checked('readme', readme, readmeProblem);
       const extras = extrasOf(Object.fromEntries(REPO_EXTRAS.filter((f) => resolved.has(f)).map((f) => [f, resolved.get(f)])));
       return commit(ctx, principal, 'repos.update', () => {
@@ -187,8 +189,8 @@ export function tagOperations(ctx: DomainContext) {
       authorize(ctx, principal, capability(TG, 'update'), TG, uid);
       const c = await resolve(changes);
       const next: Partial<NewTag> = {
-        ...(c.has('name') ? { name: String(c.get('name') ?? '') } : {}),
-        ...(c.has('digest') ? { digest: String(c.get('digest') ?? '') } : {}),
+        ...(c.has('name') ? { name: text(c.get('name')) } : {}),
+        ...(c.has('digest') ? { digest: text(c.get('digest')) } : {}),
         ...(c.has('deprecated') ? { deprecated: c.get('deprecated') === true } : {}),
         ...(c.has('bundles') ? { bundles: (c.get('bundles') ?? []) as string[] } : {}),
       };
