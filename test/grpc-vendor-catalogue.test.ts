@@ -70,6 +70,14 @@ for (const [version, Repos, Tags] of [['v2', ReposV2, TagsV2], ['v2beta1', Repos
     t.is(updated.description, 'changed');
     t.deepEqual(updated.bundles, []);
     t.deepEqual(updated.aliases, ['nginx-alias']);
+    t.is(updated.syncConfig?.source, 'chainguard/nginx', 'a field the mask leaves out stays');
+    // A mask naming sync_config (FieldMask's JSON spells it syncConfig) sets it from the message.
+    const synced = await repos.updateRepo({ repo: { uid: made.uid, syncConfig: { source: 'chainguard/envoy' } }, updateMask: { paths: ['sync_config'] } }, auth());
+    t.is(synced.syncConfig?.source, 'chainguard/envoy');
+    // No mask: the fields the message sets.
+    const implied = await repos.updateRepo({ repo: { uid: made.uid, catalogTier: CatalogTier.FIPS } }, auth());
+    t.is(implied.catalogTier, CatalogTier.FIPS);
+    t.is(implied.description, 'changed');
     const badMask = await rpcError(t, repos.updateRepo({ repo: { uid: made.uid }, updateMask: { paths: ['create_time_x'] } }, auth()));
     t.is(badMask.code, Code.InvalidArgument);
 

@@ -22,10 +22,14 @@ const tagForm = wireFormOf('Tag');
 const repoJson = (r: Record_, store: Store) => repoForm.toWire(r, store) as JsonValue;
 const tagJson = (r: Record_, store: Store) => tagForm.toWire(r, store) as JsonValue;
 
-/** The Repo fields an UpdateRepo may name (its mask's paths, in JSON spelling), as the domain names them. */
-const REPO_UPDATABLE: Record<string, string> = {
-  name: 'name', description: 'description', ...Object.fromEntries(REPO_EXTRAS.map((f) => [f, f])), sync_config: 'syncConfig',
-};
+/** The Repo fields an UpdateRepo may name (its mask's paths, as FieldMask's JSON spells them), as the domain names them. */
+const REPO_UPDATABLE: Record<string, string> = { name: 'name', description: 'description', ...Object.fromEntries(REPO_EXTRAS.map((f) => [f, f])) };
+
+/** A published Repo's JSON with its fields as the domain names them (the published JSON name of sync_config is `sync_config`). */
+function repoOf(json: JsonValue | undefined): JsonObject {
+  const { sync_config: sync, ...repo } = obj(json);
+  return sync === undefined ? repo : { ...repo, syncConfig: sync };
+}
 
 /** A published Repo (proto3 JSON) as the domain's repo fields. */
 function repoFields(repo: JsonObject): Record<string, unknown> {
@@ -64,12 +68,12 @@ const repos: VendorService = {
       return pageJson('repos', name === undefined ? page : { ...page, items: page.items.filter((i) => i.name === name) }, (i) => repoJson(i, c.store));
     },
     CreateRepo: async (c, r) => {
-      const repo = obj(r.repo);
+      const repo = repoOf(r.repo);
       const made = await c.domain.repos.create(c.principal, { parent: required(r, 'parent'), name: str(repo.name), description: str(repo.description), ...repoFields(repo) });
       return repoJson(made, c.store);
     },
     UpdateRepo: async (c, r) => {
-      const repo = obj(r.repo);
+      const repo = repoOf(r.repo);
       const changes = maskedChanges(repo, r.updateMask, REPO_UPDATABLE, ['uid', 'createTime', 'updateTime']);
       return repoJson(await c.domain.repos.update(c.principal, required(repo, 'repo.uid', 'uid'), changes), c.store);
     },
