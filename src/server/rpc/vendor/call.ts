@@ -77,8 +77,8 @@ export function pageJson(plural: string, page: ListPage, item: (r: Record_) => J
 }
 
 /**
- * A List by `uidp.ids` (the records the caller may read among them, in the order given),
- * else one page of `list`.
+ * A List by `uidp.ids` (the records the caller may read among them, in the order given,
+ * of `more.name` when given), else one page of `list`.
  */
 export async function listOf(
   request: JsonObject, list: (params: URLSearchParams) => Promise<ListPage>, get: (uid: string) => Promise<Record_>, more: Record<string, string | string[] | undefined> = {},
@@ -86,9 +86,11 @@ export async function listOf(
   const ids = strings(obj(request.uidp).ids);
   if (!ids.length) return list(listParams(request, more));
   const items: Record_[] = [];
+  const name = more.name;
   for (const uid of new Set(ids)) {
     try {
-      items.push(await get(uid));
+      const found = await get(uid);
+      if (name === undefined || found.name === name) items.push(found);
     } catch (err) {
       if (!(err instanceof ApiError && (err.code === Code.NOT_FOUND || err.code === Code.PERMISSION_DENIED))) throw err;
     }

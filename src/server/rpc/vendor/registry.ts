@@ -63,9 +63,10 @@ const repos: VendorService = {
   calls: {
     GetRepo: async (c, r) => repoJson(await c.domain.repos.get(c.principal, required(r, 'uid')), c.store),
     ListRepos: async (c, r) => {
+      // name is proto3 `optional`: set (even to '') it filters.
       const name = typeof r.name === 'string' ? r.name : undefined;
       const page = await listOf(r, (p) => c.domain.repos.list(c.principal, p), (uid) => c.domain.repos.get(c.principal, uid), { name });
-      return pageJson('repos', name === undefined ? page : { ...page, items: page.items.filter((i) => i.name === name) }, (i) => repoJson(i, c.store));
+      return pageJson('repos', page, (i) => repoJson(i, c.store));
     },
     CreateRepo: async (c, r) => {
       const repo = repoOf(r.repo);
@@ -100,9 +101,8 @@ const tags: VendorService = {
       for (const [field, json] of [['digest', 'digest'], ['updated_since', 'updatedSince']] as const) {
         if (r[json]) throw invalidField(field, 'is not a filter serve answers (name and uidp.children_of are)');
       }
-      const name = str(r.name) || undefined;
-      const page = await listOf(r, (p) => c.domain.tags.list(c.principal, p), (uid) => c.domain.tags.get(c.principal, uid), { name });
-      return pageJson('tags', name === undefined ? page : { ...page, items: page.items.filter((i) => i.name === name) }, (i) => tagJson(i, c.store));
+      const page = await listOf(r, (p) => c.domain.tags.list(c.principal, p), (uid) => c.domain.tags.get(c.principal, uid), { name: str(r.name) || undefined });
+      return pageJson('tags', page, (i) => tagJson(i, c.store));
     },
     CreateTag: async (c, r) => {
       const tag = obj(r.tag);
