@@ -18,7 +18,7 @@ import { newChildUid, records } from './records.js';
 /** The repo fields serve stores as given (proto3 JSON names and values of the vendor's Repo), besides name and description. */
 export const REPO_EXTRAS = ['catalogTier', 'bundles', 'aliases', 'activeTags', 'syncConfig', 'customOverlay'] as const;
 type RepoExtra = (typeof REPO_EXTRAS)[number];
-export type RepoExtras = Partial<Record<RepoExtra, unknown>>;
+type RepoExtras = Partial<Record<RepoExtra, unknown>>;
 
 export interface NewRepo extends RepoExtras {
   parent: string; name: string; description?: string | undefined; readme?: string | undefined;
@@ -28,7 +28,7 @@ export interface NewRepo extends RepoExtras {
 export interface NewTag { parent: string; name: string; digest?: string | undefined; deprecated?: boolean | undefined; bundles?: readonly string[] | undefined; updateTime?: string | undefined }
 
 /** The vendor's catalog tiers (CatalogTier), as proto3 JSON names them. */
-export const CATALOG_TIERS = ['CATALOG_TIER_UNSPECIFIED', 'CATALOG_TIER_APPLICATION', 'CATALOG_TIER_BASE', 'CATALOG_TIER_FIPS', 'CATALOG_TIER_AI', 'CATALOG_TIER_DEVTOOLS', 'CATALOG_TIER_COMMERCIAL'] as const;
+const CATALOG_TIERS = ['CATALOG_TIER_UNSPECIFIED', 'CATALOG_TIER_APPLICATION', 'CATALOG_TIER_BASE', 'CATALOG_TIER_FIPS', 'CATALOG_TIER_AI', 'CATALOG_TIER_DEVTOOLS', 'CATALOG_TIER_COMMERCIAL'] as const;
 const LABEL_MAX = 255;
 const LABELS_MAX = 100;
 /** A README: Markdown, bounded as a request body is (1 MiB) anyway; this keeps a record small. */

@@ -3,7 +3,7 @@
 // reach it without a token.
 import type { Handler } from '../handler.js';
 
-export const PING_PATH = '/ping/v2/ping';
+const PING_PATH = '/ping/v2/ping';
 
 export function pingRoutes(): Record<string, Handler> {
   return { [`GET ${PING_PATH}`]: () => Promise.resolve({ body: { response: 'pong' } }) };

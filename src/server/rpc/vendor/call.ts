@@ -11,7 +11,7 @@ import type { Response } from '../../handler.js';
 import type { ListPage } from '../../store/list.js';
 import type { Record_, Store } from '../../store/store.js';
 
-export interface VendorContext {
+interface VendorContext {
   principal: Principal;
   domain: Domain;
   store: Store;
