@@ -48,3 +48,60 @@ goTest('a bad token is UNAUTHENTICATED for the Go client', async (t) => {
   t.is(run.byStep.get('create')?.code, 'Unauthenticated');
   t.is(run.exitCode, 0, 'the scenario stops after a failed create; no check ran');
 });
+
+for (const version of ['v2', 'v2beta1']) {
+  goTest(`${version} IAM: the Terraform provider's calls for groups, roles, identities and role bindings, with its masks`, async (t) => {
+    const issuer = (await srv.ok('GET', `/iam/v2/identities/${srv.ownerIdentityUid}`)).claimMatch.issuer as string;
+    const run = await scenario('iam-provider', { version, org: srv.organizationUid, issuer });
+    t.deepEqual(run.failed, [], run.stderr);
+    const calls = run.steps.filter((s) => s.code !== undefined);
+    t.deepEqual(calls.filter((s) => s.step !== 'group get after delete' && s.code !== 'OK'), [], 'every call of the sequence succeeded');
+    t.is(run.byStep.get('group get after delete')?.code, 'NotFound');
+    t.is(run.exitCode, 0, run.stderr);
+    // What the Go client made is REST's: the role's capabilities by serve's names.
+    const role = run.byStep.get('role update')!.response as { uid: string };
+    t.is((await srv.call('GET', `/iam/v2/roles/${role.uid}`)).status, 404, 'deleted for REST too');
+    t.like(run.byStep.get('role update')!.response, { capabilities: ['CAP_IAM_GROUPS_LIST', 'CAP_IAM_IDENTITY_LIST'] });
+  });
+
+  goTest(`${version} IAM: the SDK's list-all paging walks every group REST lists, once each`, async (t) => {
+    for (let i = 0; i < 5; i++) await srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: `page-${version}-${i}` } });
+    const rest = (await srv.ok('GET', `/iam/v2/groups?uidp.descendants_of=${srv.organizationUid}&page_size=200`)).groups.map((g: { uid: string }) => g.uid).sort();
+    const run = await scenario('iam-list-all', { version, org: srv.organizationUid, page_size: 2 });
+    t.deepEqual(run.failed, [], run.stderr);
+    t.true(run.steps.filter((s) => s.step === 'page').length >= 3, 'several pages');
+    t.deepEqual(run.byStep.get('walked')!.message!.split(',').sort(), rest);
+  });
+
+  goTest(`${version} IAM: what serve has no source for is UNIMPLEMENTED naming the closest call`, async (t) => {
+    const run = await scenario('iam-unimplemented', { version, org: srv.organizationUid });
+    for (const step of ['LookupGroup', 'ListTermsAcceptances', 'ListExternalGroupRoleMappings']) {
+      t.is(run.byStep.get(step)?.code, 'Unimplemented', step);
+      t.regex(run.byStep.get(step)?.message ?? '', /closest is/, step);
+    }
+  });
+}
+
+for (const version of ['v2', 'v2beta1']) {
+  goTest(`${version} IAM: LookupIdentity, UpdateRoleBinding in place and BatchCreateRoleBindings`, async (t) => {
+    const issuer = (await srv.ok('GET', `/iam/v2/identities/${srv.ownerIdentityUid}`)).claimMatch.issuer as string;
+    const run = await scenario('iam-methods', { version, org: srv.organizationUid, issuer });
+    t.deepEqual(run.failed, [], run.stderr);
+    t.is(run.byStep.get('lookup unknown')?.code, 'NotFound');
+    for (const step of ['lookup', 'binding update', 'batch', 'identity delete']) t.is(run.byStep.get(step)?.code, 'OK', step);
+    // The updated binding (the same uid, checked in Go) went with its identity, for REST too.
+    const updated = run.byStep.get('binding update')!.response as { uid: string; roleUid: string };
+    t.is(run.exitCode, 0, run.stderr);
+    t.is((await srv.call('GET', `/iam/v2/roleBindings/${updated.uid}`)).status, 404, 'gone with its identity');
+  });
+}
+
+for (const version of ['v2', 'v2beta1']) {
+  goTest(`${version} IAM: the provider's group invites (ttl a Duration), identity providers and account associations`, async (t) => {
+    const run = await scenario('iam-others', { version, org: srv.organizationUid, role: await srv.roleUid('viewer') });
+    t.deepEqual(run.failed, [], run.stderr);
+    t.deepEqual(run.steps.filter((s) => s.code !== undefined && s.code !== 'OK'), [], 'every call succeeded');
+    t.is(run.steps.filter((s) => s.code === 'OK').length, 11);
+    t.is(run.exitCode, 0, run.stderr);
+  });
+}

@@ -13,8 +13,9 @@ export const groups = defineResource({
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },
   filters: {},
-  updatable: ['name', 'description'],
-  outputOnly: ['uid', 'createTime', 'updateTime', 'verified', 'resourceLimits'],
+  // verified: the published UpdateGroup takes it (the Terraform provider's mask always names it).
+  updatable: ['name', 'description', 'verified'],
+  outputOnly: ['uid', 'createTime', 'updateTime', 'resourceLimits'],
   references: true,
   editor: ['update'],
   view: {

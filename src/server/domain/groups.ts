@@ -1,6 +1,6 @@
 // Groups: create below an existing group, rename or describe, delete when empty; and the
 // organizations (groups without a parent) that only serve itself makes.
-import { failedPrecondition } from '../../api/errors.js';
+import { failedPrecondition, invalidField } from '../../api/errors.js';
 import { byStoreKind, capability, groups as G } from '../../api/registry/index.js';
 import { UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
@@ -29,9 +29,13 @@ export function groupOperations(ctx: DomainContext) {
       authorize(ctx, principal, capability(G, 'update'), G, uid);
       const patch = await resolve(changes);
       const { name, description } = ruledChanges(patch, UPDATE_RULES.group);
+      const verified = patch.get('verified');
+      if (patch.has('verified') && verified !== undefined && verified !== null && typeof verified !== 'boolean') throw invalidField('verified', 'must be a boolean');
       return commit(ctx, principal, 'groups.update', () => patchRecord(ctx, G, uid, patch, (rec) => {
         if (name !== undefined) rec.name = name;
         if (description !== undefined) rec.data.description = description;
+        // A cleared verified (masked, absent from the body) is false, proto3's default.
+        if (patch.has('verified')) rec.data.verified = verified === true;
       }));
     },
 

@@ -38,6 +38,23 @@ export function roleBindingOperations(ctx: DomainContext) {
       return commit(ctx, principal, 'roleBindings.create', () => bindRole(ctx, principal, input, 'caller'));
     },
 
+    /**
+     * A binding's identity and role changed in place (the published UpdateRoleBinding): what
+     * deleting it and making the new one would be, in one write, keeping its uid and creation
+     * time. So it needs what both need: role_bindings.delete on the binding, and everything
+     * create checks of the new one (role_bindings.create, no escalation, no duplicate).
+     */
+    async replace(principal: Principal, uid: string, change: { identityUid?: string; roleUid?: string }): Promise<Record_> {
+      authorize(ctx, principal, capability(RB, 'delete'), RB, uid);
+      return commit(ctx, principal, 'roleBindings.update', () => {
+        const old = mustGet(ctx, RB, uid);
+        authorize(ctx, principal, capability(RB, 'create'), G, old.parent!, 'parent');
+        ctx.store.remove(uid);
+        const input = { parent: old.parent!, identityUid: change.identityUid || String(old.data.identityUid), roleUid: change.roleUid || String(old.data.roleUid) };
+        return bindRole(ctx, principal, input, 'caller', { uid, createTime: old.createTime });
+      });
+    },
+
     async delete(principal: Principal, uid: string): Promise<void> {
       authorize(ctx, principal, capability(RB, 'delete'), RB, uid);
       await commit(ctx, principal, 'roleBindings.delete', () => {
@@ -49,7 +66,7 @@ export function roleBindingOperations(ctx: DomainContext) {
 }
 
 /** In a write: binds the role on `authority` (see BindingAuthority). */
-export function bindRole(ctx: DomainContext, principal: Principal, input: NewRoleBinding, authority: BindingAuthority): Record_ {
+export function bindRole(ctx: DomainContext, principal: Principal, input: NewRoleBinding, authority: BindingAuthority, replacing?: { uid: string; createTime: string }): Record_ {
   const { parent, identityUid, roleUid } = input;
   const byCaller = authority === 'caller';
   mustGet(ctx, G, parent, 'parent');
@@ -71,7 +88,7 @@ export function bindRole(ctx: DomainContext, principal: Principal, input: NewRol
     throw alreadyExists(`This identity already has this role on this group${named}`);
   }
   // Role bindings sort by role name, the closest thing they have to a name.
-  const rec = records.roleBinding({ uid: newChildUid(ctx.random, parent), parent, identityUid, roleUid, roleName: role.name, createTime: now(ctx) });
+  const rec = records.roleBinding({ uid: replacing?.uid ?? newChildUid(ctx.random, parent), parent, identityUid, roleUid, roleName: role.name, createTime: replacing?.createTime ?? now(ctx) });
   ctx.store.insert(rec);
   return rec;
 }

@@ -9,7 +9,7 @@ import type http from 'node:http';
 import { createConnectRouter, createContextValues, createContextKey, Code, ConnectError, type ConnectRouter, type ContextValues, type HandlerContext } from '@connectrpc/connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
-import { fromBinary, fromJson, toJson, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { fromJson, toJson, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdvisoryService } from '../../gen/platform/advisory/v2/advisory_pb.js';
@@ -22,24 +22,16 @@ import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '..
 import { StreamGone } from '../h2/connection.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
+import type { Principal } from '../auth/principal.js';
 import type { Listeners } from './gate.js';
-import { directReadOf, type DirectRead, type ReadContext } from './reads.js';
+import { directReadOf, type ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
-import { hasHttpRule, transcoderOf, type RestCall } from './transcode.js';
+import { hasHttpRule, transcoderOf, type RestCall, type Transcoder } from './transcode.js';
+import type { VendorService } from './vendor.js';
 import { grpcPercentEncode, protocolOf, serveUnary, type UnaryMethod } from './unary.js';
-import { vendorAnswer } from './vendor/call.js';
-import { VENDOR_CALLS, VENDOR_SERVICES } from './vendor/index.js';
 
-/** The API's services, as proto/ defines them: serve's own, and the vendor's published ones. */
-export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService, ...VENDOR_SERVICES];
-
-/** The domain operation behind one of the vendor's methods (rpc/vendor/), if it is one. */
-function vendorOperation(reads: ReadContext, method: DescMethod): DirectRead | undefined {
-  const call = VENDOR_CALLS.get(`${method.parent.typeName}/${method.name}`);
-  if (!call) return undefined;
-  return async (principal, request) =>
-    vendorAnswer(method.output, await call({ principal, domain: reads.domain, store: reads.store }, toJson(method.input, request) as JsonObject));
-}
+/** The API's services, as proto/ defines them. */
+export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService];
 
 const DETAIL_SCHEMAS: Record<string, DescMessage> = {
   [ERROR_INFO_TYPE]: ErrorInfoSchema,
@@ -65,18 +57,26 @@ export function rpcListeners(
   dispatch: Dispatch,
   rest: { node: NodeListener; http2: (x: Http2Exchange) => void },
   log: ((line: string) => void) | undefined,
-  services: readonly DescService[],
+  ownServices: readonly DescService[],
   reads: ReadContext,
+  vendor: readonly VendorService[] = [],
 ): Listeners {
+  const services = [...ownServices, ...vendor.map((v) => v.service)];
+  const transcoders = transcodersOf(ownServices, vendor);
+  const operations = new Map(vendor.flatMap((v) => [...(v.operations ?? [])]));
   const unary = new Map<string, UnaryMethod>();
   for (const service of services) {
     for (const method of service.methods) {
-      // A method with no REST route (the vendor's internal ones) is no call of serve's: UNIMPLEMENTED.
-      if (method.methodKind !== 'unary' || !hasHttpRule(method)) continue;
-      const transcoder = transcoderOf(method);
-      const direct = vendorOperation(reads, method);
+      const transcoder = transcoders.get(method);
+      if (method.methodKind !== 'unary' || !transcoder) continue;
+      // The vendor's messages are not serve's wire form: their reads go through REST's route,
+      // and the methods no REST call answers through their operation.
+      const operation = operations.get(method);
+      const read = operation
+        ? async (principal: Principal, request: Message) => ({ body: toJson(method.output, await operation(reads, principal, request)) })
+        : ownServices.includes(service) ? directReadOf(reads, method.output, transcoder) : undefined;
       unary.set(`/${service.typeName}/${method.name}`, {
-        name: `${service.typeName}/${method.name}`, method, transcoder, ...(direct ? { direct } : { read: directReadOf(reads, method.output, transcoder) }),
+        name: `${service.typeName}/${method.name}`, method, transcoder, read, ...(operation ? { operationOnly: true } : {}),
         ...(transcoder.verb === 'GET' ? { seen: new Map() } : {}),
       });
     }
@@ -87,7 +87,7 @@ export function rpcListeners(
     readMaxBytes: MAX_BODY_BYTES,
     acceptCompression: [compressionGzip, compressionBrotli],
   });
-  for (const service of services) registerService(router, service, dispatch, log, reads);
+  for (const service of services) registerService(router, service, transcoders, dispatch, log);
   registerReflection(router, services);
   const connectHandlers = new Map(router.handlers.map((h) => [h.requestPath, h]));
   const contextOf = (address: string) => createContextValues().set(callerAddress, address);
@@ -179,16 +179,27 @@ function encodeGrpcMessageMinimally(headers: Headers | undefined): void {
   if (message) headers!.set('grpc-message', grpcPercentEncode(decodeURIComponent(message)));
 }
 
-function registerService(router: ConnectRouter, service: DescService, dispatch: Dispatch, log: ((line: string) => void) | undefined, reads: ReadContext): void {
+/**
+ * Each method's transcoder: serve's own by its google.api.http rule (a method without one, the
+ * vendor's internal kind, has none: UNIMPLEMENTED), the vendor's by vendor.ts.
+ */
+function transcodersOf(own: readonly DescService[], vendor: readonly VendorService[]): Map<DescMethod, Transcoder> {
+  const out = new Map<DescMethod, Transcoder>();
+  for (const service of own) for (const method of service.methods.filter(hasHttpRule)) out.set(method, transcoderOf(method));
+  for (const v of vendor) for (const [method, t] of v.transcoders) out.set(method, t);
+  return out;
+}
+
+function registerService(router: ConnectRouter, service: DescService, transcoders: ReadonlyMap<DescMethod, Transcoder>, dispatch: Dispatch, log?: (line: string) => void): void {
   // A failure outside the dispatcher (a path field left empty; an answer proto/ cannot hold,
   // which is our bug) is reported the way the dispatcher reports one.
   const failure = (err: unknown) => {
     const answer = toErrorResponse(err, log);
     return toConnectError(answer.body as Status, metadataOf(answer));
   };
-  for (const method of service.methods.filter(hasHttpRule)) {
-    const transcoder = transcoderOf(method);
-    const direct = vendorOperation(reads, method);
+  for (const method of service.methods) {
+    const transcoder = transcoders.get(method);
+    if (!transcoder) continue;
     // Every API method is unary (lists are paged, not streamed).
     router.rpc(method as DescMethodUnary, async (request: Message, ctx: HandlerContext) => {
       let call: RestCall;
@@ -209,7 +220,6 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
         json: () => Promise.resolve(call.body()),
         form: () => Promise.resolve(new URLSearchParams()),
         rpc: `${service.typeName}/${method.name}`,
-        ...(direct ? { operation: (principal) => direct(principal, request, call.query) } : {}),
       });
       // Injected faults: a reset reaches a gRPC client as UNAVAILABLE (what grpc-js reports
       // for a connection cut); a stall waits until the client gives up or serve closes.
@@ -222,7 +232,6 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
       if ((answer.status ?? 200) >= 400) throw toConnectError(answer.body as Status, metadata);
       metadata.forEach((value, key) => ctx.responseHeader.set(key, value));
       try {
-        if (answer.proto) return fromBinary(method.output, Buffer.concat(answer.proto));
         return transcoder.fromRest(answer.bodyJson === undefined ? answer.body : JSON.parse(answer.bodyJson.text));
       } catch (err) {
         throw failure(err);

@@ -128,7 +128,7 @@ function queryValue(json: JsonValue): string {
   return typeof json === 'object' && json !== null ? JSON.stringify(json) : String(json);
 }
 
-function appendQuery(query: URLSearchParams, message: Message, fields: readonly DescField[], prefix: string): void {
+export function appendQuery(query: URLSearchParams, message: Message, fields: readonly DescField[], prefix: string): void {
   for (const field of fields) {
     if (!isFieldSet(message, field)) continue;
     const name = `${prefix}${field.name}`;

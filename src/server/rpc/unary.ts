@@ -25,8 +25,8 @@ export interface UnaryMethod {
   transcoder: Transcoder;
   /** Set when the domain answers it directly in protobuf. */
   read?: DirectRead | undefined;
-  /** Set when a domain operation answers it whatever the protocol (the vendor's services: rpc/vendor/). */
-  direct?: DirectRead | undefined;
+  /** `read` is the method's only answer (no REST route has it): used for Connect's JSON too. */
+  operationOnly?: true;
   /**
    * A read's request and REST call by the request's bytes: a client asks the same Get or page
    * again and again (a poller, a dashboard), and the decode and transcoding of the same bytes
@@ -80,7 +80,7 @@ export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol
   }, deadlineMs);
   try {
     const { request, call } = decodeCall(m, await x.readBody(MAX_BODY_BYTES + 5, tooLarge, 'The client closed the stream before the request was complete'), protocol);
-    const read = m.direct ?? (m.read && !protocol.json ? m.read : undefined);
+    const read = m.read && (!protocol.json || m.operationOnly) ? m.read : undefined;
     const answer = await dispatch({
       method: call.method,
       path: call.path,

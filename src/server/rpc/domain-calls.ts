@@ -1,15 +1,17 @@
-// The vendor's published services (proto/chainguard/platform/<domain>/{v2,v2beta1}/) as serve
-// answers them: each method one domain operation, its request read and its answer written as
-// the proto3 JSON of the published messages. v2 and v2beta1 are byte-identical but for the
-// package, so one table of calls answers both. The dispatcher still runs first (bearer auth,
-// rate limit, faults, journal: rpc/index.ts hands it the call as `operation`).
-import { fromJson, toBinary, toJson, type DescMessage, type DescService, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
-import { ApiError, Code, invalidField } from '../../../api/errors.js';
-import type { Principal } from '../../auth/principal.js';
-import type { Domain } from '../../domain/index.js';
-import type { Response } from '../../handler.js';
-import type { ListPage } from '../../store/list.js';
-import type { Record_, Store } from '../../store/store.js';
+// The vendor's published services whose every method is one domain operation (registry.ts,
+// catalogue.ts, events.ts): its request read and its answer written as the proto3 JSON of the
+// published messages, no REST call in between. v2 and v2beta1 are byte-identical but for the
+// package, so one table of calls answers both. As vendor.ts's operations, each runs behind the
+// dispatcher (bearer auth, rate limit, faults, journal), named there by its published HTTP
+// rule (`POST /registry/v2/repos/ORG`).
+import { fromJson, toJson, type DescMethod, type DescService, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
+import { ApiError, Code, invalidField } from '../../api/errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { Domain } from '../domain/index.js';
+import type { ListPage } from '../store/list.js';
+import type { Record_, Store } from '../store/store.js';
+import { transcoderOf, type Transcoder } from './transcode.js';
+import { operationTranscoder, type VendorOperation, type VendorService } from './vendor.js';
 
 interface VendorContext {
   principal: Principal;
@@ -21,9 +23,29 @@ interface VendorContext {
 export type VendorCall = (c: VendorContext, request: JsonObject) => Promise<JsonValue>;
 
 /** A published service in both versions, and its calls by method name (every method has one). */
-export interface VendorService {
+export interface DomainService {
   services: readonly DescService[];
   calls: Readonly<Record<string, VendorCall>>;
+}
+
+/** The tables as vendor.ts serves them: each method an operation, named by its published HTTP rule. */
+export function vendorServices(tables: readonly DomainService[]): VendorService[] {
+  return tables.flatMap((table) => table.services.map((service) => {
+    const transcoders = new Map<DescMethod, Transcoder>();
+    const operations = new Map<DescMethod, VendorOperation>();
+    for (const method of service.methods) {
+      const call = table.calls[method.name];
+      if (!call) throw new Error(`${service.typeName}/${method.name} has no call in its table`);
+      const rule = transcoderOf(method);
+      transcoders.set(method, operationTranscoder(method, rule.verb, (request) => rule.toRest(request).path));
+      operations.set(method, async (ctx, principal, request) => {
+        const answer = await call({ principal, domain: ctx.domain, store: ctx.store }, toJson(method.input, request) as JsonObject);
+        // Fields serve's records carry that the published message has not (a tag's createTime) are left out.
+        return fromJson(method.output, answer, { ignoreUnknownFields: true });
+      });
+    }
+    return { service, transcoders, operations };
+  }));
 }
 
 /** A method serve cannot emulate: UNIMPLEMENTED naming the closest call it has. */
@@ -31,13 +53,6 @@ export function unimplemented(what: string, closest: string): VendorCall {
   return () => Promise.reject(new ApiError(Code.UNIMPLEMENTED, `${what} has no source in serve; the closest call is ${closest}`, {
     reason: 'METHOD_NOT_EMULATED', metadata: { closest },
   }));
-}
-
-/** The response message of a call's answer: encoded once, shown in the journal as its JSON. */
-export function vendorAnswer(output: DescMessage, json: JsonValue): Response {
-  // Fields serve's records carry that the published message has not (a tag's createTime) are left out.
-  const message = fromJson(output, json, { ignoreUnknownFields: true });
-  return { proto: [toBinary(output, message)], journalText: () => JSON.stringify(toJson(output, message)) };
 }
 
 export const str = (v: JsonValue | undefined): string => (typeof v === 'string' ? v : '');

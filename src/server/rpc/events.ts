@@ -1,18 +1,18 @@
 // chainguard.platform.events.{v2,v2beta1}.SubscriptionsService on serve's subscriptions, and
 // chainguard.platform.ping.{v2,v2beta1}.PingService.
 import type { JsonValue } from '@bufbuild/protobuf';
-import { SubscriptionsService as SubscriptionsV2 } from '../../../gen/chainguard/platform/events/v2/subscriptions_pb.js';
-import { SubscriptionsService as SubscriptionsV2beta1 } from '../../../gen/chainguard/platform/events/v2beta1/subscriptions_pb.js';
-import { PingService as PingV2 } from '../../../gen/chainguard/platform/ping/v2/ping_pb.js';
-import { PingService as PingV2beta1 } from '../../../gen/chainguard/platform/ping/v2beta1/ping_pb.js';
-import { wireFormOf } from '../../models.js';
-import type { Record_, Store } from '../../store/store.js';
-import { listOf, obj, pageJson, required, str, type VendorService } from './call.js';
+import { SubscriptionsService as SubscriptionsV2 } from '../../gen/chainguard/platform/events/v2/subscriptions_pb.js';
+import { SubscriptionsService as SubscriptionsV2beta1 } from '../../gen/chainguard/platform/events/v2beta1/subscriptions_pb.js';
+import { PingService as PingV2 } from '../../gen/chainguard/platform/ping/v2/ping_pb.js';
+import { PingService as PingV2beta1 } from '../../gen/chainguard/platform/ping/v2beta1/ping_pb.js';
+import { wireFormOf } from '../models.js';
+import type { Record_, Store } from '../store/store.js';
+import { listOf, obj, pageJson, required, str, vendorServices, type DomainService } from './domain-calls.js';
 
 const form = wireFormOf('Subscription');
 const subscriptionJson = (r: Record_, store: Store) => form.toWire(r, store) as JsonValue;
 
-const subscriptions: VendorService = {
+const subscriptions: DomainService = {
   services: [SubscriptionsV2, SubscriptionsV2beta1],
   calls: {
     GetSubscription: async (c, r) => subscriptionJson(await c.domain.subscriptions.get(c.principal, required(r, 'uid')), c.store),
@@ -28,10 +28,10 @@ const subscriptions: VendorService = {
   },
 };
 
-const ping: VendorService = {
+const ping: DomainService = {
   services: [PingV2, PingV2beta1],
   // Answered before sign-in by the public route GET /ping/v2/ping (routes/ping.ts), which the dispatcher tries first.
   calls: { Ping: () => Promise.resolve({ response: 'pong' }) },
 };
 
-export const EVENTS_SERVICES: readonly VendorService[] = [subscriptions, ping];
+export const EVENTS_SERVICES = vendorServices([subscriptions, ping]);

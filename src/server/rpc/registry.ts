@@ -1,21 +1,21 @@
-// chainguard.platform.registry.{v2,v2beta1}: ReposService and TagsService on serve's repos and
+// chainguard.platform.registry.{v2,v2beta1} (domain-calls.ts): ReposService and TagsService on serve's repos and
 // tags (the domain's registry operations, as REST's routes call them); ImagesService, overlays
 // and overlay bindings have no source in serve.
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
-import { invalidField } from '../../../api/errors.js';
-import { ImagesService as ImagesV2 } from '../../../gen/chainguard/platform/registry/v2/images_pb.js';
-import { ReposService as ReposV2 } from '../../../gen/chainguard/platform/registry/v2/repos_pb.js';
-import { TagsService as TagsV2 } from '../../../gen/chainguard/platform/registry/v2/tags_pb.js';
-import { ImagesService as ImagesV2beta1 } from '../../../gen/chainguard/platform/registry/v2beta1/images_pb.js';
-import { OverlayBindingsService } from '../../../gen/chainguard/platform/registry/v2beta1/overlay_bindings_pb.js';
-import { OverlaysService } from '../../../gen/chainguard/platform/registry/v2beta1/overlays_pb.js';
-import { ReposService as ReposV2beta1 } from '../../../gen/chainguard/platform/registry/v2beta1/repos_pb.js';
-import { TagsService as TagsV2beta1 } from '../../../gen/chainguard/platform/registry/v2beta1/tags_pb.js';
-import type { Changes } from '../../domain/patch.js';
-import { readmeOf, REPO_EXTRAS } from '../../domain/registry.js';
-import { wireFormOf } from '../../models.js';
-import type { Record_, Store } from '../../store/store.js';
-import { listOf, obj, pageJson, required, str, strings, unimplemented, type VendorService } from './call.js';
+import { invalidField } from '../../api/errors.js';
+import { ImagesService as ImagesV2 } from '../../gen/chainguard/platform/registry/v2/images_pb.js';
+import { ReposService as ReposV2 } from '../../gen/chainguard/platform/registry/v2/repos_pb.js';
+import { TagsService as TagsV2 } from '../../gen/chainguard/platform/registry/v2/tags_pb.js';
+import { ImagesService as ImagesV2beta1 } from '../../gen/chainguard/platform/registry/v2beta1/images_pb.js';
+import { OverlayBindingsService } from '../../gen/chainguard/platform/registry/v2beta1/overlay_bindings_pb.js';
+import { OverlaysService } from '../../gen/chainguard/platform/registry/v2beta1/overlays_pb.js';
+import { ReposService as ReposV2beta1 } from '../../gen/chainguard/platform/registry/v2beta1/repos_pb.js';
+import { TagsService as TagsV2beta1 } from '../../gen/chainguard/platform/registry/v2beta1/tags_pb.js';
+import type { Changes } from '../domain/patch.js';
+import { readmeOf, REPO_EXTRAS } from '../domain/registry.js';
+import { wireFormOf } from '../models.js';
+import type { Record_, Store } from '../store/store.js';
+import { listOf, obj, pageJson, required, str, strings, unimplemented, vendorServices, type DomainService } from './domain-calls.js';
 
 const repoForm = wireFormOf('Repo');
 const tagForm = wireFormOf('Tag');
@@ -58,7 +58,7 @@ function maskedChanges(resource: JsonObject, mask: JsonValue | undefined, updata
 const IMAGES = unimplemented('image contents (architectures, sizes)', 'GET /registry/v2/tags?uidp.children_of=REPO (the tags and their digests)');
 const OVERLAYS = unimplemented('image overlays', 'GET /registry/v2/repos/{uid} (a repo\'s custom_overlay, stored as given)');
 
-const repos: VendorService = {
+const repos: DomainService = {
   services: [ReposV2, ReposV2beta1],
   calls: {
     GetRepo: async (c, r) => repoJson(await c.domain.repos.get(c.principal, required(r, 'uid')), c.store),
@@ -92,7 +92,7 @@ const repos: VendorService = {
   },
 };
 
-const tags: VendorService = {
+const tags: DomainService = {
   services: [TagsV2, TagsV2beta1],
   calls: {
     GetTag: async (c, r) => tagJson(await c.domain.tags.get(c.principal, required(r, 'uid')), c.store),
@@ -115,16 +115,16 @@ const tags: VendorService = {
   },
 };
 
-const images: VendorService = {
+const images: DomainService = {
   services: [ImagesV2, ImagesV2beta1],
   calls: { GetArchitectures: IMAGES, GetSize: IMAGES },
 };
 
-const overlays: VendorService = {
+const overlays: DomainService = {
   services: [OverlaysService, OverlayBindingsService],
   calls: Object.fromEntries(
     ['GetOverlay', 'ListOverlays', 'CreateOverlay', 'DeleteOverlay', 'CreateOverlayBinding', 'GetOverlayBinding', 'ListOverlayBindings', 'DeleteOverlayBinding'].map((m) => [m, OVERLAYS]),
   ),
 };
 
-export const REGISTRY_SERVICES: readonly VendorService[] = [repos, tags, images, overlays];
+export const REGISTRY_SERVICES = vendorServices([repos, tags, images, overlays]);

@@ -4,18 +4,18 @@
 // The published enums are prefixed (ECOSYSTEM_JAVA, TYPE_CVSS_V3) where serve's REST JSON
 // says JAVA and CVSS_V3: renamed here, both ways.
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
-import { invalidField } from '../../../api/errors.js';
-import type { AdvisoryDocument } from '../../../api/schemas.js';
-import { SecurityAdvisoryService as AdvisoryV2 } from '../../../gen/chainguard/platform/advisory/v2/advisory_pb.js';
-import { SecurityAdvisoryService as AdvisoryV2beta1 } from '../../../gen/chainguard/platform/advisory/v2beta1/advisory_pb.js';
-import { ArtifactsService as ArtifactsV2 } from '../../../gen/chainguard/platform/libraries/v2/artifacts_pb.js';
-import { ArtifactsService as ArtifactsV2beta1 } from '../../../gen/chainguard/platform/libraries/v2beta1/artifacts_pb.js';
-import { RequestGroupsService } from '../../../gen/chainguard/platform/libraries/v2beta1/request_groups_pb.js';
-import { AdvisoriesService as AdvisoriesV2 } from '../../../gen/chainguard/platform/vulnerabilities/v2/advisories_pb.js';
-import { AdvisoriesService as AdvisoriesV2beta1 } from '../../../gen/chainguard/platform/vulnerabilities/v2beta1/advisories_pb.js';
-import { artifactToWire, artifactVersionToWire, vulnerabilityMetadataToWire, wireFormOf } from '../../models.js';
-import type { Record_ } from '../../store/store.js';
-import { listOf, listParams, pageJson, required, str, strings, unimplemented, type VendorService } from './call.js';
+import { invalidField } from '../../api/errors.js';
+import type { AdvisoryDocument } from '../../api/schemas.js';
+import { SecurityAdvisoryService as AdvisoryV2 } from '../../gen/chainguard/platform/advisory/v2/advisory_pb.js';
+import { SecurityAdvisoryService as AdvisoryV2beta1 } from '../../gen/chainguard/platform/advisory/v2beta1/advisory_pb.js';
+import { ArtifactsService as ArtifactsV2 } from '../../gen/chainguard/platform/libraries/v2/artifacts_pb.js';
+import { ArtifactsService as ArtifactsV2beta1 } from '../../gen/chainguard/platform/libraries/v2beta1/artifacts_pb.js';
+import { RequestGroupsService } from '../../gen/chainguard/platform/libraries/v2beta1/request_groups_pb.js';
+import { AdvisoriesService as AdvisoriesV2 } from '../../gen/chainguard/platform/vulnerabilities/v2/advisories_pb.js';
+import { AdvisoriesService as AdvisoriesV2beta1 } from '../../gen/chainguard/platform/vulnerabilities/v2beta1/advisories_pb.js';
+import { artifactToWire, artifactVersionToWire, vulnerabilityMetadataToWire, wireFormOf } from '../models.js';
+import type { Record_ } from '../store/store.js';
+import { listOf, listParams, pageJson, required, str, strings, unimplemented, vendorServices, type DomainService } from './domain-calls.js';
 
 const advisoryForm = wireFormOf('Advisory');
 
@@ -27,7 +27,7 @@ const ADVISORY_FILTERS: Record<string, string> = { advisoryIds: 'advisoryIds', a
 /** Its fields that are no filter: paging and the UIDPFilter. */
 const NOT_FILTERS = new Set(['uidp', 'pageSize', 'pageToken', 'orderBy', 'skip']);
 
-const advisories: VendorService = {
+const advisories: DomainService = {
   services: [AdvisoriesV2, AdvisoriesV2beta1],
   calls: {
     GetAdvisory: async (c, r) => advisoryForm.toWire(await c.domain.advisories.get(c.principal, required(r, 'uid')), c.store) as JsonValue,
@@ -65,7 +65,7 @@ function metadataJson(r: Record_): JsonValue {
   } as JsonValue;
 }
 
-const securityAdvisory: VendorService = {
+const securityAdvisory: DomainService = {
   services: [AdvisoryV2, AdvisoryV2beta1],
   calls: {
     ListDocuments: async (c, r) => {
@@ -93,7 +93,7 @@ const artifactJson = (r: Record_): JsonValue => {
   return { ...w, ecosystem: prefixed('ECOSYSTEM_', w.ecosystem) } as JsonValue;
 };
 
-const artifacts: VendorService = {
+const artifacts: DomainService = {
   services: [ArtifactsV2, ArtifactsV2beta1],
   calls: {
     ListArtifacts: async (c, r) => {
@@ -112,9 +112,9 @@ const artifacts: VendorService = {
 };
 
 const REQUEST_GROUPS = unimplemented('library request groups', 'GET /libraries/v2/artifacts (the libraries serve holds)');
-const requestGroups: VendorService = {
+const requestGroups: DomainService = {
   services: [RequestGroupsService],
   calls: Object.fromEntries(RequestGroupsService.methods.map((m) => [m.name, REQUEST_GROUPS])),
 };
 
-export const CATALOGUE_SERVICES: readonly VendorService[] = [advisories, securityAdvisory, artifacts, requestGroups];
+export const CATALOGUE_SERVICES = vendorServices([advisories, securityAdvisory, artifacts, requestGroups]);
