@@ -19,6 +19,7 @@ import { PingService } from '../src/gen/chainguard/platform/ping/v2/ping_pb.js';
 import { AdvisoriesService } from '../src/gen/chainguard/platform/vulnerabilities/v2/advisories_pb.js';
 import { ArtifactsService, Ecosystem } from '../src/gen/chainguard/platform/libraries/v2beta1/artifacts_pb.js';
 import { CatalogTier } from '../src/gen/chainguard/platform/registry/v2/repos_pb.js';
+import { Reference_Type, SecurityAdvisoryService, Severity_Type } from '../src/gen/chainguard/platform/advisory/v2/advisory_pb.js';
 import { demoSeed } from '../src/server/demo.js';
 import { startTestServer, type TestServer } from './helpers/serve.js';
 
@@ -167,6 +168,25 @@ test('advisories and libraries: the same items as REST, enums with the published
   t.true(libs.artifacts.every((a) => a.ecosystem === Ecosystem.PYTHON));
   const counts = await client(ArtifactsService).getArtifactCount({ ecosystems: [Ecosystem.JAVA, Ecosystem.PYTHON] }, auth());
   t.deepEqual(counts.counts.map((c) => c.ecosystem), [Ecosystem.JAVA, Ecosystem.PYTHON]);
+});
+
+test('advisory documents and vulnerability metadata: REST\'s, with the published enum names', async (t) => {
+  const advisory = client(SecurityAdvisoryService);
+  const docs = await advisory.listDocuments({}, auth());
+  const rest = (await srv.ok('GET', '/advisory/v2/documents')).documents as { id: string; advisories: { id: string; events: { falsePositiveDetermination?: { type: string } }[] }[] }[];
+  t.true(docs.documents.length > 0);
+  t.deepEqual(docs.documents.map((d) => [d.id, d.advisories.map((a) => [a.id, a.events.length])]), rest.map((d) => [d.id, d.advisories.map((a) => [a.id, a.events.length])]));
+  const restFp = rest.flatMap((d) => d.advisories.flatMap((a) => a.events)).flatMap((e) => (e.falsePositiveDetermination ? [e.falsePositiveDetermination.type] : []));
+  const fp = docs.documents.flatMap((d) => d.advisories.flatMap((a) => a.events)).flatMap((e) => (e.data.case === 'falsePositiveDetermination' ? [e.data.value.type] : []));
+  t.true(restFp.length > 0, 'the demo data has a false-positive event');
+  t.is(fp.length, restFp.length);
+  t.false(fp.includes(0), 'every false-positive type is one of the published values');
+
+  const meta = await advisory.listVulnerabilityMetadata({ pageSize: 50 }, auth());
+  const restMeta = (await srv.ok('GET', '/advisory/v2/metadata?page_size=50')).vulnerabilityMetadata as { id: string; references: unknown[]; severities: { type: string }[] }[];
+  t.deepEqual(meta.vulnerabilityMetadata.map((m) => [m.id, m.references.length, m.severities.length]), restMeta.map((m) => [m.id, m.references.length, m.severities.length]));
+  t.true(meta.vulnerabilityMetadata.some((m) => m.severities.some((x) => x.type === Severity_Type.CVSS_V3)));
+  t.true(meta.vulnerabilityMetadata.every((m) => m.references.every((r) => r.type !== Reference_Type.UNSPECIFIED) && m.severities.every((x) => x.type !== Severity_Type.UNSPECIFIED)));
 });
 
 test('what serve cannot emulate answers UNIMPLEMENTED naming the closest call', async (t) => {
