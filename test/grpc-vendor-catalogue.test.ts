@@ -5,7 +5,7 @@
 // mask, delete), each over v2 and v2beta1, and answers equal to REST's for the same state.
 import test from 'ava';
 import { Code, ConnectError, createClient, type Client, type Transport } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
+import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import type { DescService } from '@bufbuild/protobuf';
 import { ReposService as ReposV2 } from '../src/gen/chainguard/platform/registry/v2/repos_pb.js';
 import { TagsService as TagsV2 } from '../src/gen/chainguard/platform/registry/v2/tags_pb.js';
@@ -166,6 +166,15 @@ test('advisories and libraries: the same items as REST, enums with the published
   const libs = await client(ArtifactsService).listArtifacts({ ecosystems: [Ecosystem.PYTHON] }, auth());
   t.true(libs.artifacts.length > 0);
   t.true(libs.artifacts.every((a) => a.ecosystem === Ecosystem.PYTHON));
+  // The Connect protocol's JSON: the published message's proto3 JSON, prefixed enum names and all.
+  const res = await fetch(`${srv.url}/chainguard.platform.libraries.v2beta1.ArtifactsService/ListArtifacts`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${srv.ownerToken}` }, body: JSON.stringify({ ecosystems: ['ECOSYSTEM_JAVA'], pageSize: 2 }),
+  });
+  t.is(res.status, 200);
+  const json = (await res.json()) as { artifacts: { ecosystem: string }[]; totalCount: string };
+  t.deepEqual(json.artifacts.map((a) => a.ecosystem), ['ECOSYSTEM_JAVA', 'ECOSYSTEM_JAVA']);
+  const viaConnect = await createClient(ArtifactsService, createConnectTransport({ baseUrl: srv.url, httpVersion: '1.1' })).listArtifacts({ ecosystems: [Ecosystem.JAVA], pageSize: 2 }, auth());
+  t.is(String(viaConnect.totalCount), json.totalCount);
   const counts = await client(ArtifactsService).getArtifactCount({ ecosystems: [Ecosystem.JAVA, Ecosystem.PYTHON] }, auth());
   t.deepEqual(counts.counts.map((c) => c.ecosystem), [Ecosystem.JAVA, Ecosystem.PYTHON]);
 });
