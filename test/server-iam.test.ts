@@ -359,3 +359,25 @@ test('an update refused inside its write (a claimMatch taken meanwhile) leaves t
   t.is(clash.status, 409);
   t.deepEqual((await srv.call('GET', `${I}/${a.uid}`)).json, before, 'neither the name nor the claim changed');
 });
+
+test('REST takes both create shapes: the spec\'s ({parent, group} in the body) and the published rule\'s (the parent in the path, the bare resource as the body)', async (t) => {
+  const srv = await startTestServer();
+  t.teardown(() => srv.dispose());
+  const org = srv.organizationUid;
+  const published = await srv.call('POST', `${G}/${org}`, { name: 'published', description: 'parent in the path' });
+  t.is(published.status, 200, published.text);
+  t.true(published.json.uid.startsWith(`${org}/`));
+  // A parent that is itself a path of uids (a group below the organization), as `{parent=**}` allows.
+  const nested = await srv.call('POST', `${G}/${published.json.uid}`, { name: 'below' });
+  t.is(nested.status, 200, nested.text);
+  t.true(nested.json.uid.startsWith(`${published.json.uid}/`));
+  const spec = await srv.ok('POST', G, { parent: org, group: { name: 'spec' } });
+  t.deepEqual(Object.keys(spec).sort(), Object.keys(published.json).sort(), 'the same resource either way');
+  // The same rules behind both: a bad body is the same 400, and nothing is made.
+  const bad = await srv.call('POST', `${G}/${org}`, { name: 'x', nonsense: true });
+  t.is(bad.status, 400);
+  t.is(bad.json.code, 3);
+  const identity = await srv.call('POST', `${I}/${org}`, { name: 'ci', claimMatch: { issuer: 'https://issuer.example', subject: 'published-shape' } });
+  t.is(identity.status, 200, identity.text);
+  t.is((await srv.call('GET', `${G}?uidp.children_of=${org}&name=x`)).json.groups.length, 0);
+});

@@ -3,6 +3,7 @@
 // AIP-193 responses; and the REST front over node:http (bounded JSON bodies, parser errors).
 import http from 'node:http';
 import { ApiError, Code, invalidField } from '../api/errors.js';
+import { registry } from '../api/registry/index.js';
 import type { FaultInjector } from './control/faults.js';
 import type { Journal, JournalInput } from './control/journal.js';
 import { parseParams } from './params.js';
@@ -349,7 +350,7 @@ async function route(
   const handlers: Record<string, Handler | undefined> =
     uid === undefined
       ? { GET: routes.list, POST: routes.create }
-      : { GET: routes.get, PATCH: routes.update, DELETE: routes.remove };
+      : { GET: routes.get, PATCH: routes.update, DELETE: routes.remove, POST: routes.create && publishedCreate(routes.create, routes.path, uid) };
   const handler = handlers[method];
   if (!handler) {
     const allow = Object.entries(handlers).filter(([, h]) => h).map(([m]) => m).join(', ');
@@ -362,6 +363,20 @@ async function route(
   facts.matched = true;
   return await handler(makeRequest(call, uid ?? '', principal));
 }
+
+/**
+ * The published create rule (`POST /iam/v2/groups/{parent=**}`, body the bare resource): the
+ * spec's create (`POST /iam/v2/groups`, `{parent, group}`) with the parent from the path. One
+ * operation behind both shapes.
+ */
+function publishedCreate(create: Handler, collection: string, parent: string): Handler {
+  const wrapper = CREATE_WRAPPER_BY_PATH.get(collection);
+  if (!wrapper) return create;
+  return async (req) => create({ ...req, path: collection, uid: '', json: async () => ({ parent, [wrapper]: await req.json() }) });
+}
+
+/** The create body's wrapper of each collection: `group` for /iam/v2/groups. */
+const CREATE_WRAPPER_BY_PATH = new Map(registry.filter((d) => d.operations.includes('create')).map((d) => [d.path, d.kind[0]!.toLowerCase() + d.kind.slice(1)]));
 
 function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes?: ResourceRoutes; uid?: string; verb?: string } {
   const exact = byPath.get(path) ?? (path.endsWith('/') ? byPath.get(path.replace(/\/+$/, '')) : undefined);

@@ -141,7 +141,7 @@ async function build(): Promise<string> {
 }
 
 /** One line of a scenario's output: an RPC made (`call`) or a check of what came back (`check`). */
-export interface GoStep {
+interface GoStep {
   step: string;
   /** A call's gRPC status code name (`OK`, `NotFound` …). */
   code?: string;

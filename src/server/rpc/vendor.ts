@@ -32,7 +32,7 @@ export function operationTranscoder(method: DescMethod, verb: string, path: (req
 }
 
 /** A resource's JSON both ways: the vendor's proto3 JSON to the spec's REST JSON, and back. */
-export interface FieldMap {
+interface FieldMap {
   toRest?: (vendor: JsonObject) => JsonObject;
   fromRest?: (rest: JsonObject) => JsonObject;
 }
