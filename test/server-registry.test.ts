@@ -215,6 +215,21 @@ test('repos update: bad input is code 3 (or 6 for a taken name) and changes noth
     t.is(missing.status, 404);
     t.is(missing.json.code, 5);
 
+    // The published create rule: the parent in the path, the bare repo (its proto3 JSON) as the body.
+    const published = await srv.call('POST', `${REPOS}/${srv.organizationUid}`, { name: 'published/shape', catalogTier: 'CATALOG_TIER_AI', sync_config: { source: 'chainguard/x' } });
+    t.is(published.status, 200, published.text);
+    t.like(published.json, { name: 'published/shape', catalogTier: 'CATALOG_TIER_AI', sync_config: { source: 'chainguard/x' } });
+    const tag = await srv.call('POST', `${TAGS}/${published.json.uid}`, { name: 'latest', digest: hex('f') });
+    t.is(tag.status, 200, tag.text);
+    t.true(tag.json.uid.startsWith(`${published.json.uid}/`));
+    // A bad tier is refused by the domain with the field named; nothing is made.
+    const badTier = await srv.call('POST', REPOS, { parent: srv.organizationUid, repo: { name: 'bad-tier', catalogTier: 'GOLD' } });
+    t.is(badTier.status, 400);
+    t.regex(JSON.stringify(badTier.json), /catalogTier/);
+    t.is((await srv.ok('GET', `${REPOS}?name=bad-tier`)).repos.length, 0);
+    t.is((await srv.call('DELETE', `${REPOS}/${published.json.uid}`)).status, 200);
+    t.is((await srv.call('GET', `${TAGS}/${tag.json.uid}`)).status, 404, 'its tags went with it');
+
     // Create and delete (the vendor's ReposService): an unknown parent is a 404 that makes nothing.
     const post = await srv.call('POST', REPOS, { parent: 'x', repo: { name: 'y' } });
     t.is(post.status, 404);
