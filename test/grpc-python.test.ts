@@ -19,6 +19,8 @@ import * as published from '../src/gen/chainguard/platform/iam/v2/groups_pb.js';
 import { StatusSchema } from '../src/gen/google/rpc/status_pb.js';
 import { ErrorInfoSchema } from '../src/gen/google/rpc/error_details_pb.js';
 import { ServerReflectionRequestSchema, ServerReflectionResponseSchema } from '../src/gen/grpc/reflection/v1/reflection_pb.js';
+import { CreateRepoRequestSchema, ListReposRequestSchema, ListReposResponseSchema, RepoSchema } from '../src/gen/chainguard/platform/registry/v2/repos_pb.js';
+import { PingRequestSchema, PingResponseSchema } from '../src/gen/chainguard/platform/ping/v2/ping_pb.js';
 import { PAGE_SIZE_MAX } from '../src/api/resources.js';
 import { DESCRIPTION_MAX } from '../src/api/schemas.js';
 import { startTestServer, type TestServer } from './helpers/serve.js';
@@ -391,6 +393,19 @@ testNeedingGrpcio('reflection over grpcio: list_services, then the file of platf
   const methods = iam?.service.find((s) => s.name === 'IamService')?.method.map((m) => m.name) ?? [];
   t.true(['GetGroup', 'ListGroups', 'CreateGroup', 'DeleteGroup'].every((m) => methods.includes(m)), methods.join(', '));
 
+  const { code, stderr } = await py.close();
+  t.is(code, 0, stderr);
+});
+
+testNeedingGrpcio('the vendor\'s published v2 services over grpcio: CreateRepo and ListRepos as REST sees them, Ping without a token', async (t) => {
+  const py = grpcio(t, srv);
+  const REPOS = '/chainguard.platform.registry.v2.ReposService';
+  const made = decoded(RepoSchema, await py.one({ method: `${REPOS}/CreateRepo`, request: encode(CreateRepoRequestSchema, { parent: small, repo: { name: 'py-repo', bundles: ['py'] } }), metadata: bearer }));
+  t.like(await srv.ok('GET', `/registry/v2/repos/${made.uid}`), { name: 'py-repo', bundles: ['py'] });
+  const page = decoded(ListReposResponseSchema, await py.one({ method: `${REPOS}/ListRepos`, request: encode(ListReposRequestSchema, { uidp: { childrenOf: small } }), metadata: bearer }));
+  t.deepEqual(page.repos.map((r) => r.uid), [made.uid]);
+  const pong = decoded(PingResponseSchema, await py.one({ method: '/chainguard.platform.ping.v2.PingService/Ping', request: encode(PingRequestSchema, {}), metadata: [] }));
+  t.is(pong.response, 'pong');
   const { code, stderr } = await py.close();
   t.is(code, 0, stderr);
 });

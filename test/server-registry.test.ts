@@ -215,11 +215,27 @@ test('repos update: bad input is code 3 (or 6 for a taken name) and changes noth
     t.is(missing.status, 404);
     t.is(missing.json.code, 5);
 
-    // No create or delete in the spec: the method is refused, with an AIP-193 body.
+    // The published create rule: the parent in the path, the bare repo (its proto3 JSON) as the body.
+    const published = await srv.call('POST', `${REPOS}/${srv.organizationUid}`, { name: 'published/shape', catalogTier: 'CATALOG_TIER_AI', sync_config: { source: 'chainguard/x' } });
+    t.is(published.status, 200, published.text);
+    t.like(published.json, { name: 'published/shape', catalogTier: 'CATALOG_TIER_AI', sync_config: { source: 'chainguard/x' } });
+    const tag = await srv.call('POST', `${TAGS}/${published.json.uid}`, { name: 'latest', digest: hex('f') });
+    t.is(tag.status, 200, tag.text);
+    t.true(tag.json.uid.startsWith(`${published.json.uid}/`));
+    // A bad tier is refused by the domain with the field named; nothing is made.
+    const badTier = await srv.call('POST', REPOS, { parent: srv.organizationUid, repo: { name: 'bad-tier', catalogTier: 'GOLD' } });
+    t.is(badTier.status, 400);
+    t.regex(JSON.stringify(badTier.json), /catalogTier/);
+    t.is((await srv.ok('GET', `${REPOS}?name=bad-tier`)).repos.length, 0);
+    t.is((await srv.call('DELETE', `${REPOS}/${published.json.uid}`)).status, 200);
+    t.is((await srv.call('GET', `${TAGS}/${tag.json.uid}`)).status, 404, 'its tags went with it');
+
+    // Create and delete (the vendor's ReposService): an unknown parent is a 404 that makes nothing.
     const post = await srv.call('POST', REPOS, { parent: 'x', repo: { name: 'y' } });
-    t.is(post.status, 405);
-    t.is(post.json.code, 12);
-    t.is((await srv.call('DELETE', path)).status, 405);
+    t.is(post.status, 404);
+    t.is(post.json.code, 5);
+    t.is((await srv.call('DELETE', path)).status, 200);
+    t.is((await srv.call('GET', path)).status, 404);
   } finally {
     await srv.dispose();
   }
@@ -281,7 +297,10 @@ test('tags get (an extension of the spec): by uid', async (t) => {
     t.deepEqual(got.json, tag);
     t.like(got.json, { name: '2.5', digest: hex('e'), deprecated: true });
     t.is((await srv.call('GET', `${TAGS}/${repos.cosign!.uid}`)).status, 404);
-    t.is((await srv.call('PATCH', `${TAGS}/${tag.uid}`, { deprecated: false })).status, 405);
+    // PATCH (serve's extension, for v1's UpdateTag) changes what it names.
+    const patched = await srv.call('PATCH', `${TAGS}/${tag.uid}?updateMask=deprecated`, { deprecated: false });
+    t.is(patched.status, 200);
+    t.like(patched.json, { uid: tag.uid, name: '2.5', deprecated: false });
   } finally {
     await srv.dispose();
   }

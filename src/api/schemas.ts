@@ -510,6 +510,32 @@ export const CreateSubscriptionBody = z.strictObject({
 });
 export type CreateSubscriptionBody = z.infer<typeof CreateSubscriptionBody>;
 
+const Labels = z.array(z.string()).max(100);
+
+/**
+ * A repo as the vendor's CreateRepo carries it (proto3 JSON of its Repo; `sync_config` is the
+ * published JSON name); the domain holds its catalogue fields to their rules.
+ */
+export const CreateRepoBody = z.strictObject({
+  parent: UidRef,
+  repo: z.strictObject({
+    name: ruled(repoNameProblem),
+    description: Description.optional(),
+    catalogTier: z.string().optional(),
+    bundles: Labels.optional(),
+    aliases: Labels.optional(),
+    activeTags: Labels.optional(),
+    sync_config: z.looseObject({ source: z.string() }).optional(),
+    customOverlay: z.looseObject({}).optional(),
+  }),
+});
+
+/** A tag as the vendor's CreateTag carries it: name and digest required. */
+export const CreateTagBody = z.strictObject({
+  parent: UidRef,
+  tag: z.strictObject({ name: z.string(), digest: z.string(), deprecated: z.boolean().optional(), bundles: Labels.optional() }),
+});
+
 /** The create body of each resource the API creates, by its registry kind: `{parent, <wrapper>: {...}}`. */
 export const CREATE_BODIES = {
   Group: CreateGroupBody,
@@ -520,10 +546,12 @@ export const CREATE_BODIES = {
   GroupInvite: CreateGroupInviteBody,
   AccountAssociation: CreateAccountAssociationBody,
   Subscription: CreateSubscriptionBody,
+  Repo: CreateRepoBody,
+  Tag: CreateTagBody,
 } as const satisfies Partial<Record<WireName, z.ZodObject>>;
 
 /** Wrapper keys of create bodies: violations inside them are named by the resource field alone. */
-export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role', 'identityProvider', 'groupInvite', 'accountAssociation', 'subscription']);
+export const CREATE_WRAPPERS = new Set(['group', 'identity', 'roleBinding', 'role', 'identityProvider', 'groupInvite', 'accountAssociation', 'subscription', 'repo', 'tag']);
 
 /**
  * Turns zod issues into AIP-193 field violations with plain-English descriptions.

@@ -28,6 +28,7 @@ import { iamRoutes } from './routes/iam.js';
 import { accountAssociationRoutes } from './routes/account-associations.js';
 import { advisoryDocumentRoutes } from './routes/advisory-documents.js';
 import { libraryRoutes } from './routes/libraries.js';
+import { pingRoutes } from './routes/ping.js';
 import { groupInviteRoutes } from './routes/group-invites.js';
 import { resourceRoutes, type GenericOperations, type RestContext } from './routes/resource.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
@@ -215,6 +216,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         ...oauth.routes,
         ...consoleFiles,
         ...openApiRoutes(),
+        ...pingRoutes(),
       },
       authenticate: (h) => authenticate(h),
       ...(limiter ? { limiter, unlimited: new Set(Object.keys(consoleFiles)) } : {}),

@@ -166,6 +166,15 @@ function storedAsWire(r: Record_): Record<string, unknown> {
   return { uid: r.uid, name: r.name, ...r.data, createTime: r.createTime, updateTime: r.updateTime };
 }
 
+/**
+ * A repo as stored, but its README (the vendor's Repo has none: RepoReadme is its own
+ * message); its sync configuration under the published JSON name, `sync_config`.
+ */
+function repoToWire(r: Record_): Record<string, unknown> {
+  const { _readme: _, syncConfig, ...wire } = storedAsWire(r);
+  return syncConfig === undefined ? wire : { ...wire, sync_config: syncConfig };
+}
+
 function advisoryToWire(r: Record_): WireOut<'Advisory'> {
   return { uid: r.uid, advisoryId: r.altKey ?? '', artifactName: r.name, createTime: r.createTime, updateTime: r.updateTime };
 }
@@ -245,6 +254,7 @@ const TO_WIRE: { [W in WireName]?: (r: Record_, store: Store) => WireOut<W> } = 
   Artifact: artifactToWire,
   Advisory: advisoryToWire,
   Subscription: subscriptionToWire,
+  Repo: repoToWire as (r: Record_) => WireOut<'Repo'>,
 };
 
 /** A resource's wire form (its own, else storedAsWire) and the kinds it reads besides its record. */

@@ -1,4 +1,4 @@
-// Repos: image repositories, in groups. They come from seeds (the API has no create).
+// Repos: image repositories, in groups: created and deleted by the vendor's ReposService (and v1), or from seeds.
 import { col, defineResource, nameCol, timeCol, uidCol } from './define.js';
 import type { Repo } from '../schemas.js';
 
@@ -9,11 +9,11 @@ export const repos = defineResource({
   nouns: { one: 'repo', many: 'repos', cli: 'repos' },
   storeKind: 'repo',
   capability: 'repo',
-  operations: ['list', 'get', 'update'],
+  operations: ['list', 'get', 'create', 'update', 'delete'],
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },
   filters: {},
-  updatable: ['name', 'description'],
+  updatable: ['name', 'description', 'catalogTier', 'bundles', 'aliases', 'activeTags', 'syncConfig', 'customOverlay'],
   outputOnly: ['uid', 'createTime', 'updateTime'],
   references: true,
   editor: ['update'],

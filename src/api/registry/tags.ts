@@ -1,4 +1,5 @@
-// Tags: the tags of an image repository (they nest under their repo's uid). From seeds only.
+// Tags: the tags of an image repository (they nest under their repo's uid): created and deleted
+// by the vendor's TagsService (and v1, which updates them too), or from seeds.
 import { col, defineResource, nameCol, timeCol, uidCol } from './define.js';
 import type { Tag } from '../schemas.js';
 
@@ -10,11 +11,11 @@ export const tags = defineResource({
   storeKind: 'tag',
   capability: 'tag',
   // Get of a single tag is not in the spec; serve offers it as an extension.
-  operations: ['list', 'get'],
+  operations: ['list', 'get', 'create', 'update', 'delete'],
   visibility: 'hierarchy',
   parent: { kind: 'repo', field: 'uidp.children_of' },
   filters: {},
-  updatable: [],
+  updatable: ['name', 'digest', 'deprecated', 'bundles'],
   outputOnly: ['uid', 'createTime', 'updateTime'],
   references: false,
   view: {

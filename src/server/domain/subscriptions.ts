@@ -1,6 +1,8 @@
 // Subscriptions (events domain): a webhook sink under a group. Create and delete; no update.
 // Every change committed in the group or below is delivered to the sink (src/server/events/).
+import { invalidField } from '../../api/errors.js';
 import { capability, groups as G, subscriptions as SB } from '../../api/registry/index.js';
+import { sinkProblem } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, type DomainContext } from './context.js';
@@ -9,7 +11,7 @@ import { records } from './records.js';
 
 export interface NewSubscription {
   parent: string;
-  /** Checked by the wire contract (sinkProblem): https, or http to a loopback host. */
+  /** https, or http to a loopback host (sinkProblem; REST's body schema checks it too, RPC callers reach only this). */
   sink: string;
 }
 
@@ -24,6 +26,8 @@ export function subscriptionOperations(ctx: DomainContext) {
 
     async create(principal: Principal, input: NewSubscription): Promise<Record_> {
       authorize(ctx, principal, capability(SB, 'create'), G, input.parent, 'parent');
+      const problem = sinkProblem(input.sink);
+      if (problem) throw invalidField('sink', problem);
       return commit(ctx, principal, 'subscriptions.create', () => insertSubscription(ctx, input));
     },
 

@@ -3,7 +3,7 @@
 // operations on serve's data through the seam (operations.ts), the mapping (mapping.ts), a v1
 // answer out. A call with no source in serve's data names what is closest in v2 instead.
 import { ApiError, Code, invalidField, notFound } from '../../api/errors.js';
-import { accountAssociations, advisories, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, tags, type Resource } from '../../api/registry/index.js';
+import { accountAssociations, advisories, groupInvites, groups, identities, identityProviders, repos, roleBindings, roles, subscriptions, tags, type Resource } from '../../api/registry/index.js';
 import type { Principal } from '../auth/principal.js';
 import * as M from './mapping.js';
 import type { Operations, Wire } from './operations.js';
@@ -264,16 +264,36 @@ export const V1_CALLS: Record<string, V1Call> = {
   },
 
   // ---- chainguard.platform.registry ----
-  'chainguard.platform.registry.Registry/CreateRepo': unimplemented('GET /registry/v2/repos', 'v2 has no call that creates a repo (serve\'s repos come from seed files: pctl serve --seed); the closest is GET /registry/v2/repos'),
+  'chainguard.platform.registry.Registry/CreateRepo': {
+    successor: 'POST /registry/v2/repos',
+    run: async (input, c) => {
+      const parent = required(input, 'parentId', 'parent_id');
+      const fields = M.repo.fromV1(obj(input.repo));
+      // prevent_existing false (the default): a repo of that name in the group is answered as it is.
+      if (input.preventExisting !== true) {
+        const same = (await c.ops.all(repos, c.principal, { 'uidp.children_of': parent, name: str(fields.name) }))[0];
+        if (same) return M.repo.toV1(same);
+      }
+      const body = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && !(Array.isArray(v) && !v.length)));
+      return M.repo.toV1(await c.ops.create(repos, c.principal, { parent, repo: body }));
+    },
+  },
   'chainguard.platform.registry.Registry/UpdateRepo': {
     successor: 'PATCH /registry/v2/repos/{uid}',
-    run: async (input, c) => M.repo.toV1(await c.ops.update(repos, c.principal, required(input, 'id', 'id'), M.repo.fromV1(input), M.repo.replace)),
+    run: async (input, c) => M.repo.toV1(await c.ops.update(repos, c.principal, required(input, 'id', 'id'), M.repo.updateFromV1(input), M.repo.replace)),
   },
   'chainguard.platform.registry.Registry/ListRepos': { successor: 'GET /registry/v2/repos', run: async (input, c) => items((await list(c, repos, input)).map(M.repo.toV1)) },
-  'chainguard.platform.registry.Registry/DeleteRepo': unimplemented('GET /registry/v2/repos', 'v2 has no call that deletes a repo; the closest is GET /registry/v2/repos'),
-  'chainguard.platform.registry.Registry/CreateTag': unimplemented('GET /registry/v2/tags', 'v2 has no call that writes tags (serve\'s tags come from seed files); the closest is GET /registry/v2/tags?uidp.children_of=REPO'),
-  'chainguard.platform.registry.Registry/UpdateTag': unimplemented('GET /registry/v2/tags', 'v2 has no call that writes tags (serve\'s tags come from seed files); the closest is GET /registry/v2/tags?uidp.children_of=REPO'),
-  'chainguard.platform.registry.Registry/DeleteTag': unimplemented('GET /registry/v2/tags', 'v2 has no call that writes tags (serve\'s tags come from seed files); the closest is GET /registry/v2/tags?uidp.children_of=REPO'),
+  'chainguard.platform.registry.Registry/DeleteRepo': removal(repos, '/registry/v2/repos', 'id'),
+  'chainguard.platform.registry.Registry/CreateTag': {
+    successor: 'POST /registry/v2/tags',
+    run: async (input, c) => M.tag.toV1(await c.ops.create(tags, c.principal, { parent: required(input, 'repoId', 'repo_id'), tag: M.tag.fromV1(obj(input.tag)) })),
+  },
+  'chainguard.platform.registry.Registry/UpdateTag': {
+    // v2 has no tag update: serve's PATCH of a tag is its extension (the vendor's v2 deletes and creates).
+    successor: 'PATCH /registry/v2/tags/{uid}',
+    run: async (input, c) => M.tag.toV1(await c.ops.update(tags, c.principal, required(input, 'id', 'id'), M.tag.fromV1(input), M.tag.replace)),
+  },
+  'chainguard.platform.registry.Registry/DeleteTag': removal(tags, '/registry/v2/tags', 'id'),
   'chainguard.platform.registry.Registry/ListTags': {
     successor: 'GET /registry/v2/tags',
     run: async (input, c) => {
@@ -306,6 +326,17 @@ export const V1_CALLS: Record<string, V1Call> = {
   'chainguard.platform.registry.Vulnerabilities/GetRawVulnReport': unimplemented(`GET ${ADVISORIES}`, VULN_REPORTS),
   'chainguard.platform.registry.Vulnerabilities/ListVulnCountReports': unimplemented(`GET ${ADVISORIES}`, VULN_REPORTS),
   'chainguard.platform.registry.Vulnerabilities/ListCumulativeVulnCountReports': unimplemented(`GET ${ADVISORIES}`, VULN_REPORTS),
+
+  // ---- chainguard.platform.events (the Terraform provider's subscription resource) ----
+  'chainguard.platform.events.Subscriptions/Create': {
+    successor: 'POST /events/v2/subscriptions',
+    run: async (input, c) => M.subscription.toV1(await c.ops.create(subscriptions, c.principal, { parent: required(input, 'parentId', 'parent_id'), subscription: { sink: str(obj(input.subscription).sink) } })),
+  },
+  'chainguard.platform.events.Subscriptions/List': {
+    successor: 'GET /events/v2/subscriptions',
+    run: async (input, c) => items((await list(c, subscriptions, input)).map(M.subscription.toV1)),
+  },
+  'chainguard.platform.events.Subscriptions/Delete': removal(subscriptions, '/events/v2/subscriptions', 'id'),
 
   // ---- chainguard.platform.vulnerabilities.v1 ----
   'chainguard.platform.vulnerabilities.v1.Advisories/List': {

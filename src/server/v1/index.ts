@@ -12,7 +12,7 @@ import type { V1Options } from './surface.js';
 
 export type { V1Options } from './surface.js';
 
-const V1_PATH = /^\/(iam|registry|vulnerabilities)\/v1\//;
+const V1_PATH = /^\/(iam|registry|vulnerabilities|events)\/v1\//;
 
 export function v1Surface(ops: Operations, opts: V1Options, log?: (line: string) => void): Surface {
   const surface = onFirstUse('The v1 API', async () => (await import('./surface.js')).describedV1Surface(ops, opts), log);

@@ -162,21 +162,46 @@ export const accountAssociation = {
 };
 
 /** Repo: create_time ↔ createTime; v1's catalog tier, bundles, readme, sync and overlay settings have no v2 source. */
+/** v1's CatalogTier is v2's without the prefix; UNKNOWN is v2's UNSPECIFIED. */
+const tierToV1 = (v: unknown) => (typeof v === 'string' && v !== 'CATALOG_TIER_UNSPECIFIED' ? v.replace(/^CATALOG_TIER_/, '') : undefined);
+const tierFromV1 = (v: unknown) => (typeof v === 'string' && v !== 'UNKNOWN' ? `CATALOG_TIER_${v}` : undefined);
+/** The sync configuration a caller sets (v1 and v2 share these names). */
+const syncFromV1 = (v: unknown) => {
+  const sc = obj(v);
+  return str(sc.source) ? { source: str(sc.source), ...Object.fromEntries(['google', 'amazon', 'azure'].filter((k) => str(sc[k])).map((k) => [k, sc[k]])) } : undefined;
+};
+
+/** Repo: id ↔ uid; catalog_tier without its v2 prefix; bundles, aliases, active_tags and sync_config as stored. v1's readme has no v2 field. */
 export const repo = {
   toV1: (r: Wire): V1 => {
-    const w = r as S.Repo;
-    return { id: w.uid, name: w.name, description: w.description, createTime: w.createTime };
+    const w = r as S.Repo & Record<string, unknown>;
+    return {
+      id: w.uid, name: w.name, description: w.description, createTime: w.createTime, ...(tierToV1(w.catalogTier) ? { catalogTier: tierToV1(w.catalogTier) } : {}),
+      bundles: strings(w.bundles), aliases: strings(w.aliases), activeTags: strings(w.activeTags), ...(w.sync_config ? { sync_config: w.sync_config } : {}),
+    };
   },
-  fromV1: (r: V1): Wire => ({ name: str(r.name), description: str(r.description) }),
-  replace: ['name', 'description'],
+  /** v2's create body fields (the REST body spells sync_config as published). */
+  fromV1: (r: V1): Wire => ({
+    name: str(r.name), description: str(r.description), catalogTier: tierFromV1(r.catalogTier),
+    bundles: strings(r.bundles), aliases: strings(r.aliases), activeTags: strings(r.activeTags), sync_config: syncFromV1(r.sync_config),
+  }),
+  /** The same fields for v2's update, which names syncConfig as its domain field. */
+  updateFromV1: (r: V1): Wire => {
+    const { sync_config: sync, ...fields } = repo.fromV1(r);
+    return { ...fields, syncConfig: sync };
+  },
+  replace: ['name', 'description', 'catalogTier', 'bundles', 'aliases', 'activeTags', 'syncConfig'],
 };
 
 /** Tag: last_updated ↔ updateTime; v1's bundles have no v2 source. An end-of-life tag (EolTag) is a tag whose `deprecated` is true. */
 export const tag = {
   toV1: (t: Wire): V1 => {
     const w = t as S.Tag;
-    return { id: w.uid, name: w.name, digest: w.digest, lastUpdated: w.updateTime, deprecated: w.deprecated };
+    return { id: w.uid, name: w.name, digest: w.digest, lastUpdated: w.updateTime, deprecated: w.deprecated, bundles: strings((w as Record<string, unknown>).bundles) };
   },
+  /** v2's create body fields: v1 creates a tag with no digest (the provider's image_tag sends none). */
+  fromV1: (t: V1): Wire => ({ name: str(t.name), digest: str(t.digest), deprecated: t.deprecated === true, bundles: strings(t.bundles) }),
+  replace: ['name', 'digest', 'deprecated', 'bundles'],
   /** The package and grace-period fields of an EolTag have no v2 source: left empty. */
   toV1Eol: (t: Wire): V1 => {
     const w = t as S.Tag;
@@ -197,4 +222,9 @@ export const advisory = {
   } as Record<string, string>,
   /** AdvisoryFilter fields with a v2 filter: artifact_name → artifactNames, advisory_ids → advisoryIds. */
   filters: { artifactName: 'artifactNames', advisoryIds: 'advisoryIds' } as Record<string, string>,
+};
+
+/** Subscription: id ↔ uid, sink as it is. */
+export const subscription = {
+  toV1: (w: Wire): V1 => ({ id: w.uid, sink: w.sink }),
 };

@@ -3,6 +3,7 @@
 // the deprecation marks of every answer.
 import { fromJson, toJson, type DescService, type JsonValue } from '@bufbuild/protobuf';
 import { ApiError, Code } from '../../api/errors.js';
+import { Subscriptions } from '../../gen/platform/events/v1/subscriptions.platform_pb.js';
 import { GroupAccountAssociations } from '../../gen/platform/iam/v1/account_associations.platform_pb.js';
 import { GroupInvites } from '../../gen/platform/iam/v1/group_invites.platform_pb.js';
 import { Groups } from '../../gen/platform/iam/v1/group.platform_pb.js';
@@ -21,7 +22,7 @@ import { hasHttpRule } from '../rpc/transcode.js';
 import { matchRoute, requestOf, routeOf, sortRoutes, type V1Route } from './routes.js';
 
 /** The v1 services, as the vendor names them (`chainguard.platform.iam.Groups`). */
-export const V1_SERVICES: readonly DescService[] = [Groups, Identities, Roles, RoleBindings, IdentityProviders, GroupInvites, GroupAccountAssociations, Registry, Vulnerabilities, Advisories];
+export const V1_SERVICES: readonly DescService[] = [Groups, Identities, Roles, RoleBindings, IdentityProviders, GroupInvites, GroupAccountAssociations, Registry, Vulnerabilities, Advisories, Subscriptions];
 
 export interface V1Options {
   /** false (`serve --v1 off`): every v1 call answers 410 Gone, a rehearsal of the end of the transition. */
