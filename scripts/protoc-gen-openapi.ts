@@ -19,6 +19,12 @@ type Schema = { [key: string]: Json | undefined };
 type Operation = { [key: string]: Json | undefined };
 
 const OUT = 'openapi.json';
+/** The vendor's v1 services serve answers over REST (V1_SERVICES); its other generated files (STS, the v2 packages …) are not REST routes of serve here. */
+const V1_SERVED = new Set([
+  'chainguard.platform.iam.Groups', 'chainguard.platform.iam.Identities', 'chainguard.platform.iam.Roles', 'chainguard.platform.iam.RoleBindings',
+  'chainguard.platform.iam.IdentityProviders', 'chainguard.platform.iam.GroupInvites', 'chainguard.platform.iam.GroupAccountAssociations',
+  'chainguard.platform.registry.Registry', 'chainguard.platform.registry.Vulnerabilities', 'chainguard.platform.vulnerabilities.v1.Advisories',
+]);
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const EXTENSION_COMMENT = /^serve's extension\b/i;
 /** A query parameter used by this many operations or more is a shared one (components.parameters). */
@@ -61,6 +67,7 @@ function main(request: CodeGeneratorRequest): string {
   const behavior = registry.getExtension('google.api.field_behavior');
   if (!http || !behavior) throw new Error('proto/ must import google/api/annotations.proto and google/api/field_behavior.proto');
   const behaviours = (field: DescField): number[] => (field.proto.options ? (getExtension(field.proto.options, behavior) as number[]) : []);
+  // A method without the option reads as an empty rule (no pattern): one serve has no route for.
   const ruleOf = (method: DescMethod): HttpRule | undefined =>
     method.proto.options ? (getExtension(method.proto.options, http) as HttpRule | undefined) : undefined;
 
@@ -126,7 +133,8 @@ function main(request: CodeGeneratorRequest): string {
   for (const file of registry.files) {
     if (!request.fileToGenerate.includes(file.proto.name)) continue;
     for (const service of file.services) {
-      const served = service.methods.map((method) => [method, ruleOf(method)] as const).filter(([, rule]) => rule);
+      if (!documented(service)) continue;
+      const served = service.methods.map((method) => [method, ruleOf(method)] as const).filter(([, rule]) => rule?.pattern.case);
       if (!served.length) continue; // gRPC's own (reflection)
       tags.push({ name: service.typeName, ...describe(service), ...(isV1(service) ? { 'x-deprecated': true } : {}) });
       for (const [method, rule] of served) {
@@ -310,6 +318,11 @@ function main(request: CodeGeneratorRequest): string {
   function describe(desc: DescMessage | DescField | DescEnum | DescService | DescMethod): Schema {
     const text = getComments(desc).leading?.trim();
     return text ? { description: text.split('\n').map((line) => line.trim()).join('\n') } : {};
+  }
+
+  /** serve's REST routes: its own v2 packages and the vendor's v1 services it answers (src/server/v1/surface.ts). */
+  function documented(service: DescService): boolean {
+    return service.file.proto.package.startsWith('platform.') || V1_SERVED.has(service.typeName);
   }
 
   function isV1(service: DescService): boolean {

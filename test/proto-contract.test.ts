@@ -2,7 +2,7 @@
 // describe the same messages: for every registry resource the same JSON field names (what a
 // request may only send, INPUT_ONLY, aside), compatible types, the registry's output-only
 // fields marked OUTPUT_ONLY; and real resources, as serve sends them, go JSON → protobuf →
-// JSON unchanged. The definitions are built with buf, as `npm test`'s lint step does.
+// JSON unchanged. The definitions are built with buf (scripts/buf.mjs), as `npm test`'s lint step does.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -19,7 +19,7 @@ const root = join(import.meta.dirname, '..');
 
 function buildDescriptors() {
   const out = join(tempDir('pctl-proto-'), 'platform.binpb');
-  execFileSync(join(root, 'node_modules/.bin/buf'), ['build', '-o', out], { cwd: root });
+  execFileSync(process.execPath, [join(root, 'scripts/buf.mjs'), 'build', '-o', out], { cwd: root });
   const set = fromBinary(FileDescriptorSetSchema, readFileSync(out));
   rmSync(out);
   return createFileRegistry(set);

@@ -1,5 +1,5 @@
 // The v1 API beside v2 (src/server/v1/): every v1 call through REST (its own HTTP rules, by
-// hand here) and through gRPC (@grpc/grpc-js with the vendor's v1 protos of proto/chainguard/,
+// hand here) and through gRPC (@grpc/grpc-js with the vendor's v1 protos of proto/platform/*/v1/,
 // a client nobody here wrote), each checked against the same state read through v2; the
 // deprecation headers on every answer; --v1 off; and who still calls v1 (pctl serve v1-callers).
 import test from 'ava';
@@ -18,12 +18,14 @@ const VIAS: readonly Via[] = ['rest', 'grpc'];
 
 const root = join(import.meta.dirname, '..');
 const V1_PROTOS = [
-  'chainguard/platform/iam/group.proto', 'chainguard/platform/iam/identity.proto', 'chainguard/platform/iam/role.proto',
-  'chainguard/platform/iam/role_binding.proto', 'chainguard/platform/iam/identity_providers.proto', 'chainguard/platform/iam/group_invites.proto',
-  'chainguard/platform/iam/account_associations.proto', 'chainguard/platform/registry/registry.proto', 'chainguard/platform/registry/vulnerabilities.proto',
-  'chainguard/platform/vulnerabilities/v1/advisory.proto',
+  'platform/iam/v1/group.platform.proto', 'platform/iam/v1/identity.platform.proto', 'platform/iam/v1/role.platform.proto',
+  'platform/iam/v1/role_binding.platform.proto', 'platform/iam/v1/identity_providers.platform.proto', 'platform/iam/v1/group_invites.platform.proto',
+  'platform/iam/v1/account_associations.platform.proto', 'platform/registry/v1/registry.platform.proto', 'platform/registry/v1/vulnerabilities.platform.proto',
+  'platform/vulnerabilities/v1/advisory.vulnerabilities.proto',
 ];
-const pkg = grpc.loadPackageDefinition(loader.loadSync(V1_PROTOS, { includeDirs: [join(root, 'proto')], longs: String, enums: String, defaults: true, oneofs: true })) as Any;
+// The directories the vendor's build passes as include paths: its v1 files import neighbours by bare name.
+const V1_INCLUDES = ['proto', 'proto/platform/iam/v1', 'proto/platform/registry/v1', 'proto/platform/tenant/v1'].map((d) => join(root, d));
+const pkg = grpc.loadPackageDefinition(loader.loadSync(V1_PROTOS, { includeDirs: V1_INCLUDES, longs: String, enums: String, defaults: true, oneofs: true })) as Any;
 
 const hex = (c: string) => `sha256:${c.repeat(64)}`;
 const seed: SeedDocument = {

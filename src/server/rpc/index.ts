@@ -25,7 +25,7 @@ import type { Response } from '../handler.js';
 import type { Listeners } from './gate.js';
 import { directReadOf, type ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
-import { transcoderOf, type RestCall } from './transcode.js';
+import { hasHttpRule, transcoderOf, type RestCall } from './transcode.js';
 import { grpcPercentEncode, protocolOf, serveUnary, type UnaryMethod } from './unary.js';
 
 /** The API's services, as proto/ defines them. */
@@ -61,7 +61,8 @@ export function rpcListeners(
   const unary = new Map<string, UnaryMethod>();
   for (const service of services) {
     for (const method of service.methods) {
-      if (method.methodKind !== 'unary') continue;
+      // A method with no REST route (the vendor's internal ones) is no call of serve's: UNIMPLEMENTED.
+      if (method.methodKind !== 'unary' || !hasHttpRule(method)) continue;
       const transcoder = transcoderOf(method);
       unary.set(`/${service.typeName}/${method.name}`, {
         name: `${service.typeName}/${method.name}`, method, transcoder, read: directReadOf(reads, method.output, transcoder),
@@ -174,7 +175,7 @@ function registerService(router: ConnectRouter, service: DescService, dispatch: 
     const answer = toErrorResponse(err, log);
     return toConnectError(answer.body as Status, metadataOf(answer));
   };
-  for (const method of service.methods) {
+  for (const method of service.methods.filter(hasHttpRule)) {
     const transcoder = transcoderOf(method);
     // Every API method is unary (lists are paged, not streamed).
     router.rpc(method as DescMethodUnary, async (request: Message, ctx: HandlerContext) => {

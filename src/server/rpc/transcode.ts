@@ -35,6 +35,11 @@ export interface Transcoder {
   fromRest(body: unknown): Message;
 }
 
+/** Whether a method has a REST route: the vendor leaves its internal ones (GroupInvites/CreateWithGroup) without a google.api.http rule. */
+export function hasHttpRule(method: DescMethod): boolean {
+  return Boolean(method.proto.options && getExtension(method.proto.options, httpRuleExtension).pattern.case);
+}
+
 /** The transcoder of one RPC; throws when the method has no http rule (a bug in proto/, caught at startup). */
 export function transcoderOf(method: DescMethod): Transcoder {
   const rule = method.proto.options ? getExtension(method.proto.options, httpRuleExtension) : undefined;

@@ -134,6 +134,9 @@ const identitiesCrud = crud(identities, '/iam/v2/identities', M.identity, { pare
 const rolesCrud = crud(roles, '/iam/v2/roles', M.role, { parent: 'parentId', parentField: 'parent_id', body: 'role' });
 const providersCrud = crud(identityProviders, '/iam/v2/identityProviders', M.identityProvider, { parent: 'parentId', parentField: 'parent_id', body: 'identityProvider' });
 
+const IMAGE_CONTENTS = 'image contents (SBOMs, charts, configs, architectures, sizes, manifests) have no source in serve: it holds tags, not images; the closest is GET /registry/v2/tags?uidp.children_of=REPO';
+const BUILDS = 'image builds and syncs have no source in serve; the closest is GET /registry/v2/repos';
+const REGISTRY_SETTINGS = 'deployments and registry settings have no source in serve; the closest is GET /registry/v2/repos';
 const SCIM = 'SCIM provisioning has no source in serve (v2 identity providers carry no SCIM settings); the closest is GET /iam/v2/identityProviders/{uid}';
 
 export const V1_CALLS: Record<string, V1Call> = {
@@ -294,6 +297,11 @@ export const V1_CALLS: Record<string, V1Call> = {
   },
   'chainguard.platform.registry.Registry/ListTagHistory': unimplemented('GET /registry/v2/tags', 'tag history has no source in serve (a tag keeps only its current digest); the closest is GET /registry/v2/tags?uidp.children_of=REPO, whose updateTime is the last change'),
   'chainguard.platform.registry.Registry/GetVulnReport': unimplemented(`GET ${ADVISORIES}`, VULN_REPORTS),
+  'chainguard.platform.registry.Registry/GetRepoCountBySource': unimplemented('GET /registry/v2/repos', 'repo counts by source have no source in serve; the closest is GET /registry/v2/repos, whose totalCount counts them'),
+  'chainguard.platform.registry.Registry/GetRepoTagsSummary': unimplemented('GET /registry/v2/tags', 'tag summaries have no source in serve; the closest is GET /registry/v2/tags?uidp.children_of=REPO'),
+  ...Object.fromEntries(['GetSbom', 'GetRawSbom', 'GetHelm', 'GetChart', 'ListChartsByImageRepo', 'GetImageConfig', 'GetArchs', 'GetSize', 'ListManifestMetadata', 'GetManifestDigestCount', 'GetPackageVersionMetadata'].map((m) => [`chainguard.platform.registry.Registry/${m}`, unimplemented('GET /registry/v2/tags', IMAGE_CONTENTS)])),
+  ...Object.fromEntries(['ListBuildReports', 'GetBuildStatus', 'GetUpdateStatus', 'GetSyncStatus', 'ListSyncStatuses'].map((m) => [`chainguard.platform.registry.Registry/${m}`, unimplemented('GET /registry/v2/repos', BUILDS)])),
+  ...Object.fromEntries(['CreateDeployment', 'UpdateDeployment', 'GetDeployment', 'GetRegistrySettings', 'UpdateRegistrySettings'].map((m) => [`chainguard.platform.registry.Registry/${m}`, unimplemented('GET /registry/v2/repos', REGISTRY_SETTINGS)])),
   'chainguard.platform.registry.Vulnerabilities/ListVulnReports': unimplemented(`GET ${ADVISORIES}`, VULN_REPORTS),
   'chainguard.platform.registry.Vulnerabilities/GetRawVulnReport': unimplemented(`GET ${ADVISORIES}`, VULN_REPORTS),
   'chainguard.platform.registry.Vulnerabilities/ListVulnCountReports': unimplemented(`GET ${ADVISORIES}`, VULN_REPORTS),

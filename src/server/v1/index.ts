@@ -1,4 +1,4 @@
-// The v1 surface: the vendor's v1 calls (proto/chainguard/) beside v2 on serve's port and data.
+// The v1 surface: the vendor's v1 calls (proto/platform/*/v1/) beside v2 on serve's port and data.
 // REST calls are routed by the v1 google.api.http rules; gRPC calls reach the same routes
 // through rpc/ (transcoded by the same rules), so both run the same dispatcher: bearer auth,
 // rate limits, faults and the journal apply as to v2. Every answer to a v1 path, an error

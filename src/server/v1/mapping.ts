@@ -1,5 +1,5 @@
 // The v1 ↔ v2 field mapping, in one place (v1-transition.md §6): each v1 message as the proto3
-// JSON of proto/chainguard/ (lowerCamelCase), each v2 resource as its wire JSON. `toV1` turns
+// JSON of proto/platform/*/v1/ (lowerCamelCase), each v2 resource as its wire JSON. `toV1` turns
 // what v2 answers into what v1 answers; `fromV1` turns a v1 resource into v2's create body
 // fields; `replace` is the v2 update mask a v1 PUT (a whole resource) amounts to.
 import { invalidField } from '../../api/errors.js';

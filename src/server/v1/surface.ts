@@ -1,22 +1,23 @@
 // The v1 surface itself (index.ts loads it on the first v1 call): the vendor's v1 services
-// (proto/chainguard/) as descriptors, their REST routes by the google.api.http rules, and
+// (proto/platform/*/v1/) as descriptors, their REST routes by the google.api.http rules, and
 // the deprecation marks of every answer.
 import { fromJson, toJson, type DescService, type JsonValue } from '@bufbuild/protobuf';
 import { ApiError, Code } from '../../api/errors.js';
-import { GroupAccountAssociations } from '../../gen/chainguard/platform/iam/account_associations_pb.js';
-import { GroupInvites } from '../../gen/chainguard/platform/iam/group_invites_pb.js';
-import { Groups } from '../../gen/chainguard/platform/iam/group_pb.js';
-import { Identities } from '../../gen/chainguard/platform/iam/identity_pb.js';
-import { IdentityProviders } from '../../gen/chainguard/platform/iam/identity_providers_pb.js';
-import { RoleBindings } from '../../gen/chainguard/platform/iam/role_binding_pb.js';
-import { Roles } from '../../gen/chainguard/platform/iam/role_pb.js';
-import { Registry } from '../../gen/chainguard/platform/registry/registry_pb.js';
-import { Vulnerabilities } from '../../gen/chainguard/platform/registry/vulnerabilities_pb.js';
-import { Advisories } from '../../gen/chainguard/platform/vulnerabilities/v1/advisory_pb.js';
+import { GroupAccountAssociations } from '../../gen/platform/iam/v1/account_associations.platform_pb.js';
+import { GroupInvites } from '../../gen/platform/iam/v1/group_invites.platform_pb.js';
+import { Groups } from '../../gen/platform/iam/v1/group.platform_pb.js';
+import { Identities } from '../../gen/platform/iam/v1/identity.platform_pb.js';
+import { IdentityProviders } from '../../gen/platform/iam/v1/identity_providers.platform_pb.js';
+import { RoleBindings } from '../../gen/platform/iam/v1/role_binding.platform_pb.js';
+import { Roles } from '../../gen/platform/iam/v1/role.platform_pb.js';
+import { Registry } from '../../gen/platform/registry/v1/registry.platform_pb.js';
+import { Vulnerabilities } from '../../gen/platform/registry/v1/vulnerabilities.platform_pb.js';
+import { Advisories } from '../../gen/platform/vulnerabilities/v1/advisory.vulnerabilities_pb.js';
 import type { Handler, Response } from '../handler.js';
 import type { Marked } from '../http.js';
 import { V1_CALLS, type V1Call } from './calls.js';
 import type { Operations } from './operations.js';
+import { hasHttpRule } from '../rpc/transcode.js';
 import { matchRoute, requestOf, routeOf, sortRoutes, type V1Route } from './routes.js';
 
 /** The v1 services, as the vendor names them (`chainguard.platform.iam.Groups`). */
@@ -37,7 +38,7 @@ const V1_DEPRECATED_SINCE = Date.parse('2026-08-21T00:00:00Z');
 
 /** The v1 surface of `ops` (index.ts's v1Surface owns the paths and loads this on the first call). */
 export function describedV1Surface(ops: Operations, opts: V1Options): { route(method: string, path: string): Handler; mark(method: string, path: string, out: Response): Marked } {
-  const routes = sortRoutes(V1_SERVICES.flatMap((s) => s.methods.map(routeOf)));
+  const routes = sortRoutes(V1_SERVICES.flatMap((s) => s.methods.filter(hasHttpRule).map(routeOf)));
   for (const r of routes) if (!V1_CALLS[rpcName(r)]) throw new Error(`v1: ${rpcName(r)} has no entry in V1_CALLS`);
   const deprecation = `@${Math.floor(V1_DEPRECATED_SINCE / 1000)}`;
   const sunset = opts.sunset?.toUTCString();

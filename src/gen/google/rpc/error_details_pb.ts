@@ -1,4 +1,7 @@
-// Copyright 2026 Google LLC
+// This file copied from:
+// https://github.com/googleapis/googleapis/blob/a386edb638dffe9b8e58e9054f4f2ff0dacd0509/google/rpc/error_details.proto
+//
+// Copyright 2025 Google LLC
 //
 // Licensed under the Apache License, Version 2.0 (the "License");
 // you may not use this file except in compliance with the License.
@@ -442,17 +445,17 @@ export type BadRequest_FieldViolation = Message<"google.rpc.BadRequest.FieldViol
    * In this example, in proto `field` could take one of the following values:
    *
    * * `full_name` for a violation in the `full_name` value
-   * * `email_addresses[0].email` for a violation in the `email` field of the
+   * * `email_addresses[1].email` for a violation in the `email` field of the
    *   first `email_addresses` message
-   * * `email_addresses[2].type[1]` for a violation in the second `type`
+   * * `email_addresses[3].type[2]` for a violation in the second `type`
    *   value in the third `email_addresses` message.
    *
    * In JSON, the same values are represented as:
    *
    * * `fullName` for a violation in the `fullName` value
-   * * `emailAddresses[0].email` for a violation in the `email` field of the
+   * * `emailAddresses[1].email` for a violation in the `email` field of the
    *   first `emailAddresses` message
-   * * `emailAddresses[2].type[1]` for a violation in the second `type`
+   * * `emailAddresses[3].type[2]` for a violation in the second `type`
    *   value in the third `emailAddresses` message.
    *
    * @generated from field: string field = 1;
