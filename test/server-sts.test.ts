@@ -4,6 +4,11 @@
 import test from 'ava';
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { Auth } from '../src/gen/platform/auth/v1/auth.platform_pb.js';
+import { SecurityTokenService } from '../src/gen/platform/oidc/v1/oidc.platform_pb.js';
+import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
 import { issueTestIssuerToken } from '../src/server/auth/authenticate.js';
 import { importSigningKey, mintToken } from '../src/server/auth/tokens.js';
 import { request, signingJwk, startTestServer } from './helpers/serve.js';
@@ -239,3 +244,29 @@ test('claimMatch patterns are checked when an identity is created: RE2 has no lo
   t.deepEqual(ok.json.claimMatch.claimPatterns, { ref: 'main|release-.*' });
 });
 
+
+test('over gRPC: Exchange with identity and aud, the API with the minted token, Validate, ExchangeRefreshToken; a reused refresh token is UNAUTHENTICATED', async (t) => {
+  const { srv, identity, ghToken, apps } = await server(t);
+  const uid = await identity('deployer', { issuer: GH, subjectPattern: 'repo:acme/app:.*' });
+  const transport = createGrpcTransport({ baseUrl: srv.url });
+  const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+  const sts = createClient(SecurityTokenService, transport);
+  const raw = await sts.exchange({ aud: [srv.url], identity: uid }, as(await ghToken('repo:acme/app:ref:refs/heads/main')));
+  t.true(raw.token.length > 0 && raw.refreshToken.length > 0);
+  t.true(Number(raw.expiry!.seconds) * 1000 > Date.now());
+
+  const group = await createClient(IamService, transport).getGroup({ uid: apps.uid }, as(raw.token));
+  t.is(group.name, 'apps');
+  const who = await createClient(Auth, transport).validate({}, as(raw.token));
+  t.is(who.subject, uid);
+  t.deepEqual(who.audience, [srv.url]);
+  t.is(who.capabilities[0]!.group!.id, apps.uid);
+
+  const pair = await sts.exchangeRefreshToken({}, as(raw.refreshToken));
+  t.is((await createClient(Auth, transport).validate({}, as(pair.token!.token))).subject, uid);
+  const reused = await t.throwsAsync(sts.exchangeRefreshToken({}, as(raw.refreshToken)), { instanceOf: ConnectError });
+  t.is(reused.code, Code.Unauthenticated);
+  const refused = await t.throwsAsync(sts.exchange({ aud: [srv.url], identity: uid }, as(await ghToken('repo:other/app:ref:refs/heads/main'))), { instanceOf: ConnectError });
+  t.is(refused.code, Code.PermissionDenied);
+  t.regex(refused.rawMessage, /does not match the identity's subjectPattern/);
+});

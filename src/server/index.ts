@@ -267,8 +267,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     };
     // The gRPC stack is loaded by the first RPC: a serve only REST clients call never loads it.
     const rpc = onFirstUse('gRPC', async () => {
-      const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }] = await Promise.all([import('./rpc/index.js'), import('./v1/surface.js')]);
-      return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
+      const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }, { SIGN_IN_SERVICES }] = await Promise.all([import('./rpc/index.js'), import('./v1/surface.js'), import('./rpc/sign-in.js')]);
+      return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES, ...SIGN_IN_SERVICES], rest);
     }, opts.log);
     const listeners = rpcGate(rpc, restSide, opts.log);
     const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream);

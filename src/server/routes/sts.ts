@@ -30,6 +30,8 @@ async function fieldsOf(req: Request): Promise<Map<string, string[]>> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   if (type.includes('json')) {
     const body = await req.json();
+    // A call over gRPC or Connect: its fields came as the query (the rule has no body).
+    if (body === undefined) return fields;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidField('body', 'must be a JSON object');
     for (const [k, v] of Object.entries(body)) add(k, v);
   } else {
