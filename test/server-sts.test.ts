@@ -12,6 +12,7 @@ import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
 import { issueTestIssuerToken } from '../src/server/auth/authenticate.js';
 import { importSigningKey, mintToken } from '../src/server/auth/tokens.js';
 import { request, signingJwk, startTestServer } from './helpers/serve.js';
+import { browser, csrfOf } from './helpers/browser.js';
 
 const GH = 'https://token.actions.githubusercontent.com';
 const I = '/iam/v2/identities';
@@ -269,4 +270,50 @@ test('over gRPC: Exchange with identity and aud, the API with the minted token, 
   const refused = await t.throwsAsync(sts.exchange({ aud: [srv.url], identity: uid }, as(await ghToken('repo:other/app:ref:refs/heads/main'))), { instanceOf: ConnectError });
   t.is(refused.code, Code.PermissionDenied);
   t.regex(refused.rawMessage, /does not match the identity's subjectPattern/);
+});
+
+test('the vendor\'s browser sign-in: /oauth?exit=redirect through the owner and identity pages, back to the loopback callback with token and refresh_token', async (t) => {
+  const { srv, apps } = await server(t);
+  const issuer = (await srv.ok('GET', `${I}/${srv.ownerIdentityUid}`)).claimMatch.issuer as string;
+  const alice = await srv.ok('POST', I, { parent: srv.organizationUid, identity: { name: 'alice', claimMatch: { issuer, subject: 'alice' } } });
+  await srv.ok('POST', '/iam/v2/roleBindings', { parent: apps.uid, roleBinding: { identityUid: alice.uid, roleUid: await srv.roleUid('viewer') } });
+  // The SDK's callback server (reference/auth/login/server.go): /callback?token=true&error=true, then /.
+  const seen: URLSearchParams[] = [];
+  const callback = createServer((req, res) => {
+    const url = new URL(req.url!, 'http://localhost');
+    if (url.pathname === '/callback') seen.push(url.searchParams);
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => callback.close());
+  const redirect = `http://localhost:${(callback.address() as { port: number }).port}/callback?token=true&error=true`;
+  const start = `${srv.url}/oauth?${new URLSearchParams({ exit: 'redirect', redirect, audience: srv.url, identity: alice.uid, create_refresh_token: 'true' })}`;
+
+  const b = browser();
+  const owner = await b.go(start);
+  t.is(owner.status, 200);
+  const csrf = csrfOf(owner.html);
+  t.is((await b.go(`${srv.url}/oauth`, { csrf, step: 'owner', owner_token: srv.ownerToken })).status, 200);
+  const done = await b.go(`${srv.url}/oauth`, { csrf, step: 'pick', identity: alice.uid, action: 'allow' });
+  t.is(done.status, 303);
+  const location = done.headers.get('location')!;
+  t.true(location.startsWith(`http://localhost:${(callback.address() as { port: number }).port}/callback?`));
+  t.is((await fetch(location)).status, 200, 'the client\'s callback took it');
+  const [params] = seen;
+  const who = await request(srv.url, 'GET', '/auth/v1/ok', undefined, bearer(params!.get('token')!));
+  t.is(who.json.subject, alice.uid);
+  t.deepEqual(who.json.audience, [srv.url]);
+  t.is(params!.get('error'), null);
+  const refreshed = await form(srv.url, '/sts/exchange_refresh_token', params!.get('refresh_token')!, []);
+  t.is(refreshed.status, 200);
+
+  for (const [query, message] of [
+    [{ exit: 'redirect', redirect: 'https://evil.example/callback' }, /redirect is refused: it must use http: on a loopback address/],
+    [{ exit: 'redirect', redirect, audience: 'https://elsewhere.test' }, /aud &#34;https:\/\/elsewhere.test&#34; is not an audience this server answers for/],
+    [{ exit: 'close', redirect }, /only exit=redirect/],
+  ] as const) {
+    const page = await b.go(`${srv.url}/oauth?${new URLSearchParams(query)}`);
+    t.is(page.status, 400);
+    t.regex(page.html, message);
+  }
 });

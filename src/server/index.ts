@@ -204,7 +204,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '', onDeliveries: () => deliverer.wake() });
     // Refresh tokens are secrets: never from a deterministic serve's predictable stream.
     const sts = securityTokenService({ store, key, verifier, issuer: () => openedStore.getMeta('issuer') ?? '', clock: tokenClock, random: opts.random ?? systemRandom });
-    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: async (h) => authenticate(h) });
+    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: async (h) => authenticate(h) }, sts);
     let ownIssuer = ''; // serve's base URL, once listening
     const snapshots = new Snapshots({
       dataDir: opts.dataDir, store, clock,

@@ -217,6 +217,20 @@ export function securityTokenService(opts: StsOptions) {
       return { token: { token: access.token, expiry: access.expiry }, refreshToken: refresh };
     },
 
+    /** What `aud` asks for, checked (each one serve answers for; none: serve's issuer URL). */
+    audiences: (requested: string[]): string[] => audiencesOf(requested),
+
+    /**
+     * A browser sign-in's tokens (the vendor's `/oauth?exit=redirect`): for an identity of
+     * serve's own issuer the operator picked, after proving the owner token.
+     */
+    async signIn(identityUid: string, aud: string[]): Promise<RawToken> {
+      const identity = store.get(identityUid, 'identity');
+      if (!identity) throw unauthenticated('The identity signed in as no longer exists');
+      const act = { iss: opts.issuer(), sub: String(claimOf(identity).subject ?? ''), aud: 'browser sign-in' };
+      return (await mint({ identityUid, aud: audiencesOf(aud), act }, opts.random.bytes(16).toString('base64url'))).access;
+    },
+
     /** Revokes the refresh token's family (its sign-in): every refresh token and access token of it. */
     revoke(authorization: string | undefined): void {
       const entry = spend(bearerOf(authorization));
