@@ -287,7 +287,7 @@ test('the vendor\'s browser sign-in: /oauth?exit=redirect through the owner and 
   await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
   t.teardown(() => callback.close());
   const redirect = `http://localhost:${(callback.address() as { port: number }).port}/callback?token=true&error=true`;
-  const start = `${srv.url}/oauth?${new URLSearchParams({ exit: 'redirect', redirect, audience: srv.url, identity: alice.uid, create_refresh_token: 'true' })}`;
+  const start = `${srv.url}/oauth?${new URLSearchParams({ exit: 'redirect', redirect, audience: srv.url, identity: alice.uid, create_refresh_token: 'true' }).toString()}`;
 
   const b = browser();
   const owner = await b.go(start);
@@ -312,7 +312,7 @@ test('the vendor\'s browser sign-in: /oauth?exit=redirect through the owner and 
     [{ exit: 'redirect', redirect, audience: 'https://elsewhere.test' }, /aud &#34;https:\/\/elsewhere.test&#34; is not an audience this server answers for/],
     [{ exit: 'close', redirect }, /only exit=redirect/],
   ] as const) {
-    const page = await b.go(`${srv.url}/oauth?${new URLSearchParams(query)}`);
+    const page = await b.go(`${srv.url}/oauth?${new URLSearchParams(query).toString()}`);
     t.is(page.status, 400);
     t.regex(page.html, message);
   }
