@@ -21,13 +21,17 @@ function protoFiles(dir) {
   });
 }
 
-/** Copies proto/ into `out`/proto with bare imports resolved: the importer's own directory first, then the one file of that name elsewhere. */
-export function stageProto(out) {
-  const src = join(root, 'proto');
+/**
+ * Copies proto/ into `out`/proto with bare imports resolved: the importer's own directory
+ * first, then the one file of that name elsewhere. `from` is the repository (a bundled test
+ * names it: this file's own location is then the bundle's).
+ */
+export function stageProto(out, from = root) {
+  const src = join(from, 'proto');
   const files = protoFiles(src).map((f) => relative(src, f));
   const byBase = new Map();
   for (const f of files) byBase.set(f.split('/').pop(), [...(byBase.get(f.split('/').pop()) ?? []), f]);
-  cpSync(join(root, 'buf.yaml'), join(out, 'buf.yaml'));
+  cpSync(join(from, 'buf.yaml'), join(out, 'buf.yaml'));
   for (const f of files) {
     const text = readFileSync(join(src, f), 'utf8');
     const staged = text.replace(/^import "([^"/]+\.proto)";/gm, (line, name) => {

@@ -1,0 +1,6 @@
+package main
+
+import "google.golang.org/protobuf/types/known/emptypb"
+
+// emptyMessage is google.protobuf.Empty, what deletes answer.
+type emptyMessage = emptypb.Empty
