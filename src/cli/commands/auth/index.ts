@@ -39,7 +39,6 @@ export const authCommand = defineGroup(
         examples: [
           ['sign in with a browser', 'pctl auth login'],
           ['over SSH or in a container: enter a code in a browser elsewhere', 'pctl auth login --device'],
-          ['CI: a token from a secret', 'echo "$PCTL_CI_TOKEN" | pctl auth login --with-token'],
           ['CI: exchange the workload identity token for an identity', 'pctl auth login --identity-token "$TOKEN_FILE" --identity "$IDENTITY_UID"'],
         ],
       },

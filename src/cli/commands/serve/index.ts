@@ -88,7 +88,7 @@ export const serveCommand = defineCommand({
         examples: [
           ['a one-day token for a test identity', 'pctl serve token --identity "$IDENTITY_UID" --ttl 1d --data ./data'],
           ['a fresh owner token (when owner.token has expired)', 'PCTL_TOKEN=$(pctl serve token --ttl 12h --data ./data) pctl groups list'],
-          ['tests: a GitHub-Actions-shaped token to exchange (serve --trust-test-issuers)', 'pctl serve token --as-issuer https://token.actions.githubusercontent.com --subject repo:acme/app:ref:refs/heads/main --audience http://127.0.0.1:8700 --claim repository=acme/app'],
+          ['tests: a GitHub Actions token (serve --trust-test-issuers)', 'pctl serve token --as-issuer https://token.actions.githubusercontent.com --subject repo:acme/app:ref:refs/heads/main --audience http://127.0.0.1:8700 --claim repository=acme/app'],
         ],
       },
       load: async () => {
