@@ -380,7 +380,9 @@ test.serial('reflection (v1 and v1alpha) lists the services and serves their fil
       // The v1 services beside them (src/server/v1/), by the vendor's names.
       'chainguard.platform.iam.Groups', 'chainguard.platform.iam.Identities', 'chainguard.platform.iam.Roles', 'chainguard.platform.iam.RoleBindings',
       'chainguard.platform.iam.IdentityProviders', 'chainguard.platform.iam.GroupInvites', 'chainguard.platform.iam.GroupAccountAssociations',
-      'chainguard.platform.registry.Registry', 'chainguard.platform.registry.Vulnerabilities', 'chainguard.platform.vulnerabilities.v1.Advisories'], version);
+      'chainguard.platform.registry.Registry', 'chainguard.platform.registry.Vulnerabilities', 'chainguard.platform.vulnerabilities.v1.Advisories',
+      // The vendor's sign-in (src/server/rpc/sign-in.ts).
+      'chainguard.platform.oidc.SecurityTokenService', 'chainguard.platform.auth.Auth'], version);
     const names = (a: Any) => a.fileDescriptorResponse.fileDescriptorProto.map((b: Buffer) => fromBinary(FileDescriptorProtoSchema, b).name);
     const iamFiles = names(answers[1]);
     t.is(iamFiles[iamFiles.length - 1], 'platform/iam/v2/iam.proto');

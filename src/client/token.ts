@@ -60,7 +60,7 @@ export function mapExpired(err: ApiError, source: string, fromEnv: boolean, toke
 }
 
 /** A saved token is refreshed (with its refresh token) when it has less than this left. */
-export const REFRESH_BEFORE_MS = 5 * 60_000;
+const REFRESH_BEFORE_MS = 5 * 60_000;
 
 /** Whether a token expires within REFRESH_BEFORE_MS (or has expired). */
 export function nearsExpiry(token: string, now: number): boolean {

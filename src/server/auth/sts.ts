@@ -22,9 +22,9 @@ import type { Narrowing, Principal } from './principal.js';
 import { mintToken, type SigningKey, type TokenVerifier, type VerifiedToken } from './tokens.js';
 
 /** An exchanged token's lifetime (the vendor's is an hour too). */
-export const EXCHANGED_TOKEN_TTL_S = 3600;
+const EXCHANGED_TOKEN_TTL_S = 3600;
 /** A refresh token's lifetime; each refresh gives a new one, as long again. */
-export const REFRESH_TOKEN_TTL_S = 7 * 24 * 3600;
+const REFRESH_TOKEN_TTL_S = 7 * 24 * 3600;
 /** Bounds what callers can make serve remember. */
 const MAX_REFRESH_TOKENS = 100_000;
 
