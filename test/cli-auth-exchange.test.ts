@@ -120,6 +120,19 @@ sqliteTest('login --identity-token refusals: a pattern that does not match, an i
   t.regex(usage.stderr, /--identity goes with --identity-token/);
 });
 
+sqliteTest('logout revokes the sign-in of the refresh token: the token it held is refused from then on', async (t) => {
+  const made = await asIssuer(['--subject', SUBJECT, '--audience', srv.url, '--claim', 'repository=acme/app']);
+  const { pctl, profile } = fresh();
+  t.is((await pctl(['--profile', 'ci', '--api-url', srv.url, 'auth', 'login', '--identity-token', tokenFile(made.token)])).code, 0);
+  const { token } = profile();
+  const out = await pctl(['--profile', 'ci', 'auth', 'logout']);
+  t.is(out.code, 0, out.stderr);
+  t.is(profile().refreshToken, undefined);
+  const after = await pctl(['auth', 'status'], { env: { PCTL_TOKEN: token!, PCTL_API_URL: srv.url } });
+  t.is(after.code, 4);
+  t.regex(after.stderr, /revoked/);
+});
+
 sqliteTest('serve token --as-issuer refuses what would make it serve\'s own token', async (t) => {
   const own = await cli({})(['serve', 'token', '--data', srv.dataDir, '--as-issuer', srv.url, '--subject', 'x']);
   t.is(own.code, 2);
