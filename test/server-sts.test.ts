@@ -93,7 +93,7 @@ test('the provider flow over REST: a workload token exchanged (form POST) for a 
   t.not(refreshed.json.refreshToken.token, refreshToken, 'a refresh token rotates');
 });
 
-test('the exchange reads JSON bodies and GET queries too; cap narrows what the token may do', async (t) => {
+test('the exchange reads JSON bodies and GET queries too; cap and scopes narrow what the token may do', async (t) => {
   const { srv, identity, ghToken, apps } = await server(t);
   const uid = await identity('builder', { issuer: GH, subject: 'repo:acme/app:pull_request' });
   const id = await ghToken('repo:acme/app:pull_request');
@@ -105,6 +105,16 @@ test('the exchange reads JSON bodies and GET queries too; cap narrows what the t
   t.deepEqual((await request(srv.url, 'GET', bindings, undefined, narrowed)).json.roleBindings ?? [], [], 'roleBindings.list was not asked for');
   const who = await request(srv.url, 'GET', '/auth/v1/ok', undefined, narrowed);
   t.deepEqual(who.json.capabilities[0].capabilities, ['groups.list']);
+
+  // scopes: only that group and below, though the binding is on apps.
+  const web = await srv.ok('POST', '/iam/v2/groups', { parent: apps.uid, group: { name: 'web' } });
+  const scoped = await request(srv.url, 'POST', '/sts/exchange', { aud: [srv.url], identity: uid, scopes: [web.uid] }, bearer(id));
+  t.is(scoped.status, 200, scoped.text);
+  t.is((await request(srv.url, 'GET', `/iam/v2/groups/${web.uid}`, undefined, bearer(scoped.json.token))).status, 200);
+  t.not((await request(srv.url, 'GET', `/iam/v2/groups/${apps.uid}`, undefined, bearer(scoped.json.token))).status, 200, 'apps is outside the scope');
+  const unknown = await request(srv.url, 'POST', '/sts/exchange', { aud: [srv.url], identity: uid, cap: ['groups.fly'] }, bearer(id));
+  t.is(unknown.json.code, 3);
+  t.regex(unknown.json.message, /cap "groups.fly" is not a capability/);
 
   const get = await request(srv.url, 'GET', `/sts/exchange?aud=${encodeURIComponent(srv.url)}`, undefined, bearer(id));
   t.is(get.status, 200, get.text);
