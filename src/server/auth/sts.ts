@@ -80,7 +80,10 @@ export type SecurityTokenService = ReturnType<typeof securityTokenService>;
 export function securityTokenService(opts: StsOptions) {
   const { store, verifier } = opts;
   const refreshTokens = new Map<string, RefreshEntry>();
-  const revokedFamilies = new Set<string>();
+  // A revoked family is remembered as long as any token of it could still be valid.
+  const revokedFamilies = new Map<string, number>();
+  const revoke = (family: string) => revokedFamilies.set(family, opts.clock() + REFRESH_TOKEN_TTL_S * 1000);
+  const isRevoked = (family: string) => (revokedFamilies.get(family) ?? 0) > opts.clock();
   // The identities matching by pattern: not found by index, so all looked at (cached until an identity is written).
   let patterned: { version: string; records: Record_[] } | undefined;
 
@@ -163,6 +166,7 @@ export function securityTokenService(opts: StsOptions) {
 
   const prune = (now: number) => {
     for (const [id, e] of refreshTokens) if (e.expiresAt <= now) refreshTokens.delete(id);
+    for (const [family, until] of revokedFamilies) if (until <= now) revokedFamilies.delete(family);
   };
 
   const bearerOf = (authorization: string | undefined): string => {
@@ -184,10 +188,10 @@ export function securityTokenService(opts: StsOptions) {
     const entry = refreshTokens.get(id);
     if (!entry) throw unauthenticated('The refresh token is unknown (serve forgets refresh tokens when it restarts); exchange an identity token or sign in again');
     if (entry.used) {
-      revokedFamilies.add(entry.family);
+      revoke(entry.family);
       throw unauthenticated('The refresh token was already used: it has leaked, so every token of its sign-in is now revoked; sign in again');
     }
-    if (revokedFamilies.has(entry.family)) throw unauthenticated('The refresh token was revoked; sign in again');
+    if (isRevoked(entry.family)) throw unauthenticated('The refresh token was revoked; sign in again');
     if (entry.expiresAt <= opts.clock()) throw unauthenticated('The refresh token has expired; sign in again');
     entry.used = true;
     return entry;
@@ -233,8 +237,7 @@ export function securityTokenService(opts: StsOptions) {
 
     /** Revokes the refresh token's family (its sign-in): every refresh token and access token of it. */
     revoke(authorization: string | undefined): void {
-      const entry = spend(bearerOf(authorization));
-      revokedFamilies.add(entry.family);
+      revoke(spend(bearerOf(authorization)).family);
     },
 
     /**
@@ -244,7 +247,7 @@ export function securityTokenService(opts: StsOptions) {
     principalOf: (token: VerifiedToken): Principal | undefined => {
       const { act, rfam, cap, scopes } = token.claims;
       if (act === undefined || token.iss !== opts.issuer()) return undefined;
-      if (rfam !== undefined && revokedFamilies.has(rfam)) throw unauthenticated('This token was revoked (its refresh token was reused or revoked); sign in again');
+      if (rfam !== undefined && isRevoked(rfam)) throw unauthenticated('This token was revoked (its refresh token was reused or revoked); sign in again');
       if (!store.get(token.sub, 'identity')) throw unauthenticated(`The identity of this token (${token.sub}) no longer exists`);
       const narrowed = narrowingOf(cap, scopes);
       return { identityUid: token.sub, ...(token.email === undefined ? {} : { email: token.email }), claims: token.claims, ...(narrowed ? { narrowed } : {}) };
