@@ -38,7 +38,17 @@ export const Group = z.looseObject({
 });
 export type Group = z.infer<typeof Group>;
 
-export const ClaimMatch = z.looseObject({ issuer: z.string(), subject: z.string() });
+/** issuer and subject exact, or their patterns instead (serve leaves the exact field empty then). */
+export const ClaimMatch = z.looseObject({
+  issuer: z.string().default(''),
+  subject: z.string().default(''),
+  issuerPattern: z.string().optional(),
+  subjectPattern: z.string().optional(),
+  audience: z.string().optional(),
+  audiencePattern: z.string().optional(),
+  claims: z.record(z.string(), z.string()).optional(),
+  claimPatterns: z.record(z.string(), z.string()).optional(),
+});
 export type ClaimMatch = z.infer<typeof ClaimMatch>;
 
 export const Identity = z.looseObject({
@@ -425,16 +435,57 @@ export const CreateGroupBody = z.strictObject({
 });
 export type CreateGroupBody = z.infer<typeof CreateGroupBody>;
 
+/**
+ * A claim pattern: anchored, in RE2's syntax (the vendor's engine), so no lookaround and no
+ * backreferences; nested quantifiers are refused too, as serve's engine backtracks and RE2 does not.
+ */
+export const patternProblem: FieldRule = (s) => {
+  if (s === '') return 'must not be empty';
+  if (s.length > SUBJECT_MAX) return atMost(SUBJECT_MAX);
+  if (/\(\?<?[=!]/.test(s)) return 'must not use lookahead or lookbehind (RE2 has none)';
+  if (/\\[1-9]|\\k</.test(s)) return 'must not use backreferences (RE2 has none)';
+  if (/\([^()]*[*+}][^()]*\)[*+{]/.test(s)) return 'must not nest quantifiers, as (a+)+';
+  try {
+    new RegExp(`^(?:${s})$`);
+  } catch (err) {
+    return `is not a valid regular expression (${(err as Error).message})`;
+  }
+  return undefined;
+};
+
+const Pattern = ruled(patternProblem);
+const ClaimValues = z.record(ruled(plainNameProblem), ruled(subjectProblem));
+
+/** Exactly one of issuer and issuerPattern, and of subject and subjectPattern; at most one of audience and audiencePattern. */
+const CreateClaimMatch = z.strictObject({
+  issuer: ruled(issuerProblem).optional(),
+  issuerPattern: Pattern.optional(),
+  subject: ruled(subjectProblem).optional(),
+  subjectPattern: Pattern.optional(),
+  audience: ruled(subjectProblem).optional(),
+  audiencePattern: Pattern.optional(),
+  claims: ClaimValues.optional(),
+  claimPatterns: z.record(ruled(plainNameProblem), Pattern).optional(),
+}).check((ctx) => {
+  const m = ctx.value;
+  const one = (exact: 'issuer' | 'subject' | 'audience', required: boolean) => {
+    const both = m[exact] !== undefined && m[`${exact}Pattern`] !== undefined;
+    if (both || (required && m[exact] === undefined && m[`${exact}Pattern`] === undefined)) {
+      ctx.issues.push({ code: 'custom', path: [exact], input: m, message: `${required ? 'exactly' : 'at most'} one of ${exact} and ${exact}Pattern must be set` });
+    }
+  };
+  one('issuer', true);
+  one('subject', true);
+  one('audience', false);
+});
+
 export const CreateIdentityBody = z.strictObject({
   parent: UidRef,
   identity: z.strictObject({
     name: ruled(plainNameProblem),
     description: Description.optional(),
     email: ruled(emailProblem).optional(),
-    claimMatch: z.strictObject({
-      issuer: ruled(issuerProblem),
-      subject: ruled(subjectProblem),
-    }),
+    claimMatch: CreateClaimMatch,
   }),
 });
 export type CreateIdentityBody = z.infer<typeof CreateIdentityBody>;

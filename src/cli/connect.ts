@@ -8,7 +8,8 @@ import type { Context } from './context.js';
 import { NotFoundError, UsageError } from './errors.js';
 import { ApiClient } from '../client/index.js';
 import type { PageProgress } from '../client/paginate.js';
-import { checkNotExpired, mapExpired, tokenSourceLabel } from '../client/token.js';
+import { checkNotExpired, issuerOfApi, mapExpired, nearsExpiry, refreshTokenPair, tokenSourceLabel } from '../client/token.js';
+import { ApiError } from '../api/errors.js';
 import { readConfigFile } from '../config/file.js';
 
 const PASS_THROUGH_FORMATS = new Set<string | undefined>(['json', 'yaml', 'ndjson']);
@@ -17,6 +18,8 @@ export interface Connection {
   apiUrl: string;
   token: string | undefined;
   profileName: string | undefined;
+  /** The profile's refresh token, when its token came from the token exchange. */
+  refreshToken?: string;
 }
 
 export async function resolveConnection(ctx: Context): Promise<Connection> {
@@ -24,6 +27,7 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
   let apiUrl = apiUrlOverride(ctx);
   let token = fromEnvironment(ctx.env, 'PCTL_TOKEN');
   let profileName: string | undefined;
+  let refreshToken: string | undefined;
 
   // Only touch the config file when flags and env leave something open.
   if (explicitProfile || !apiUrl || !token) {
@@ -33,7 +37,10 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
       const profile = Object.hasOwn(file.profiles ?? {}, profileName) ? file.profiles?.[profileName] : undefined;
       if (profile) {
         apiUrl ??= profile.apiUrl;
-        token ??= profile.token;
+        if (!token && profile.token) {
+          token = profile.token;
+          refreshToken = profile.refreshToken;
+        }
       } else if (explicitProfile) {
         throw new NotFoundError(`Profile not found: "${profileName}" (see: pctl config list)`);
       }
@@ -46,7 +53,27 @@ export async function resolveConnection(ctx: Context): Promise<Connection> {
     );
   }
   checkApiUrl(apiUrl);
-  return { apiUrl, token, profileName };
+  return { apiUrl, token, profileName, ...(refreshToken ? { refreshToken } : {}) };
+}
+
+/**
+ * A profile's token near its expiry, renewed with its refresh token (saved with the new
+ * refresh token: the old one is spent). When that fails the token is left as it is, and an
+ * expired one gets the usual "run pctl auth login".
+ */
+async function refreshed(ctx: Context, conn: Connection): Promise<Connection> {
+  if (!conn.refreshToken || !conn.token || !conn.profileName || !nearsExpiry(conn.token, ctx.clock.now().getTime())) return conn;
+  const { clientFor } = await import('./shared/auth.js');
+  try {
+    const pair = await refreshTokenPair(clientFor(ctx, issuerOfApi(conn.apiUrl), conn.refreshToken), conn.apiUrl.replace(/\/+$/, ''));
+    const store = await ctx.config();
+    store.setProfile(conn.profileName, { apiUrl: conn.apiUrl, token: pair.token, ...(pair.refreshToken ? { refreshToken: pair.refreshToken } : {}) });
+    return { ...conn, token: pair.token, ...(pair.refreshToken ? { refreshToken: pair.refreshToken } : {}) };
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    ctx.io.stderr.write(`Could not refresh the token of profile ${conn.profileName}: ${err.message}\n`);
+    return conn;
+  }
 }
 
 /** A PCTL_* variable's value, or undefined when unset; set but empty (or blank) is a usage error. */
@@ -77,7 +104,7 @@ export function checkApiUrl(apiUrl: string): void {
 }
 
 export async function connect(ctx: Context): Promise<ApiClient> {
-  const conn = await resolveConnection(ctx);
+  const conn = await refreshed(ctx, await resolveConnection(ctx));
   const trace = ctx.globals.debug ? (line: string) => void ctx.io.stderr.write(`${line}\n`) : undefined;
   if (trace) trace(`* api: ${conn.apiUrl}${conn.profileName ? ` (profile ${conn.profileName})` : ''}, token: ${conn.token ? 'set' : 'none'}`);
   // An expired token fails here, before any request, with a hint to sign in again.

@@ -58,3 +58,61 @@ export function mapExpired(err: ApiError, source: string, fromEnv: boolean, toke
   }
   return err;
 }
+
+/** A saved token is refreshed (with its refresh token) when it has less than this left. */
+const REFRESH_BEFORE_MS = 5 * 60_000;
+
+/** Whether a token expires within REFRESH_BEFORE_MS (or has expired). */
+export function nearsExpiry(token: string, now: number): boolean {
+  const exp = expiresAt(token);
+  return exp !== undefined && exp - now < REFRESH_BEFORE_MS;
+}
+
+/**
+ * The token issuer of an API, as the vendor's Terraform provider derives it: `console-api`
+ * in the host becomes `issuer`; an API URL without it (serve's) is its own issuer.
+ */
+export function issuerOfApi(apiUrl: string): string {
+  return apiUrl.replace('console-api', 'issuer').replace(/\/+$/, '');
+}
+
+/** What signing in with the token exchange saves: the token, and a refresh token when one came. */
+export interface TokenPair {
+  token: string;
+  refreshToken?: string;
+}
+
+/** What the exchange needs of an API client: a request whose failures are AIP-193 ApiErrors. */
+interface Requester {
+  request(method: string, path: string, opts?: { query?: readonly (readonly [string, string])[] }): Promise<unknown>;
+}
+
+/** A proto JSON field, by its JSON name or its proto name (gateways send either). */
+function field(json: unknown, jsonName: string, protoName: string): unknown {
+  if (!json || typeof json !== 'object') return undefined;
+  const o = json as Record<string, unknown>;
+  return o[jsonName] ?? o[protoName];
+}
+
+function pairOf(token: unknown, refreshToken: unknown): TokenPair {
+  if (typeof token !== 'string' || !token) throw new ApiError(Code.UNKNOWN, 'the token exchange answered no token');
+  return typeof refreshToken === 'string' && refreshToken ? { token, refreshToken } : { token };
+}
+
+/**
+ * The token exchange (the vendor's SecurityTokenService/Exchange over REST): `issuer` sends
+ * the identity token as its bearer; the fields go in the query, which every gateway of the
+ * published contract reads (its rule has no body). Answers the published RawToken.
+ */
+export async function exchangeIdentityToken(issuer: Requester, audience: string, identity?: string): Promise<TokenPair> {
+  const query: [string, string][] = [['aud', audience]];
+  if (identity) query.push(['identity', identity]);
+  const raw = await issuer.request('POST', '/sts/exchange', { query });
+  return pairOf(field(raw, 'token', 'token'), field(raw, 'refreshToken', 'refresh_token'));
+}
+
+/** ExchangeRefreshToken: `issuer` sends the refresh token as its bearer; answers the published TokenPair. */
+export async function refreshTokenPair(issuer: Requester, audience: string): Promise<TokenPair> {
+  const raw = await issuer.request('POST', '/sts/exchange_refresh_token', { query: [['aud', audience]] });
+  return pairOf(field(field(raw, 'token', 'token'), 'token', 'token'), field(field(raw, 'refreshToken', 'refresh_token'), 'token', 'token'));
+}

@@ -8,6 +8,8 @@ import envPaths from 'env-paths';
 export interface Profile {
   apiUrl: string;
   token?: string;
+  /** The refresh token of a token exchange (pctl auth login --identity-token): the token is renewed with it near expiry. */
+  refreshToken?: string;
 }
 
 export interface ConfigFile {

@@ -68,6 +68,7 @@ export class ConfigStore {
   setProfile(name: string, profile: Profile): void {
     const clean: Profile = { apiUrl: profile.apiUrl };
     if (profile.token) clean.token = profile.token;
+    if (profile.token && profile.refreshToken) clean.refreshToken = profile.refreshToken;
     this.#conf.set('profiles', { ...this.profiles(), [name]: clean });
   }
 

@@ -3,7 +3,10 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './auth/authenticate.js';
-import { importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
+import { AUDIENCE, importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
+import { RemoteIssuers } from './auth/issuers.js';
+import { securityTokenService } from './auth/sts.js';
+import { stsRoutes } from './routes/sts.js';
 import { oidcRoutes } from './routes/oidc.js';
 import { oauthRoutes } from './oauth/index.js';
 import { openApiRoutes } from './routes/openapi.js';
@@ -82,6 +85,13 @@ export interface ServeOptions {
   seed?: SeedDocument;
   /** A seed and a data dir that already holds data: 'error' (default) refuses to start, 'keep' starts with the data as it is. */
   seedIfNotEmpty?: 'error' | 'keep';
+  /** More audiences serve answers for (`--audience`), beside `pctl`, its URL and its public URL. */
+  audiences?: string[];
+  /**
+   * `--trust-test-issuers`: the token exchange takes tokens of any issuer signed with serve's own
+   * key (`pctl serve token --as-issuer`), so that tests can stand in for a CI provider. Never in production.
+   */
+  trustTestIssuers?: boolean;
   /** Other token issuers accepted offline: issuer URL → its JWKS (`--trust-issuer URL=JWKS_FILE`). */
   trustedIssuers?: Record<string, { keys: JWK[] }>;
   /** Lifetime of DIR/owner.token in seconds (default 30 days, at most MAX_TOKEN_TTL_S). */
@@ -154,7 +164,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (seed && !store.isEmpty() && (opts.seedIfNotEmpty ?? 'error') === 'error') throw new DataDirNotEmptyError(opts.database ? redactDatabaseUrl(opts.database) : opts.dataDir);
     const openedStore = store;
     const key = store.shared ? await sharedSigningKey(store) : await loadSigningKey(opts.dataDir);
-    const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock);
+    // Until serve listens, it answers for `pctl` alone; then for its URLs too (see below).
+    let audiences: ReadonlySet<string> = new Set([AUDIENCE]);
+    const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock, () => audiences);
+    verifier.trustTestIssuers = opts.trustTestIssuers === true;
+    verifier.remote = new RemoteIssuers(tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
     const ctx = domainContext(store, clock, random, { countRowsRead: opts.countListRows === true });
     await ctx.lists.ensureTokenKey();
@@ -190,7 +204,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // the deliverer looks for work only after a commit that queued deliveries (a look after
     // every commit cost each create two reads before its answer went out).
     recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '', onDeliveries: () => deliverer.wake() });
-    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: async (h) => authenticate(h) });
+    // Refresh tokens are secrets: never from a deterministic serve's predictable stream.
+    const sts = securityTokenService({ store, key, verifier, issuer: () => openedStore.getMeta('issuer') ?? '', clock: tokenClock, random: opts.random ?? systemRandom });
+    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: async (h) => authenticate(h) }, sts);
     let ownIssuer = ''; // serve's base URL, once listening
     const snapshots = new Snapshots({
       dataDir: opts.dataDir, store, clock,
@@ -202,8 +218,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       // stood once started, so the requests after a reset get what they got after the start.
       restored: (reset) => {
         if (reset) determinism?.rewindToStart();
-        authenticate = bearerAuthenticator(openedStore, verifier, clock, touch);
+        authenticate = bearerAuthenticator(openedStore, verifier, clock, touch, sts.principalOf);
         oauth.forget();
+        sts.forget();
       },
     });
     const consoleFiles = consoleRoutes();
@@ -214,6 +231,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...protectedResourceRoutes(() => openedStore.getMeta('issuer') ?? ''),
         ...oauth.routes,
+        ...stsRoutes(sts, (h) => authenticate(h), { store, authz: ctx.authz }),
         ...consoleFiles,
         ...openApiRoutes(),
         ...pingRoutes(),
@@ -255,8 +273,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     };
     // The gRPC stack is loaded by the first RPC: a serve only REST clients call never loads it.
     const rpc = onFirstUse('gRPC', async () => {
-      const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }, { VENDOR_SERVICES }] = await Promise.all([import('./rpc/index.js'), import('./v1/surface.js'), import('./rpc/vendor-services.js')]);
-      return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES], rest, VENDOR_SERVICES);
+      const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }, { VENDOR_SERVICES }, { SIGN_IN_SERVICES }] = await Promise.all([
+        import('./rpc/index.js'), import('./v1/surface.js'), import('./rpc/vendor-services.js'), import('./rpc/sign-in.js'),
+      ]);
+      return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES, ...SIGN_IN_SERVICES], rest, VENDOR_SERVICES);
     }, opts.log);
     const listeners = rpcGate(rpc, restSide, opts.log);
     const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream);
@@ -266,6 +286,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
     const issuer = opts.publicUrl ?? url;
     ownIssuer = issuer;
+    audiences = answeredAudiences([url, issuer, ...(opts.audiences ?? [])]);
     const seeded = Boolean(seed) && store.isEmpty();
     if (store.isEmpty()) {
       await bootstrap(ctx, { issuer, ...(seed ? { seed } : {}) });
@@ -277,7 +298,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
     const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, store.getMeta('issuer') ?? url, tokenClock, opts.ownerTokenTtlSeconds);
     await store.shared?.started();
-    authenticate = bearerAuthenticator(store, verifier, clock, touch);
+    authenticate = bearerAuthenticator(store, verifier, clock, touch, sts.principalOf);
     determinism?.markStarted();
     await deliverer.start();
     health.started();
@@ -302,6 +323,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     unlock();
     throw err;
   }
+}
+
+/** `pctl` and each of `more`; a URL with and without its trailing slash (clients differ). */
+function answeredAudiences(more: string[]): ReadonlySet<string> {
+  const out = new Set([AUDIENCE]);
+  for (const a of more) {
+    out.add(a);
+    if (/^https?:\/\//.test(a)) out.add(a.endsWith('/') ? a.slice(0, -1) : `${a}/`);
+  }
+  return out;
 }
 
 /** A store mirroring a PostgreSQL database, loaded; its start lock is held until started(). */

@@ -19,6 +19,12 @@ function claimOf(r: Record_ | undefined): { issuer: string; subject: string } {
   return { issuer: str(claim.issuer), subject: str(claim.subject) };
 }
 
+/** The whole claimMatch: issuer and subject (empty where a pattern stands instead), and whichever of the rest it names. */
+function claimMatchOf(r: Record_): WireOut<'Identity'>['claimMatch'] {
+  const { issuer: _i, subject: _s, ...rest } = (r.data.claimMatch ?? {}) as Record<string, unknown>;
+  return { ...rest, ...claimOf(r) };
+}
+
 export function groupToWire(r: Record_): WireOut<'Group'> {
   return {
     uid: r.uid,
@@ -36,7 +42,7 @@ function identityToWire(r: Record_): WireOut<'Identity'> {
     uid: r.uid,
     name: r.name,
     description: str(r.data.description),
-    claimMatch: claimOf(r),
+    claimMatch: claimMatchOf(r),
     ...(typeof r.data.email === 'string' ? { email: r.data.email } : {}),
     ...(typeof r.data.lastSeenTime === 'string' ? { lastSeenTime: r.data.lastSeenTime } : {}),
     createTime: r.createTime,

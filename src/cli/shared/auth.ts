@@ -85,8 +85,8 @@ export function loginTarget(ctx: Context, store: ConfigStore): LoginTarget {
 }
 
 /** Saves the token into the profile; the profile becomes current when none is. */
-export function saveLogin(ctx: Context, store: ConfigStore, target: LoginTarget, token: string): void {
-  store.setProfile(target.profileName, { apiUrl: target.apiUrl, token });
+export function saveLogin(ctx: Context, store: ConfigStore, target: LoginTarget, token: string, refreshToken?: string): void {
+  store.setProfile(target.profileName, { apiUrl: target.apiUrl, token, ...(refreshToken ? { refreshToken } : {}) });
   const current = store.currentProfileName();
   if (!current || !store.profile(current)) store.useProfile(target.profileName);
   if (store.currentProfileName() !== target.profileName) {
@@ -227,6 +227,16 @@ export async function whoAmI(ctx: Context, client: ApiClient, token: string): Pr
   const base: WhoAmI = {};
   if (claims.iss) base.iss = claims.iss;
   if (claims.sub) base.sub = claims.sub;
+  // Auth/Validate (GET /auth/v1/ok): the published WhoAmI, where the API answers it.
+  let validated = false;
+  try {
+    const v = (await client.request('GET', '/auth/v1/ok')) as { issuer?: unknown; subject?: unknown } | undefined;
+    if (typeof v?.issuer === 'string' && v.issuer) base.iss = v.issuer;
+    if (typeof v?.subject === 'string' && v.subject) base.sub = v.subject;
+    validated = true;
+  } catch (err) {
+    if (!(err instanceof ApiError) || (err.code !== Code.NOT_FOUND && err.code !== Code.UNIMPLEMENTED)) throw err;
+  }
   let userinfo: string | undefined;
   try {
     const doc = (await clientFor(ctx, client.baseUrl).request('GET', '/.well-known/openid-configuration')) as Record<string, unknown> | undefined;
@@ -241,13 +251,13 @@ export async function whoAmI(ctx: Context, client: ApiClient, token: string): Pr
     const path = info.pathname.startsWith(prefix) ? info.pathname.slice(prefix.length) : info.pathname;
     const body = (await client.request('GET', path + info.search)) as Record<string, unknown> | undefined;
     const out: WhoAmI = { ...base };
-    if (typeof body?.iss === 'string') out.iss = body.iss;
-    if (typeof body?.sub === 'string') out.sub = body.sub;
+    if (typeof body?.iss === 'string' && !validated) out.iss = body.iss;
+    if (typeof body?.sub === 'string' && !validated) out.sub = body.sub;
     const identity = body?.identity as { uid?: unknown; name?: unknown } | undefined;
     if (identity && typeof identity.uid === 'string') out.identity = { uid: identity.uid, name: typeof identity.name === 'string' ? identity.name : '' };
     return out;
   }
-  await client.request('GET', '/iam/v2/groups', { query: [['pageSize', '1']] });
+  if (!validated) await client.request('GET', '/iam/v2/groups', { query: [['pageSize', '1']] });
   return base;
 }
 

@@ -60,7 +60,11 @@ function ownerSubject(store: Store): string {
  * The bearer check of every request: the caller's Principal. `touch` records that an identity
  * was seen (its lastSeenTime: a durable write, made at most once a minute per identity).
  */
-export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock: () => number, touch: (identityUid: string, at: number) => Promise<void>) {
+export function bearerAuthenticator(
+  store: Store, verifier: TokenVerifier, clock: () => number, touch: (identityUid: string, at: number) => Promise<void>,
+  /** The principal of a token the exchange minted (sts.ts), undefined for any other. */
+  exchanged: (token: VerifiedToken) => Principal | undefined = () => undefined,
+) {
   const lastSeenWritten = new Map<string, number>();
   // Every request looks its caller up; the answer only changes when an identity is written.
   const lookups = new Map<string, { version: string; matches: Record_[] }>();
@@ -83,21 +87,27 @@ export function bearerAuthenticator(store: Store, verifier: TokenVerifier, clock
     return known ? principalOf(known) : verifier.verify(m[1]!).then(principalOf);
   };
 
-  function principalOf({ iss, sub, email, claims }: VerifiedToken): Principal | Promise<Principal> {
-    const matches = identitiesMatching(claimKey(iss, sub));
-    if (matches.length !== 1) {
-      throw unauthenticated(`No identity matches this token (issuer ${JSON.stringify(iss)}, subject ${JSON.stringify(sub)}); create one whose claimMatch equals them exactly`);
+  function principalOf(token: VerifiedToken): Principal | Promise<Principal> {
+    const { iss, sub, email, claims } = token;
+    let principal = exchanged(token);
+    if (!principal) {
+      const matches = identitiesMatching(claimKey(iss, sub));
+      if (matches.length !== 1) {
+        throw unauthenticated(`No identity matches this token (issuer ${JSON.stringify(iss)}, subject ${JSON.stringify(sub)}); create one whose claimMatch equals them exactly, or exchange the token at /sts/exchange`);
+      }
+      const uid = matches[0]!.uid;
+      principal = email === undefined ? { identityUid: uid, claims } : { identityUid: uid, email, claims };
     }
-    const identity = matches[0]!;
-    const principal: Principal = email === undefined ? { identityUid: identity.uid, claims } : { identityUid: identity.uid, email, claims };
+    const { identityUid } = principal;
     const now = clock();
-    if (now - (lastSeenWritten.get(identity.uid) ?? 0) < LAST_SEEN_EVERY_MS) return principal;
-    lastSeenWritten.set(identity.uid, now);
+    if (now - (lastSeenWritten.get(identityUid) ?? 0) < LAST_SEEN_EVERY_MS) return principal;
+    lastSeenWritten.set(identityUid, now);
+    const seen = principal;
     // Best effort: a full disk (or an unreachable database) must not turn a read into a 503;
     // the next request after a minute tries again.
-    return touch(identity.uid, now).then(() => principal, (err: unknown) => {
+    return touch(identityUid, now).then(() => seen, (err: unknown) => {
       if (!storageFailure(err) && !(err instanceof ApiError && err.code === Code.UNAVAILABLE)) throw err;
-      return principal;
+      return seen;
     });
   }
 }
@@ -119,4 +129,17 @@ export async function issueIdentityToken(
   const now = clock();
   const token = await mintToken(key, { issuer, subject: claim.subject, ttlSeconds, now });
   return { token, expiresAt: timestamp(now + ttlSeconds * 1000) };
+}
+
+/**
+ * `pctl serve token --as-issuer`: a workload identity token as a CI provider would issue it,
+ * signed with serve's key. Only a serve started with --trust-test-issuers exchanges it.
+ */
+export function issueTestIssuerToken(
+  key: SigningKey, req: { issuer: string; subject: string; audience: string[]; claims: Record<string, string>; ttlSeconds: number; now: number },
+): Promise<string> {
+  return mintToken(key, {
+    issuer: req.issuer, subject: req.subject, ttlSeconds: req.ttlSeconds, now: req.now,
+    audience: req.audience.length === 1 ? req.audience[0]! : req.audience, extraClaims: req.claims,
+  });
 }

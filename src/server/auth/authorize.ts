@@ -4,7 +4,7 @@ import { ApiError, Code } from '../../api/errors.js';
 import { CAPABILITIES, type Capability } from '../../api/capabilities.js';
 import { within, type ListScope } from '../store/list.js';
 import type { Store } from '../store/store.js';
-import { isServe, type Principal } from './principal.js';
+import { isServe, type Narrowing, type Principal } from './principal.js';
 
 export { within };
 
@@ -28,13 +28,15 @@ export class Authorizer {
   constructor(private readonly store: Store) {}
 
   /** The caller's grants, recomputed after a write of a binding or a role (they change rarely, reads often). */
-  grants(identityUid: string): Grants {
-    return this.entry(identityUid).grants;
+  private grants(principal: Principal): Grants {
+    return this.entry(principal).grants;
   }
 
-  private entry(identityUid: string): { grants: Grants; scopes: Map<string, ListScope> } {
+  private entry(principal: Principal): { grants: Grants; scopes: Map<string, ListScope> } {
+    const { identityUid, narrowed } = principal;
+    const cacheKey = narrowed ? `${identityUid}\n${narrowed.key}` : identityUid;
     const version = this.store.versionOf(GRANT_KINDS);
-    const hit = this.cache.get(identityUid);
+    const hit = this.cache.get(cacheKey);
     if (hit && hit.version === version) return hit;
     const grants: Grants = new Map();
     for (const binding of this.store.findByAltKeyFirstPart('roleBinding', identityUid)) {
@@ -44,8 +46,8 @@ export class Authorizer {
       grants.set(binding.parent!, caps);
     }
     if (this.cache.size > 1000) this.cache.clear();
-    const entry = { version, grants, scopes: new Map<string, ListScope>() };
-    this.cache.set(identityUid, entry);
+    const entry = { version, grants: narrowed ? narrow(grants, narrowed) : grants, scopes: new Map<string, ListScope>() };
+    this.cache.set(cacheKey, entry);
     return entry;
   }
 
@@ -53,7 +55,7 @@ export class Authorizer {
   capabilitiesOn(principal: Principal, uid: string): Set<string> {
     if (isServe(principal)) return new Set(CAPABILITIES);
     const out = new Set<string>();
-    for (const [group, caps] of this.grants(principal.identityUid)) {
+    for (const [group, caps] of this.grants(principal)) {
       if (within(uid, group)) for (const c of caps) out.add(c);
     }
     return out;
@@ -61,7 +63,7 @@ export class Authorizer {
 
   can(principal: Principal, capability: Capability, uid: string): boolean {
     if (isServe(principal)) return true;
-    for (const [group, caps] of this.grants(principal.identityUid)) {
+    for (const [group, caps] of this.grants(principal)) {
       if (caps.has(capability) && within(uid, group)) return true;
     }
     return false;
@@ -70,7 +72,7 @@ export class Authorizer {
   /** Whether the caller holds the capability anywhere (for resources outside the hierarchy). */
   canAnywhere(principal: Principal, capability: Capability): boolean {
     if (isServe(principal)) return true;
-    for (const caps of this.grants(principal.identityUid).values()) if (caps.has(capability)) return true;
+    for (const caps of this.grants(principal).values()) if (caps.has(capability)) return true;
     return false;
   }
 
@@ -85,7 +87,7 @@ export class Authorizer {
    * through its own uid range.
    */
   scope(principal: Principal, capability: Capability, includeUnparented = false): ListScope {
-    const { grants, scopes } = this.entry(principal.identityUid);
+    const { grants, scopes } = this.entry(principal);
     const key = `${capability}:${includeUnparented ? 1 : 0}`;
     let scope = scopes.get(key);
     if (scope) return scope;
@@ -100,4 +102,24 @@ export class Authorizer {
     scopes.set(key, scope);
     return scope;
   }
+}
+
+/**
+ * Grants as an exchanged token narrows them: only its capabilities, and only where a granting
+ * group and one of its scopes overlap (the deeper of the two, as subtrees nest or are apart).
+ */
+function narrow(grants: Grants, { caps, scopes }: Narrowing): Grants {
+  const out: Grants = new Map();
+  const add = (group: string, held: Set<string>) => {
+    const kept = caps ? new Set([...held].filter((c) => caps.has(c))) : held;
+    if (!kept.size) return;
+    const into = out.get(group) ?? new Set<string>();
+    for (const c of kept) into.add(c);
+    out.set(group, into);
+  };
+  for (const [group, held] of grants) {
+    if (!scopes) add(group, held);
+    else for (const scope of scopes) if (within(group, scope)) add(group, held); else if (within(scope, group)) add(scope, held);
+  }
+  return out;
 }

@@ -7,6 +7,18 @@ export interface Principal {
   email?: string;
   /** Every validated claim of the token, as text; change events carry them (actor.act). */
   claims?: Readonly<Record<string, string>>;
+  /**
+   * What an exchanged token was narrowed to (`cap`, `scopes` of the token exchange): only these
+   * capabilities, only on these groups and below. Absent: everything the identity's bindings grant.
+   */
+  narrowed?: Narrowing;
+}
+
+export interface Narrowing {
+  caps?: ReadonlySet<string>;
+  scopes?: readonly string[];
+  /** The cache key of this narrowing. */
+  key: string;
 }
 
 /**

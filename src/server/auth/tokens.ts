@@ -7,10 +7,10 @@ import {
   SignJWT, jwtVerify, generateKeyPair, exportJWK, importJWK, createLocalJWKSet, decodeProtectedHeader,
   errors as joseErrors, type JWK, type JWTPayload, type CryptoKey,
 } from 'jose';
-import { unauthenticated } from '../../api/errors.js';
+import { ApiError, unauthenticated } from '../../api/errors.js';
 
-/** The audience of every token serve issues and accepts. */
-const AUDIENCE = 'pctl';
+/** The audience of the tokens serve issues for itself (`pctl serve token`, sign-ins); one of those it answers for. */
+export const AUDIENCE = 'pctl';
 export const ALGORITHM = 'ES256';
 const TRUSTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
@@ -63,7 +63,7 @@ export interface MintOptions {
   now: number;
   extraClaims?: Record<string, unknown>;
   /** Default AUDIENCE: a token for serve itself. */
-  audience?: string;
+  audience?: string | string[];
 }
 
 export async function mintToken(key: SigningKey, opts: MintOptions): Promise<string> {
@@ -82,6 +82,8 @@ export async function mintToken(key: SigningKey, opts: MintOptions): Promise<str
 export const MAX_TOKEN_TTL_S = 90 * 24 * 3600;
 /** How far ahead of serve's clock a token's iat may be (clock skew between machines). */
 const MAX_CLOCK_SKEW_S = 5 * 60;
+/** How long past its exp another issuer's token is still taken (its clock and ours differ); serve's own get none. */
+const OTHER_ISSUER_EXPIRY_SKEW_S = 60;
 
 /** "1h", "30m", "7d", "3600" → seconds. */
 export function parseTtl(raw: string): number | undefined {
@@ -97,24 +99,46 @@ export interface VerifiedToken {
   iss: string;
   sub: string;
   exp: number;
+  /** The aud claim, as a list. */
+  aud: string[];
   email?: string;
   /** Every claim of the token, as text (what change events carry as actor.act). */
   claims: Readonly<Record<string, string>>;
 }
 
+/** Where the keys of an issuer serve does not hold offline come from (issuers.ts). */
+export interface IssuerKeySource {
+  /** The issuer's JWKS as a key resolver; `refresh` asks for a fresh one (a kid it did not know). */
+  keys(issuer: string, refresh: boolean): Promise<ReturnType<typeof createLocalJWKSet>>;
+}
+
+/** What a token may be checked against besides serve's own issuer and the offline trusted ones. */
+export interface IdentityTokenSources {
+  /** Issuers whose keys may be fetched (discovery + JWKS): the ones some identity names. */
+  fetchable: (issuer: string) => boolean;
+}
+
 /**
- * Verifies bearer tokens: serve's own (its current key and issuer URL) and those of issuers
- * trusted offline with a JWKS file. Results are cached by token until expiry: a client sends
- * the same token on every request, and checking its signature costs more than the request.
+ * Verifies tokens: serve's own (its current key and issuer URL), those of issuers trusted
+ * offline with a JWKS file and, for the token exchange only, those of issuers fetched through
+ * discovery, and with `--trust-test-issuers` tokens of any issuer signed by serve's own key
+ * (`pctl serve token --as-issuer`). A bearer token of the API must name an audience serve
+ * answers for; results are cached by token until expiry: a client sends the same token on
+ * every request, and checking its signature costs more than the request.
  */
 export class TokenVerifier {
   private cache = new Map<string, VerifiedToken>();
   private trusted = new Map<string, ReturnType<typeof createLocalJWKSet>>();
+  /** `--trust-test-issuers`: serve's own key stands for any issuer's (tests only). */
+  trustTestIssuers = false;
+  remote: IssuerKeySource | undefined;
 
   constructor(
     private readonly key: SigningKey,
     private issuer: () => string,
     private readonly clock: () => number,
+    /** The audiences serve answers for (`pctl`, its URLs, `--audience`). */
+    readonly audiences: () => ReadonlySet<string> = () => new Set([AUDIENCE]),
   ) {}
 
   trustIssuer(issuer: string, jwks: { keys: JWK[] }): void {
@@ -127,11 +151,30 @@ export class TokenVerifier {
     return cached && cached.exp * 1000 > this.clock() && cached.iss === this.issuerFor(cached.iss) ? cached : undefined;
   }
 
+  /** A bearer token of the API: serve's own or an offline-trusted issuer's, for an audience serve answers for. */
   async verify(token: string): Promise<VerifiedToken> {
-    const now = this.clock();
     const cached = this.verified(token);
     if (cached) return cached;
+    const verified = await this.check(token, undefined);
+    const audiences = this.audiences();
+    if (!verified.aud.some((a) => audiences.has(a))) {
+      throw unauthenticated(`The bearer token's audience ${JSON.stringify(verified.aud.join(','))} is not one this server answers for (${[...audiences].join(', ')})`);
+    }
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(token, verified);
+    return verified;
+  }
 
+  /**
+   * An identity token presented to the token exchange: any issuer an identity names, its
+   * audience left to the identity's claimMatch (the exchange checks it).
+   */
+  verifyIdentityToken(token: string, sources: IdentityTokenSources): Promise<VerifiedToken> {
+    return this.check(token, sources);
+  }
+
+  private async check(token: string, sources: IdentityTokenSources | undefined): Promise<VerifiedToken> {
+    const now = this.clock();
     const parts = token.split('.');
     if (parts.length !== 3) throw unauthenticated('The bearer token is not a JWT (expected header.payload.signature)');
     let header: ReturnType<typeof decodeProtectedHeader>;
@@ -144,31 +187,48 @@ export class TokenVerifier {
     }
     const iss = typeof claims.iss === 'string' ? claims.iss : '';
     const own = iss === this.issuer();
-    const jwks = this.trusted.get(iss);
-    // Serve signs with ES256; trusted issuers (CI providers) commonly use RS256. Never none or HMAC.
-    const algorithms = own || !jwks ? [ALGORITHM] : TRUSTED_ALGORITHMS;
+    // A test issuer's token is signed with serve's key (pctl serve token --as-issuer): known by its kid.
+    const test = !own && sources !== undefined && this.trustTestIssuers && header.kid === this.key.kid;
+    const offline = this.trusted.get(iss);
+    const fetched = !own && !test && !offline && sources?.fetchable(iss) && this.remote ? this.remote : undefined;
+    // Serve signs with ES256; other issuers (CI providers) commonly use RS256. Never none or HMAC.
+    const algorithms = own || test || !(offline || fetched) ? [ALGORITHM] : TRUSTED_ALGORITHMS;
     if (!algorithms.includes(String(header.alg))) {
       throw unauthenticated(`The bearer token's algorithm ${String(header.alg)} is not accepted (only ${algorithms.join(', ')})`);
     }
-    if (!own && !jwks) throw unauthenticated(`The bearer token's issuer ${JSON.stringify(iss)} is not trusted by this server (its issuer is ${this.issuer()})`);
-    if (own && header.kid !== this.key.kid) throw unauthenticated('The bearer token was signed with an unknown key');
+    if (!own && !test && !offline && !fetched) {
+      throw unauthenticated(`The bearer token's issuer ${JSON.stringify(iss)} is not trusted by this server (its issuer is ${this.issuer()}${sources ? '; no identity names that issuer' : ''})`);
+    }
+    if ((own || test) && header.kid !== this.key.kid) throw unauthenticated('The bearer token was signed with an unknown key');
 
     let payload: JWTPayload;
+    const opts = { issuer: iss, algorithms, currentDate: new Date(now), clockTolerance: own ? 0 : OTHER_ISSUER_EXPIRY_SKEW_S, requiredClaims: ['sub', 'exp'] };
     try {
-      const opts = { issuer: iss, audience: AUDIENCE, algorithms, currentDate: new Date(now), requiredClaims: ['sub', 'exp'] };
-      ({ payload } = own ? await jwtVerify(token, this.key.publicKey, opts) : await jwtVerify(token, jwks!, opts));
+      if (own || test) ({ payload } = await jwtVerify(token, this.key.publicKey, opts));
+      else if (offline) ({ payload } = await jwtVerify(token, offline, opts));
+      else ({ payload } = await verifyFetched(token, iss, fetched!, opts));
     } catch (err) {
+      if (err instanceof ApiError) throw err;
       throw unauthenticated(describeJoseError(err));
     }
-    const verified: VerifiedToken = { iss, sub: checkedClaims(payload, now), exp: payload.exp!, claims: claimsAsText(payload) };
+    const aud = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud.filter((a) => typeof a === 'string') : [];
+    const verified: VerifiedToken = { iss, sub: checkedClaims(payload, now), exp: payload.exp!, aud, claims: claimsAsText(payload) };
     if (typeof payload.email === 'string') verified.email = payload.email;
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(token, verified);
     return verified;
   }
 
   private issuerFor(iss: string): string {
     return iss === this.issuer() || this.trusted.has(iss) ? iss : '';
+  }
+}
+
+/** A fetched issuer's token; a kid its cached JWKS does not hold fetches the JWKS again (key rotation). */
+async function verifyFetched(token: string, iss: string, remote: IssuerKeySource, opts: Parameters<typeof jwtVerify>[2]) {
+  try {
+    return await jwtVerify(token, await remote.keys(iss, false), opts);
+  } catch (err) {
+    if (!(err instanceof joseErrors.JWKSNoMatchingKey)) throw err;
+    return await jwtVerify(token, await remote.keys(iss, true), opts);
   }
 }
 
@@ -201,7 +261,6 @@ function claimsAsText(payload: JWTPayload): Record<string, string> {
 function describeJoseError(err: unknown): string {
   if (err instanceof joseErrors.JWTExpired) return 'The bearer token has expired; get a new one (pctl auth login, or pctl serve token)';
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
-    if (err.claim === 'aud') return `The bearer token's audience is not ${AUDIENCE}`;
     if (err.claim === 'nbf' || err.claim === 'iat') return 'The bearer token is not valid yet';
     return `The bearer token's ${err.claim} claim is not valid (${err.reason})`;
   }

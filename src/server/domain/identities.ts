@@ -1,9 +1,10 @@
 // Identities: each names one issuer and subject pair (claimMatch), unique across the data
 // dir, so that a token maps to one identity. Deleting one deletes its role bindings.
-import { alreadyExists } from '../../api/errors.js';
+import { alreadyExists, invalidField } from '../../api/errors.js';
 import { capability, groups as G, identities as I, roleBindings as RB } from '../../api/registry/index.js';
 import { UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
+import { isExact, type ClaimMatch } from '../auth/claim-match.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, patchRecord, resolve, type Deferred, type DomainContext } from './context.js';
 import { ensureCouldGrantBindingsOf } from './grants.js';
@@ -16,7 +17,7 @@ export interface NewIdentity {
   name: string;
   description?: string | undefined;
   email?: string | undefined;
-  claimMatch: { issuer: string; subject: string };
+  claimMatch: ClaimMatch;
 }
 
 export function identityOperations(ctx: DomainContext) {
@@ -34,6 +35,9 @@ export function identityOperations(ctx: DomainContext) {
       const { name, description, email, 'claimMatch.issuer': issuer, 'claimMatch.subject': subject } = ruledChanges(patch, UPDATE_RULES.identity);
       return commit(ctx, principal, 'identities.update', () => patchRecord(ctx, I, uid, patch, (rec) => {
         const claim = rec.data.claimMatch as { issuer: string; subject: string };
+        if ((issuer !== undefined || subject !== undefined) && !isExact(claim)) {
+          throw invalidField('claimMatch', 'this identity matches by pattern; its claimMatch cannot be changed (create a new identity instead)');
+        }
         const next = { issuer: issuer ?? claim.issuer, subject: subject ?? claim.subject };
         if (next.issuer !== claim.issuer || next.subject !== claim.subject) {
           // No escalation through identities: the new tokens get every binding it holds.
@@ -79,9 +83,10 @@ export function identityOperations(ctx: DomainContext) {
 
 /** In a write: a new identity in an existing group, its claimMatch not yet taken. */
 export function insertIdentity(ctx: DomainContext, principal: Principal, input: NewIdentity): Record_ {
-  const { issuer, subject } = input.claimMatch;
-  const rec = records.identity({ parent: input.parent, name: input.name, description: input.description, email: input.email, issuer, subject, createTime: now(ctx) });
-  return insertChild(ctx, rec, () => ensureClaimUnique(ctx, principal, issuer, subject));
+  const claimMatch = input.claimMatch;
+  const rec = records.identity({ parent: input.parent, name: input.name, description: input.description, email: input.email, claimMatch, createTime: now(ctx) });
+  // A pattern identity is not found by index (the exchange tries each: claim-match.ts), nor unique.
+  return insertChild(ctx, rec, () => isExact(claimMatch) && ensureClaimUnique(ctx, principal, claimMatch.issuer!, claimMatch.subject!));
 }
 
 /**

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { AccountAssociationFields, AdvisoryDocument, CORRELATION_RULES, VulnerabilityMetadata } from '../../api/schemas.js';
 import type { Random } from '../random.js';
+import { isExact, type ClaimMatch } from '../auth/claim-match.js';
 import { bindingKey, claimKey, type Kind, type Record_ } from '../store/record.js';
 
 export { bindingKey, claimKey, timestamp } from '../store/record.js';
@@ -64,11 +65,11 @@ export const records = {
   group: (b: Base & { parent: string | null; name: string; description?: string | undefined }) =>
     record('group', b.parent, b.name, null, b, { description: b.description ?? '', verified: false }),
 
-  identity: (b: Base & { parent: string; name: string; description?: string | undefined; email?: string | undefined; issuer: string; subject: string }) =>
-    record('identity', b.parent, b.name, claimKey(b.issuer, b.subject), b, {
+  identity: (b: Base & { parent: string; name: string; description?: string | undefined; email?: string | undefined; claimMatch: ClaimMatch }) =>
+    record('identity', b.parent, b.name, isExact(b.claimMatch) ? claimKey(b.claimMatch.issuer!, b.claimMatch.subject!) : null, b, {
       description: b.description ?? '',
       ...(b.email ? { email: b.email } : {}),
-      claimMatch: { issuer: b.issuer, subject: b.subject },
+      claimMatch: { ...b.claimMatch },
       lastSeenTime: b.createTime,
     }),
 

@@ -9,10 +9,13 @@ import {
   AUTHORIZE_PATH, DEVICE_AUTHORIZATION_PATH, DEVICE_GRANT_TYPE, DEVICE_VERIFICATION_PATH, NO_STORE, oauthError, TOKEN_PATH, USERINFO_PATH,
 } from './protocol.js';
 import { signIn, type OAuthOptions } from './signin.js';
+import { VENDOR_SIGN_IN_PATH, vendorRedirectSignIn, type VendorSignIn } from './vendor-redirect.js';
 
 /** The routes, and forget(): every sign-in in progress dropped, as at a start (after a restore or reset of the data). */
-export function oauthRoutes(opts: OAuthOptions): { routes: PublicRoutes; forget(): void } {
+/** `tokens`: what the vendor's browser sign-in (/oauth?exit=redirect) hands out (the token exchange's). */
+export function oauthRoutes(opts: OAuthOptions, tokens: VendorSignIn): { routes: PublicRoutes; forget(): void } {
   const s = signIn(opts);
+  const vendor = vendorRedirectSignIn(s, tokens);
   const code = authorizationCodeGrant(s);
   const device = deviceGrant(s);
 
@@ -45,6 +48,8 @@ export function oauthRoutes(opts: OAuthOptions): { routes: PublicRoutes; forget(
     [`POST ${DEVICE_AUTHORIZATION_PATH}`]: device.deviceAuthorization,
     [`GET ${DEVICE_VERIFICATION_PATH}`]: device.verifyGet,
     [`POST ${DEVICE_VERIFICATION_PATH}`]: device.verifyPost,
+    [`GET ${VENDOR_SIGN_IN_PATH}`]: vendor.get,
+    [`POST ${VENDOR_SIGN_IN_PATH}`]: vendor.post,
   };
-  return { routes, forget: s.forget };
+  return { routes, forget: () => (s.forget(), vendor.forget()) };
 }

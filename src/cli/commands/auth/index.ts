@@ -7,6 +7,10 @@ export const loginFlags = {
   device: flag.bool('--device', 'sign in from another device: print a URL and a code to enter there (SSH, containers, no browser here)', {
     conflicts: 'withToken',
   }),
+  identityToken: flag.string('--identity-token <file>', "CI: exchange an identity token (a workload's OIDC token; - reads stdin) at the API's issuer for a token of the API, as the vendor's clients do; it is renewed with its refresh token near expiry", {
+    complete: 'file', conflicts: 'withToken',
+  }),
+  identity: flag.string('--identity <uid>', 'with --identity-token: the identity to assume (its claimMatch must accept the token); default: the one whose claimMatch does'),
 };
 
 export const authCommand = defineGroup(
@@ -29,11 +33,13 @@ export const authCommand = defineGroup(
           'Sign in with a browser (authorization code with PKCE, answered on a loopback port) and save the token in the profile. ' +
           'With --device, sign in from a browser on any other device instead (device authorization grant): pctl prints a URL and a ' +
           'code to enter there, and waits until the sign-in is approved, denied or the code expires. ' +
-          'In CI, --with-token reads a token from stdin instead and checks it against the API before saving it.',
+          'In CI, --with-token reads a token from stdin instead and checks it against the API before saving it; ' +
+          '--identity-token exchanges a workload identity token (GitHub Actions, GitLab, Kubernetes) at the issuer ' +
+          '(POST /sts/exchange, the vendor\'s token exchange; aud = the API URL) for a token of an identity whose claimMatch accepts it.',
         examples: [
           ['sign in with a browser', 'pctl auth login'],
           ['over SSH or in a container: enter a code in a browser elsewhere', 'pctl auth login --device'],
-          ['CI: a token from a secret', 'echo "$PCTL_CI_TOKEN" | pctl auth login --with-token'],
+          ['CI: exchange the workload identity token for an identity', 'pctl auth login --identity-token "$TOKEN_FILE" --identity "$IDENTITY_UID"'],
         ],
       },
       load: () => import('./login.js'),

@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiError, Code } from '../../../api/errors.js';
 import { defaultSleep } from '../../../client/retry.js';
-import { decodeClaims, expiresAt } from '../../../client/token.js';
+import { decodeClaims, exchangeIdentityToken, expiresAt, issuerOfApi, type TokenPair } from '../../../client/token.js';
 import type { Context } from '../../context.js';
 import { NetworkError, ResponseError, UsageError } from '../../errors.js';
 import {
@@ -41,7 +41,11 @@ export async function run(ctx: Context, _args: string[], opts: LoginFlags): Prom
   const now = ctx.clock.now().getTime();
 
   let token: string;
-  if (opts.withToken) {
+  let refreshToken: string | undefined;
+  if (opts.identity !== undefined && opts.identityToken === undefined) throw new UsageError('--identity goes with --identity-token');
+  if (opts.identityToken !== undefined) {
+    ({ token, refreshToken } = await identityTokenLogin(ctx, target.apiUrl, opts.identityToken, opts.identity));
+  } else if (opts.withToken) {
     token = await ctx.prompter.readSecret('Token');
     if (!token) throw UsageError.invalidField('token', 'is empty: pass the token on stdin (pctl auth login --with-token < token-file)');
     if (/\s/.test(token)) throw UsageError.invalidField('token', 'must be a single line without spaces');
@@ -55,13 +59,32 @@ export async function run(ctx: Context, _args: string[], opts: LoginFlags): Prom
 
   // Prove the token works before saving it: a refused token throws (exit 4) and nothing is saved.
   const who = await whoAmI(ctx, clientFor(ctx, target.apiUrl, token), token);
-  saveLogin(ctx, store, target, token);
+  saveLogin(ctx, store, target, token, refreshToken);
   const exp = expiresAt(token);
   ctx.io.stderr.write(
     `Logged in to ${target.apiUrl} as ${describeIdentity(who)}; token saved in profile "${target.profileName}"` +
       `${exp !== undefined ? `, valid until ${isoSeconds(exp)}` : ''}\n`,
   );
   return 0;
+}
+
+/** --identity-token FILE|-: the identity token exchanged at the API's issuer, for the API URL as audience. */
+async function identityTokenLogin(ctx: Context, apiUrl: string, source: string, identity: string | undefined): Promise<TokenPair> {
+  let idToken: string;
+  if (source === '-') {
+    idToken = await ctx.prompter.readSecret('Identity token');
+  } else {
+    const { readFileSync } = await import('node:fs');
+    try {
+      idToken = readFileSync(source, 'utf8').trim();
+    } catch (err) {
+      throw UsageError.invalidField('identity-token', `cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  if (!idToken) throw UsageError.invalidField('identity-token', `is empty: ${source === '-' ? 'pass the token on stdin' : `${source} holds no token`}`);
+  if (/\s/.test(idToken)) throw UsageError.invalidField('identity-token', 'must be a single line without spaces');
+  const audience = apiUrl.replace(/\/+$/, '');
+  return exchangeIdentityToken(clientFor(ctx, issuerOfApi(apiUrl), idToken), audience, identity);
 }
 
 async function browserLogin(ctx: Context, apiUrl: string, openBrowser: boolean): Promise<string> {

@@ -14,6 +14,8 @@ const serveFlags = {
   log: flag.bool('--log', 'log each request to stderr (tokens masked)'),
   rateLimit: flag.string('--rate-limit <rate>', "limits per caller (identity, else client address): fair, fair queuing: 8 requests served at once, 100 more wait their turn, only more than that is refused (429); RATE/UNIT[,BURST] with UNIT s, m or h, e.g. 50/s or 6000/m,200: a token bucket that emulates the API's rate limits (429 with Retry-After); or off (default: fair)"),
   trustIssuer: flag.list('--trust-issuer <url=jwks-file>', 'also accept tokens of another issuer, checked offline against its JWKS file, for identities that name it (repeatable)'),
+  audience: flag.list('--audience <aud>', "also answer for tokens of this audience (repeatable); serve always answers for pctl, its URL and its --public-url"),
+  trustTestIssuers: flag.bool('--trust-test-issuers', 'TESTS ONLY: the token exchange takes tokens of any issuer signed with this serve\'s key (pctl serve token --as-issuer), to stand in for a CI provider. Off by default; never where others can reach serve'),
   ownerTokenTtl: flag.string('--owner-token-ttl <duration>', 'lifetime of the owner token in DIR/owner.token, e.g. 12h or 7d (default 30d, at most 90d)'),
   fault: flag.list('--fault <rule>', "inject a fault: '[METHOD] PATH (error=CODE | latency=DURATION[-DURATION] | reset | stall) [p=P] [times=N] [seed=N]', or into webhook deliveries: 'delivery=SINK_GLOB (drop | duplicate | latency=DURATION)' (repeatable; see pctl serve faults add)"),
   latency: flag.string('--latency <duration>', 'delay every request: 200ms, or a range such as 50ms-300ms'),
@@ -29,7 +31,11 @@ const serveFlags = {
 };
 
 const tokenFlags = {
-  identity: flag.string('--identity <uid>', "identity uid (its claimMatch.issuer must be this serve); default: the data dir's owner", { complete: { live: 'identities' } }),
+  identity: flag.string('--identity <uid>', "identity uid (its claimMatch.issuer must be this serve); default: the data dir's owner", { complete: { live: 'identities' }, conflicts: 'asIssuer' }),
+  asIssuer: flag.string('--as-issuer <url>', 'TESTS ONLY: a workload identity token with this iss (a CI provider\'s URL), signed with serve\'s key; the token exchange takes it only from a serve started with --trust-test-issuers'),
+  subject: flag.string('--subject <sub>', 'with --as-issuer: the sub claim'),
+  audience: flag.list('--audience <aud>', "with --as-issuer: the aud claim (repeatable; default: serve's issuer URL)"),
+  claim: flag.list('--claim <name=value>', 'with --as-issuer: one more claim, e.g. repository=acme/app (repeatable)'),
   ttl: { ...flag.string('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d (at most 90d)'), default: '1h' },
   data,
 };
@@ -82,6 +88,7 @@ export const serveCommand = defineCommand({
         examples: [
           ['a one-day token for a test identity', 'pctl serve token --identity "$IDENTITY_UID" --ttl 1d --data ./data'],
           ['a fresh owner token (when owner.token has expired)', 'PCTL_TOKEN=$(pctl serve token --ttl 12h --data ./data); export PCTL_TOKEN'],
+          ['tests: a GitHub Actions token (serve --trust-test-issuers)', 'pctl serve token --as-issuer https://token.actions.githubusercontent.com --subject repo:acme/app:ref:refs/heads/main --audience http://127.0.0.1:8700 --claim repository=acme/app'],
         ],
       },
       load: async () => {

@@ -20,6 +20,10 @@ export interface ServeCommandOptions {
   rateLimit?: string;
   /** `URL=JWKS_FILE`, repeatable: another issuer whose tokens serve accepts, checked offline. */
   trustIssuer?: string[];
+  /** `--audience A`, repeatable: more audiences serve answers for. */
+  audience?: string[];
+  /** `--trust-test-issuers`: tokens of `pctl serve token --as-issuer` are exchanged (tests only). */
+  trustTestIssuers?: boolean;
   ownerTokenTtl?: string;
   /** `--fault RULE`, repeatable (src/api/faults.ts has the grammar). */
   fault?: string[];
@@ -233,6 +237,12 @@ function parsePublicUrl(raw: string): string {
   return url.origin;
 }
 
+/** `--audience`: any non-empty text without spaces or commas (a list of them is what aud is). */
+function audienceFlag(raw: string): string {
+  if (!raw || /[\s,]/.test(raw)) throw UsageError.invalidField('--audience', `must be one audience (a URL or a name, no spaces or commas), got "${raw}"`);
+  return raw;
+}
+
 export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise<number> {
   const port = parsePort(opts.port);
   if (opts.seed && opts.demo) throw new UsageError('--seed and --demo cannot be used together');
@@ -266,6 +276,8 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       ...(opts.log ? { log: err } : {}),
       ...(rateLimit ? { rateLimit } : {}),
       trustedIssuers: await trustedIssuers(opts.trustIssuer),
+      ...(opts.audience?.length ? { audiences: opts.audience.map(audienceFlag) } : {}),
+      ...(opts.trustTestIssuers ? { trustTestIssuers: true } : {}),
       ...(ownerTokenTtlSeconds ? { ownerTokenTtlSeconds } : {}),
       faults,
       ...(journal !== undefined ? { journalSize: journal } : {}),
@@ -325,6 +337,9 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   else if (server.seeded) err(`Loaded ${opts.demo ? 'the demo data set' : `seed file ${opts.seed}`}.`);
   err(`Organization ${server.organizationUid}; owner token in ${join(dataDir, 'owner.token')}`);
   err(await describeRateLimit(rateLimit));
+  if (opts.trustTestIssuers) {
+    err('TEST ISSUERS TRUSTED (--trust-test-issuers): the token exchange takes tokens of any issuer signed with this serve\'s key (pctl serve token --as-issuer); for tests only, never where others can reach this serve.');
+  }
   err(`MCP: ${server.url}/mcp (Streamable HTTP, bearer token required; ${opts.mcpWrites ? 'write tools on' : 'read-only: --mcp-writes adds the write tools'})`);
   err(v1.enabled
     ? `v1 API: answered beside v2, marked deprecated${v1.sunset ? `, sunset ${v1.sunset.toUTCString()}` : ''} (pctl serve v1-callers shows who still calls it)`

@@ -6,7 +6,17 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { resolveDataDir, tokenTtlSeconds } from './run.js';
 
-export async function runToken(ctx: Context, opts: { identity?: string; ttl?: string; data?: string }): Promise<number> {
+export interface TokenCommandOptions {
+  identity?: string;
+  ttl?: string;
+  data?: string;
+  asIssuer?: string;
+  subject?: string;
+  audience?: string[];
+  claim?: string[];
+}
+
+export async function runToken(ctx: Context, opts: TokenCommandOptions): Promise<number> {
   const { loadSigningKey } = await import('../../../server/auth/tokens.js');
   const ttlSeconds = await tokenTtlSeconds(opts.ttl ?? '1h', 'ttl');
   const dataDir = await resolveDataDir(ctx, opts.data);
@@ -18,6 +28,13 @@ export async function runToken(ctx: Context, opts: { identity?: string; ttl?: st
   const store = new Store(dataDir);
   try {
     const key = await loadSigningKey(dataDir);
+    if (opts.asIssuer !== undefined) {
+      const { issueTestIssuerToken } = await import('../../../server/auth/authenticate.js');
+      const request = testIssuerRequest(opts, store.getMeta('issuer') ?? '');
+      ctx.io.stdout.write(`${await issueTestIssuerToken(key, { ...request, ttlSeconds, now: ctx.clock.now().getTime() })}\n`);
+      return 0;
+    }
+    if (opts.subject !== undefined || opts.audience?.length || opts.claim?.length) throw new UsageError('--subject, --audience and --claim go with --as-issuer');
     const identity = opts.identity ?? store.getMeta('owner_identity')!;
     const { token, expiresAt } = await issueIdentityToken(store, key, identity, ttlSeconds, () => ctx.clock.now().getTime());
     ctx.io.stdout.write(`${token}\n`);
@@ -26,4 +43,24 @@ export async function runToken(ctx: Context, opts: { identity?: string; ttl?: st
   } finally {
     await store.close();
   }
+}
+
+/** Claims a test token may not set with --claim: the ones serve sets, and what marks serve's own exchanged tokens. */
+const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'act', 'rfam', 'cap', 'scopes']);
+
+function testIssuerRequest(opts: TokenCommandOptions, ownIssuer: string): { issuer: string; subject: string; audience: string[]; claims: Record<string, string> } {
+  const issuer = opts.asIssuer!;
+  const url = URL.parse(issuer);
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw UsageError.invalidField('--as-issuer', `must be an issuer URL such as https://token.actions.githubusercontent.com, got "${issuer}"`);
+  if (issuer === ownIssuer) throw UsageError.invalidField('--as-issuer', `is this serve's own issuer (${ownIssuer}); use pctl serve token --identity for its identities`);
+  if (!opts.subject) throw UsageError.invalidField('--subject', 'is required with --as-issuer');
+  const claims: Record<string, string> = {};
+  for (const raw of opts.claim ?? []) {
+    const eq = raw.indexOf('=');
+    const name = raw.slice(0, eq);
+    if (eq < 1) throw UsageError.invalidField('--claim', `must be NAME=VALUE, got "${raw}"`);
+    if (RESERVED_CLAIMS.has(name)) throw UsageError.invalidField('--claim', `${name} is set by serve (--as-issuer, --subject, --audience, --ttl), not by --claim`);
+    claims[name] = raw.slice(eq + 1);
+  }
+  return { issuer, subject: opts.subject, audience: opts.audience?.length ? opts.audience : [ownIssuer], claims };
 }
