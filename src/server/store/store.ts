@@ -2,6 +2,7 @@
 // in a transaction that has committed (and fsynced) by the time it returns.
 import type { Statement } from 'better-sqlite3';
 import { ChangeFeed, changeOf, type ResourceChange, type WriteOrigin } from './changes.js';
+import { ResourceCounts } from './counts.js';
 import { openDatabase, openMirrorDatabase, type DB } from './db.js';
 import { SqliteOutbox, type Outbox, type OutboxEntry } from './outbox.js';
 import { rowToRecord, type Kind, type Record_ } from './record.js';
@@ -51,12 +52,15 @@ export class Store {
   /** Committed rows and records between writes, and write counts by kind (record-cache.ts). */
   private readonly cache: RecordCache;
   private readonly prepared = new Map<string, Statement>();
+  /** The rows of each kind in each list scope, kept by the writes (counts.ts). */
+  private readonly counts: ResourceCounts;
   private readonly stmts: {
     get: Statement<[string]>;
     getMany: Statement<[string]>;
     insert: Statement<[string, string, string | null, string, string | null, string, string, string]>;
     update: Statement<[string, string | null, string, string, string]>;
     remove: Statement<[string]>;
+    removeReturning: Statement<[string]>;
     childKinds: Statement<[string]>;
     byAltKey: Statement<[string, string]>;
     byAltKeyFirstPart: Statement<[string, string, string, number]>;
@@ -84,6 +88,7 @@ export class Store {
     this.sqliteOutbox = new SqliteOutbox(this.db);
     this.outbox = typeof home === 'string' ? this.sqliteOutbox : home.outbox;
     const db = this.db;
+    this.counts = new ResourceCounts(db);
     this.cache = new RecordCache({
       row: (uid) => this.stmts.get.get(uid) as Row | undefined,
       rows: (uids) => this.stmts.getMany.all(JSON.stringify(uids)) as Row[],
@@ -95,6 +100,7 @@ export class Store {
       insert: db.prepare('INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       update: db.prepare('UPDATE resources SET name = ?, alt_key = ?, update_time = ?, data = ? WHERE uid = ?'),
       remove: db.prepare('DELETE FROM resources WHERE uid = ?'),
+      removeReturning: db.prepare('DELETE FROM resources WHERE uid = ? RETURNING uid, kind, parent'),
       childKinds: db.prepare('SELECT kind, count(*) AS n FROM resources WHERE parent = ? GROUP BY kind'),
       byAltKey: db.prepare('SELECT * FROM resources WHERE kind = ? AND alt_key = ?'),
       // '\v' is the character after '\n': the range holds exactly the keys starting "<first>\n".
@@ -183,6 +189,7 @@ export class Store {
       this.db.exec('DELETE FROM resources; DELETE FROM meta');
       for (const row of state.rows) this.stmts.put.run(row);
       for (const [key, value] of state.meta) this.stmts.metaSet.run(key, value);
+      this.counts.rebuild();
     })();
     this.seq = state.seq;
     this.replacedAll();
@@ -208,7 +215,7 @@ export class Store {
   private applyToMirror(fresh: readonly Change[]): ResourceChange[] {
     const listening = this.changes.active;
     const out: ResourceChange[] = [];
-    this.db.transaction(() => {
+    this.db.transaction(() => this.counts.batch(() => {
       for (const c of fresh) {
         if (c.target === 'm') {
           if (c.value === null) this.stmts.metaDelete.run(c.key);
@@ -220,13 +227,17 @@ export class Store {
         const after = c.value === null ? undefined : (JSON.parse(c.value) as Row);
         if (after) this.stmts.put.run(after);
         else this.stmts.remove.run(c.key);
-        this.wrote(c.key, (after ?? before)?.kind as Kind | undefined);
+        if (before) this.counts.changed(before, -1);
+        if (after) this.counts.changed(after, 1);
+        // A row that moved to another parent (a put may) has two places; the epoch covers both.
+        const moved = before && after && (before.parent !== after.parent || before.kind !== after.kind);
+        this.wrote(c.key, moved ? undefined : (after ?? before));
         if (!listening) continue;
         const origin = { actor: c.actor ?? null, time: c.time ?? '', operation: c.operation ?? null };
         const change = changeOf(c.seq, before && rowToRecord(before), after && rowToRecord(after), origin);
         if (change) out.push(change);
       }
-    })();
+    }))();
     return out;
   }
 
@@ -336,7 +347,7 @@ export class Store {
     let value: unknown;
     let scope: WriteScope;
     try {
-      value = item.fn();
+      value = this.counts.batch(item.fn);
     } finally {
       scope = this.scope;
       this.scope = undefined;
@@ -377,7 +388,7 @@ export class Store {
   /** Runs fn in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
     try {
-      return this.db.transaction(fn)();
+      return this.db.transaction(() => this.counts.batch(fn))();
     } catch (err) {
       this.rolledBack();
       throw err;
@@ -498,6 +509,7 @@ export class Store {
     await replaceRows(this.db, `snapshot_${++this.attached}`, file, [...keepMeta, CHANGE_SEQ], async (copyRows) => {
       await this.write(() => {
         copyRows();
+        this.counts.rebuild();
         this.replacedAll();
         adjust();
       });
@@ -586,7 +598,8 @@ export class Store {
     this.written(rec.uid, {
       uid: rec.uid, kind: rec.kind, parent: rec.parent, name: rec.name, alt_key: rec.altKey, create_time: rec.createTime, update_time: rec.updateTime, data,
     });
-    this.wrote(rec.uid, rec.kind);
+    this.counts.changed(rec, 1);
+    this.wrote(rec.uid, rec);
   }
 
   update(rec: Record_): void {
@@ -594,15 +607,17 @@ export class Store {
     const data = JSON.stringify(rec.data);
     this.stmts.update.run(rec.name, rec.altKey, rec.updateTime, data, rec.uid);
     if (current) this.written(rec.uid, { ...current, name: rec.name, alt_key: rec.altKey, update_time: rec.updateTime, data });
-    this.wrote(rec.uid, rec.kind);
+    this.wrote(rec.uid, rec);
   }
 
   remove(uid: string): boolean {
     this.capture(uid);
-    const changed = this.stmts.remove.run(uid).changes > 0;
+    const gone = this.stmts.removeReturning.get(uid) as { uid: string; kind: Kind; parent: string | null } | undefined;
     this.written(uid, undefined);
-    if (changed) this.wrote(uid);
-    return changed;
+    if (!gone) return false;
+    this.counts.changed(gone, -1);
+    this.wrote(uid, gone);
+    return true;
   }
 
   /**
@@ -620,10 +635,23 @@ export class Store {
     this.cache.replacedAll();
   }
 
-  private wrote(uid: string, kind?: Kind): void {
+  private wrote(uid: string, row?: { kind: string; parent: string | null }): void {
     this.checkWritable();
     this.touched?.uids.add(uid);
-    this.cache.wrote(uid, kind);
+    this.cache.wrote(uid, row && { uid, kind: row.kind, parent: row.parent });
+  }
+
+  /**
+   * How many rows of a kind lie in a list scope (counts.ts: '' the kind, '^' the rows without
+   * a parent, '>P' P's children, '/A' the rows below A), as the writes so far left it.
+   */
+  countIn(kind: Kind, scope: string): number {
+    return this.counts.count(kind, scope);
+  }
+
+  /** Changes whenever a row of the kind may have changed in one of these scopes (RecordCache.scopeVersion). */
+  scopeVersion(kind: Kind, scopes: readonly string[]): string {
+    return this.cache.scopeVersion(kind, scopes);
   }
 
   /**
