@@ -43,6 +43,25 @@ function at<T>(path: string, step: () => T): T {
  * context's time (`ctx.clock`, held still by bootstrap), unless the seed carries an updateTime.
  */
 export function loadSeed(ctx: DomainContext, doc: SeedDocument): LoadedSeed {
+  // A large seed is a bulk load: the list indexes are built after its rows (Store.bulkLoad).
+  return groupsIn(doc.organizations ?? []) >= BULK_LOAD_GROUPS ? ctx.store.bulkLoad(() => load(ctx, doc)) : load(ctx, doc);
+}
+
+/** From this many groups on, a seed loads as a bulk load; below, rebuilding the indexes costs more than it saves. */
+const BULK_LOAD_GROUPS = 5_000;
+
+function groupsIn(groups: readonly SeedGroup[]): number {
+  let n = 0;
+  // A stack, not recursion: a deep tree must not overflow the call stack.
+  const stack = [groups];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    n += next.length;
+    for (const g of next) if (g.groups?.length) stack.push(g.groups);
+  }
+  return n;
+}
+
+function load(ctx: DomainContext, doc: SeedDocument): LoadedSeed {
   const organizationUids: string[] = [];
   // group name path → identity name → uid
   const identityUids = new Map<string, Map<string, string>>();

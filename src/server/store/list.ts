@@ -180,7 +180,8 @@ export class ListEngine {
     const keys: { k: string; uid: string }[] = [];
     for (const { seg, matches } of live) {
       const one = this.keySql(q, seg, matches, `${SORT_COLUMNS[q.sortField]} AS k, `);
-      keys.push(...(this.store.prepare(`${one.sql} LIMIT ${q.skip + limit}`).all(...one.params) as { k: string; uid: string }[]));
+      // One by one, not spread: a deep skip reads more keys than a call takes arguments.
+      for (const key of this.store.prepare(`${one.sql} LIMIT ${q.skip + limit}`).all(...one.params) as { k: string; uid: string }[]) keys.push(key);
     }
     const sign = q.desc ? -1 : 1;
     keys.sort((a, b) => sign * (compareText(a.k, b.k) || compareText(a.uid, b.uid)));

@@ -27,11 +27,23 @@ export class RecordCache {
   // record from its row, so nothing a caller changes can leak into the cache.
   private readonly rowCache = new Map<string, StoredRow | undefined>();
 
+  // Rows read inside the transaction open now, as it sees them: dropped when it rolls back (or
+  // a savepoint does) and when written, so a bulk load reads each parent once, not per child.
+  private readonly transactionRows = new Map<string, StoredRow | undefined>();
+
   row(uid: string): StoredRow | undefined {
     const cached = this.rowCache.get(uid);
     if (cached || this.rowCache.has(uid)) return cached;
+    if (this.source.inTransaction()) {
+      const seen = this.transactionRows.get(uid);
+      if (seen || this.transactionRows.has(uid)) return seen;
+      const row = this.source.row(uid);
+      if (this.transactionRows.size >= 10_000) this.transactionRows.clear();
+      this.transactionRows.set(uid, row);
+      return row;
+    }
+    this.transactionRows.clear(); // the transaction they were read in is over
     const row = this.source.row(uid);
-    if (this.source.inTransaction()) return row;
     if (this.rowCache.size >= 10_000) this.rowCache.clear();
     this.rowCache.set(uid, row);
     return row;
@@ -84,11 +96,13 @@ export class RecordCache {
    */
   rolledBack(): void {
     this.epoch++;
+    this.transactionRows.clear();
   }
 
   /** Every row may have changed (a restore; the store calls rolledBack() too): no row or record is kept. */
   replacedAll(): void {
     this.rowCache.clear();
+    this.transactionRows.clear();
     this.sharedRecords.clear();
   }
 
@@ -97,11 +111,13 @@ export class RecordCache {
     // Dropped even when the write is rolled back later: the next read finds the row as it is.
     this.rowCache.delete(uid);
     this.sharedRecords.delete(uid);
+    this.transactionRows.delete(uid);
     if (!row) {
       this.epoch++;
       return;
     }
     this.kindWrites.set(row.kind, (this.kindWrites.get(row.kind) ?? 0) + 1);
+    if (this.bulk) return; // the epoch moved for all of them
     // Bounded: past this many scopes written, they start again (and so does every cache).
     if (this.scopeWrites.size > 100_000) {
       this.scopeWrites.clear();
@@ -114,6 +130,17 @@ export class RecordCache {
     bump(row.parent === null ? '^' : `>${row.parent}`);
     for (const a of ancestorsOf(uid)) bump(`/${a}`);
     bump(`/${uid}`);
+  }
+
+  private bulk = false;
+
+  /**
+   * A bulk load runs (or ended): every scope moves at once, by the epoch, instead of by each of
+   * its rows (a seed's million rows made a million scope versions, then threw them away).
+   */
+  bulkLoad(running: boolean): void {
+    this.bulk = running;
+    this.epoch++;
   }
 
   /**
