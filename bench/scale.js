@@ -106,7 +106,7 @@ export async function scale(n, report, cleanup) {
     ];
     let made = 0;
     const create = (parent) => json('/iam/v2/groups', { method: 'POST', body: JSON.stringify({ parent, group: { name: `bench-${made++}` } }) });
-    const rounds = 15;
+    const rounds = 31;
     for (const [what, path] of lists) {
       const url = `${restart.url}${path}`;
       await timedGet(url, headers); // warm: counted and cached
@@ -117,6 +117,7 @@ export async function scale(n, report, cleanup) {
         cached.push(await timedGet(url, headers));
         await create(sub); // a write inside every scope listed here
         afterWrite.push(await timedGet(url, headers));
+
         await create(otherTeam); // a write outside the team (inside the kind)
         afterWriteElsewhere.push(await timedGet(url, headers));
       }

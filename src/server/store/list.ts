@@ -1,8 +1,9 @@
 // The one list engine: every list route of the server goes through ListEngine.list().
 // Filters and ordering become SQL over the resources table, read through an index the
 // planner (list-plan.ts) picks; pages are keyset cursors (`(sort value, uid) > last seen`),
-// never OFFSET scans, so page 2,000 costs what page 1 costs; totalCount is cached per filter
-// set until the next write. A caller's scope (the subtrees it may see) is part of the indexed query,
+// never OFFSET scans, so page 2,000 costs what page 1 costs; totalCount comes from the counts
+// the writes keep (counts.ts) or, under a filter, an indexed count, and pages and counts are
+// cached until a write of their kind in their scope (a write elsewhere leaves them). A caller's scope (the subtrees it may see) is part of the indexed query,
 // one uid range per subtree, so a list costs what the caller can see, not the table.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidField } from '../../api/errors.js';
@@ -75,8 +76,8 @@ export class ListEngine {
   }
 
   /**
-   * The index entries and rows every list so far has visited (counts of matches, pages, the
-   * kind's size estimate), including those a filter then rejected; undefined unless counting.
+   * The index entries and rows every list so far has visited (counts of filtered matches,
+   * pages), including those a filter then rejected; undefined unless counting.
    */
   get rowsRead(): number | undefined {
     return this.visited;

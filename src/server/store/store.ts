@@ -281,6 +281,8 @@ export class Store {
       for (const item of batch) item.reject(failure);
       settle.length = 0;
     } finally {
+      // The log's entries told the feed of each row (apply): no reset besides.
+      this.resetAfterCommit = false;
       this.flushing = false;
       if (this.pending.length) setImmediate(() => void this.flushShared());
     }
@@ -378,7 +380,7 @@ export class Store {
    */
   private capture(uid: string, inserting = false): Row | undefined {
     const scope = this.scope;
-    if (!scope || !this.changes.active) return undefined;
+    if (!scope || !this.changes.active || this.bulkLoading) return undefined;
     if (scope.after.has(uid)) return scope.after.get(uid);
     if (!scope.before.has(uid)) scope.before.set(uid, inserting ? undefined : (this.stmts.get.get(uid) as Row | undefined));
     return scope.before.get(uid);
@@ -386,14 +388,28 @@ export class Store {
 
   /** After a row's write: the row as it now stands (undefined: deleted). */
   private written(uid: string, row: Row | undefined): void {
-    if (this.scope && this.changes.active) this.scope.after.set(uid, row);
+    if (this.scope && this.changes.active && !this.bulkLoading) this.scope.after.set(uid, row);
+  }
+
+  /** Set while a bulk load runs (bulkLoad): the feed is not told of its rows one by one. */
+  private bulkLoading = false;
+  /** A bulk load was written: the feed is told of a reset once its transaction commits. */
+  private resetAfterCommit = false;
+
+  private publishBulkReset(): void {
+    if (!this.resetAfterCommit) return;
+    this.resetAfterCommit = false;
+    this.changes.publishReset();
   }
 
   /** Runs fn in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
     try {
-      return this.db.transaction(() => this.counts.batch(fn))();
+      const value = this.db.transaction(() => this.counts.batch(fn))();
+      if (!this.db.inTransaction) this.publishBulkReset();
+      return value;
     } catch (err) {
+      if (!this.db.inTransaction) this.resetAfterCommit = false;
       this.rolledBack();
       throw err;
     }
@@ -474,11 +490,13 @@ export class Store {
       }
       this.changeSeq = seqAtStart;
       this.changeSeqCeiling = ceilingAtStart;
+      this.resetAfterCommit = false;
       this.rolledBack();
       for (const item of batch) item.reject(err);
       return;
     }
     this.changes.publish(committed);
+    this.publishBulkReset();
     for (const done of settle) done();
   }
 
@@ -530,14 +548,20 @@ export class Store {
    * stay. DDL is transactional: a write that fails and rolls back gets its indexes back too.
    */
   bulkLoad<T>(fn: () => T): T {
+    // Its rows are not reported one by one (each change held in memory until the commit: GBs
+    // for a million); the feed is told once, after the commit, that everything may have changed.
     if (!this.db.inTransaction) return this.transaction(() => this.bulkLoad(fn));
     const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (${LIST_ORDER_INDEXES.map(() => '?').join(', ')})`)
       .all(...LIST_ORDER_INDEXES) as { name: string; sql: string }[];
     for (const { name } of indexes) this.db.exec(`DROP INDEX ${name}`);
     this.cache.bulkLoad(true);
+    const nested = this.bulkLoading;
+    this.bulkLoading = true;
+    this.resetAfterCommit = true;
     try {
       return fn();
     } finally {
+      this.bulkLoading = nested;
       this.cache.bulkLoad(false);
       // Whatever fn did: while the transaction is open, it has them again.
       if (this.db.inTransaction) for (const { sql } of indexes) this.db.exec(sql.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
