@@ -71,14 +71,15 @@ function load(ctx: DomainContext, doc: SeedDocument): LoadedSeed {
 
   const loadGroup = (g: SeedGroup, uid: string, chain: string[], path: string) => {
     const namePath = chain[chain.length - 1]!;
+    // Maps only for groups that declare some: a seed of a million groups made two million.
     const ids = new Map<string, string>();
-    identityUids.set(namePath, ids);
+    if (g.identities?.length) identityUids.set(namePath, ids);
     (g.identities ?? []).forEach((identity, i) => {
       const rec = at(`${path}.identities[${i}]`, () => insertIdentity(ctx, SERVE, { parent: uid, ...identity }));
       ids.set(identity.name, rec.uid);
     });
     const roles = new Map<string, string>();
-    roleUids.set(namePath, roles);
+    if (g.roles?.length) roleUids.set(namePath, roles);
     (g.roles ?? []).forEach((role, i) => {
       roles.set(role.name, at(`${path}.roles[${i}]`, () => insertRole(ctx, { parent: uid, ...role })).uid);
     });

@@ -42,8 +42,8 @@ function scopesOf(row: CountedRow): string[] {
 }
 
 export class ResourceCounts {
-  /** Changes not yet in the table, by `kind \0 scope`: those of the write running now. */
-  private pending: Map<string, number> | undefined;
+  /** Changes not yet in the table, by kind and scope: those of the write running now. */
+  private pending: Map<string, Map<string, number>> | undefined;
   private readonly read: Statement<[string, string]>;
   private readonly add: Statement<[string, string, number]>;
 
@@ -77,16 +77,15 @@ export class ResourceCounts {
       this.batch(() => this.changed(row, delta));
       return;
     }
-    for (const scope of scopesOf(row)) {
-      const key = `${row.kind}\0${scope}`;
-      this.pending.set(key, (this.pending.get(key) ?? 0) + delta);
-    }
+    let ofKind = this.pending.get(row.kind);
+    if (!ofKind) this.pending.set(row.kind, (ofKind = new Map<string, number>()));
+    for (const scope of scopesOf(row)) ofKind.set(scope, (ofKind.get(scope) ?? 0) + delta);
   }
 
   /** The rows of a kind in a scope, with what the write running now has changed. */
   count(kind: string, scope: string): number {
     const stored = (this.read.get(kind, scope) as { n: number } | undefined)?.n ?? 0;
-    return stored + (this.pending?.get(`${kind}\0${scope}`) ?? 0);
+    return stored + (this.pending?.get(kind)?.get(scope) ?? 0);
   }
 
   /** Counts every row again (the rows were replaced: a restore, a replica's reload, an older data dir). */
@@ -98,10 +97,8 @@ export class ResourceCounts {
   }
 
   private writePending(): void {
-    for (const [key, delta] of this.pending!) {
-      if (delta === 0) continue;
-      const cut = key.indexOf('\0');
-      this.add.run(key.slice(0, cut), key.slice(cut + 1), delta);
+    for (const [kind, ofKind] of this.pending!) {
+      for (const [scope, delta] of ofKind) if (delta !== 0) this.add.run(kind, scope, delta);
     }
   }
 }
