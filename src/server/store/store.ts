@@ -30,6 +30,9 @@ const CHANGE_SEQ_BLOCK = 1000;
 /** The indexes only lists read (db.ts): a bulk load builds them after its rows (bulkLoad). */
 const LIST_ORDER_INDEXES = ['resources_kind_uid', 'resources_kind_name', 'resources_kind_create', 'resources_kind_update', 'resources_parent_uid', 'resources_parent_create'];
 
+/** The page cache of a bulk load, in SQLite's negative-KiB form: 256 MiB at most, given back after it. */
+const BULK_LOAD_CACHE_KIB = -262_144;
+
 /** One queued write of the group commit. */
 interface PendingWrite {
   fn: () => unknown;
@@ -554,6 +557,10 @@ export class Store {
     const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (${LIST_ORDER_INDEXES.map(() => '?').join(', ')})`)
       .all(...LIST_ORDER_INDEXES) as { name: string; sql: string }[];
     for (const { name } of indexes) this.db.exec(`DROP INDEX ${name}`);
+    // A page cache for the load (SQLite's default is 2 MiB): each row goes to a random place of
+    // the uid b-tree, and past the cache each insert read its pages back (300k groups: 48 s → 34 s).
+    const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+    this.db.pragma(`cache_size = ${BULK_LOAD_CACHE_KIB}`);
     this.cache.bulkLoad(true);
     const nested = this.bulkLoading;
     this.bulkLoading = true;
@@ -565,6 +572,7 @@ export class Store {
       this.cache.bulkLoad(false);
       // Whatever fn did: while the transaction is open, it has them again.
       if (this.db.inTransaction) for (const { sql } of indexes) this.db.exec(sql.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
+      if (this.db.open) this.db.pragma(`cache_size = ${cacheSize}`);
     }
   }
 
