@@ -1,4 +1,4 @@
-// Fills a data dir with N groups straight through the store (one transaction), after a
+// Fills a data dir with N groups straight through the store (one transaction, a bulk load), after a
 // normal bootstrap: org → 10 teams → subgroups → leaves, so depth-3 scopes exist.
 import { startServer } from '../dist/server/index.js';
 import { Store } from '../dist/server/store/store.js';
@@ -19,7 +19,7 @@ export async function populate(dataDir, n) {
     made++;
     return uid;
   };
-  store.transaction(() => {
+  store.bulkLoad(() => {
     const teams = [];
     for (let i = 0; i < 10 && made < n; i++) teams.push(add(org, `team-${i}`));
     const subs = [];

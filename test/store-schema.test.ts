@@ -18,14 +18,14 @@ test('a data dir whose resources_alt indexes every row (schema 3) is brought up 
   const bot = await first.ok('POST', I, { parent: first.organizationUid, identity: { name: 'bot', claimMatch } });
   await first.close();
   const old = new Database(join(dataDir, 'pctl.db'));
-  old.exec('DROP INDEX resources_alt; CREATE INDEX resources_alt ON resources (kind, alt_key); PRAGMA user_version = 3');
+  old.exec('DROP TABLE resource_counts; DROP INDEX resources_alt; CREATE INDEX resources_alt ON resources (kind, alt_key); PRAGMA user_version = 3');
   old.close();
 
   const again = await startTestServer({ dataDir });
   t.teardown(() => again.dispose());
   const index = again.store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'resources_alt'").get() as { sql: string };
   t.regex(index.sql, /WHERE alt_key IS NOT NULL$/);
-  t.is(again.store.db.pragma('user_version', { simple: true }), 4);
+  t.is(again.store.db.pragma('user_version', { simple: true }), 5);
   // The owner's token finds its identity by claim, and a second identity of the same claim is refused.
   const clash = await again.call('POST', I, { parent: again.organizationUid, identity: { name: 'bot-2', claimMatch } });
   t.is(clash.status, 409, clash.text);

@@ -43,6 +43,25 @@ function at<T>(path: string, step: () => T): T {
  * context's time (`ctx.clock`, held still by bootstrap), unless the seed carries an updateTime.
  */
 export function loadSeed(ctx: DomainContext, doc: SeedDocument): LoadedSeed {
+  // A large seed is a bulk load: the list indexes are built after its rows (Store.bulkLoad).
+  return groupsIn(doc.organizations ?? []) >= BULK_LOAD_GROUPS ? ctx.store.bulkLoad(() => load(ctx, doc)) : load(ctx, doc);
+}
+
+/** From this many groups on, a seed loads as a bulk load; below, rebuilding the indexes costs more than it saves. */
+const BULK_LOAD_GROUPS = 5_000;
+
+function groupsIn(groups: readonly SeedGroup[]): number {
+  let n = 0;
+  // A stack, not recursion: a deep tree must not overflow the call stack.
+  const stack = [groups];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    n += next.length;
+    for (const g of next) if (g.groups?.length) stack.push(g.groups);
+  }
+  return n;
+}
+
+function load(ctx: DomainContext, doc: SeedDocument): LoadedSeed {
   const organizationUids: string[] = [];
   // group name path → identity name → uid
   const identityUids = new Map<string, Map<string, string>>();
@@ -52,14 +71,15 @@ export function loadSeed(ctx: DomainContext, doc: SeedDocument): LoadedSeed {
 
   const loadGroup = (g: SeedGroup, uid: string, chain: string[], path: string) => {
     const namePath = chain[chain.length - 1]!;
+    // Maps only for groups that declare some: a seed of a million groups made two million.
     const ids = new Map<string, string>();
-    identityUids.set(namePath, ids);
+    if (g.identities?.length) identityUids.set(namePath, ids);
     (g.identities ?? []).forEach((identity, i) => {
       const rec = at(`${path}.identities[${i}]`, () => insertIdentity(ctx, SERVE, { parent: uid, ...identity }));
       ids.set(identity.name, rec.uid);
     });
     const roles = new Map<string, string>();
-    roleUids.set(namePath, roles);
+    if (g.roles?.length) roleUids.set(namePath, roles);
     (g.roles ?? []).forEach((role, i) => {
       roles.set(role.name, at(`${path}.roles[${i}]`, () => insertRole(ctx, { parent: uid, ...role })).uid);
     });

@@ -2,6 +2,7 @@
 import Database from './sqlite.js';
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { COUNTS_SCHEMA, ResourceCounts } from './counts.js';
 import { SQLITE_OUTBOX_SCHEMA } from './outbox.js';
 
 export type DB = import('better-sqlite3').Database;
@@ -15,7 +16,7 @@ export type DB = import('better-sqlite3').Database;
  * - `data` holds the kind-specific fields as JSON.
  * Timestamps are ISO strings of fixed width, so they sort as text.
  */
-const migrations: string[] = [
+const migrations: (string | ((db: DB) => void))[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
    CREATE TABLE resources (
      uid TEXT PRIMARY KEY,
@@ -44,6 +45,11 @@ const migrations: string[] = [
   // write of a kind without (a group, a repo, a role …) writes one index page fewer.
   `DROP INDEX resources_alt;
    CREATE INDEX resources_alt ON resources (kind, alt_key) WHERE alt_key IS NOT NULL;`,
+  // The rows of each kind in each scope a list asks for (counts.ts), kept by the writes.
+  (db) => {
+    db.exec(COUNTS_SCHEMA);
+    new ResourceCounts(db).rebuild();
+  },
 ];
 
 /**
@@ -88,7 +94,9 @@ function migrate(db: DB): void {
   }
   for (let v = current; v < migrations.length; v++) {
     db.transaction(() => {
-      db.exec(migrations[v]!);
+      const step = migrations[v]!;
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${v + 1}`);
     })();
   }

@@ -4,6 +4,7 @@
 // and caches is decided here.
 import { invalidField, ApiError, Code } from '../../api/errors.js';
 import { ORDER_FIELDS } from '../../api/resources.js';
+import { ALL, belowScope, childrenScope, UNPARENTED } from './counts.js';
 import type { Kind, Record_ } from './record.js';
 
 /** Whether uid is the group itself or lies below it (a grant on a group covers its subtree). */
@@ -196,6 +197,40 @@ export function conditions(q: ParsedQuery, seg: Segment): { where: string[]; par
     params.push(...values);
   }
   return { where, params };
+}
+
+/**
+ * Where the maintained counts (counts.ts) answer a segment's number of matches: its scope, and
+ * the uid whose own row counts too when it is of the kind (a visible subtree includes its
+ * root). Undefined when a filter narrows the segment (those are counted through an index).
+ */
+export function countedScope(q: ParsedQuery, seg: Segment): { scope: string; self?: string } | undefined {
+  if (q.name !== undefined || q.nameContains !== undefined || q.inFilters.length) return undefined;
+  switch (seg.type) {
+    case 'all': return { scope: q.parent === undefined ? ALL : childrenScope(q.parent) };
+    case 'unparented': return q.parent === undefined ? { scope: UNPARENTED } : undefined;
+    case 'uid': return undefined;
+    case 'range': {
+      if (q.parent !== undefined || seg.fromExcluded || !seg.to.endsWith('0')) return undefined;
+      const root = seg.to.slice(0, -1);
+      if (seg.from === `${root}/`) return { scope: belowScope(root) };
+      return seg.from === root ? { scope: belowScope(root), self: root } : undefined;
+    }
+  }
+}
+
+/**
+ * The scope a segment's rows lie in, for the versions its cached page and count are checked
+ * against (RecordCache.scopeVersion): a write outside it leaves them valid.
+ */
+export function versionScope(q: ParsedQuery, seg: Segment): string {
+  switch (seg.type) {
+    case 'all': return q.parent === undefined ? '' : `>${q.parent}`;
+    case 'unparented': return '^';
+    case 'uid': return `/${seg.uid}`;
+    // Every range is a subtree, or the part below its root: [S, S0) or [S/, S0).
+    case 'range': return seg.to.endsWith('0') ? `/${seg.to.slice(0, -1)}` : '';
+  }
 }
 
 /**

@@ -1,8 +1,9 @@
 // The one list engine: every list route of the server goes through ListEngine.list().
 // Filters and ordering become SQL over the resources table, read through an index the
 // planner (list-plan.ts) picks; pages are keyset cursors (`(sort value, uid) > last seen`),
-// never OFFSET scans, so page 2,000 costs what page 1 costs; totalCount is cached per filter
-// set until the next write. A caller's scope (the subtrees it may see) is part of the indexed query,
+// never OFFSET scans, so page 2,000 costs what page 1 costs; totalCount comes from the counts
+// the writes keep (counts.ts) or, under a filter, an indexed count, and pages and counts are
+// cached until a write of their kind in their scope (a write elsewhere leaves them). A caller's scope (the subtrees it may see) is part of the indexed query,
 // one uid range per subtree, so a list costs what the caller can see, not the table.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidField } from '../../api/errors.js';
@@ -11,8 +12,9 @@ import { repeatedParam } from '../params.js';
 import type { Random } from '../random.js';
 import type { Kind, Record_, Store } from './store.js';
 import {
-  chooseIndex, compareText, conditions, drivingIndex, type FilterColumns, filterParam, type IndexName, type ListScope, orderBy, PARAM_ALIASES, type ParsedQuery, parseNonNegativeInt, parseOrderBy, rangeAfterCursor, type Segment, segmentsOf, SORT_COLUMNS, sortValue,
+  chooseIndex, compareText, conditions, countedScope, drivingIndex, type FilterColumns, filterParam, type IndexName, type ListScope, orderBy, PARAM_ALIASES, type ParsedQuery, parseNonNegativeInt, parseOrderBy, rangeAfterCursor, type Segment, segmentsOf, SORT_COLUMNS, sortValue, versionScope,
 } from './list-plan.js';
+import { ALL } from './counts.js';
 
 export { compareText, within, type FilterColumns, type ListScope } from './list-plan.js';
 
@@ -74,8 +76,8 @@ export class ListEngine {
   }
 
   /**
-   * The index entries and rows every list so far has visited (counts of matches, pages, the
-   * kind's size estimate), including those a filter then rejected; undefined unless counting.
+   * The index entries and rows every list so far has visited (counts of filtered matches,
+   * pages), including those a filter then rejected; undefined unless counting.
    */
   get rowsRead(): number | undefined {
     return this.visited;
@@ -142,7 +144,7 @@ export class ListEngine {
     // Inside a write the kind's version does not yet tell its uncommitted rows.
     const cached = !this.store.db.inTransaction;
     const key = `${q.fingerprint} ${q.pageSize} ${q.skip} ${q.cursor?.join('\n') ?? ''}`;
-    const version = this.store.versionOf([q.kind]);
+    const version = this.versionOf(q);
     const last = cached ? this.lastPages.get(key) : undefined;
     if (last && last.version === version) return last;
     const wanted = q.pageSize + 1; // one more than a page tells whether a next page exists
@@ -179,7 +181,8 @@ export class ListEngine {
     const keys: { k: string; uid: string }[] = [];
     for (const { seg, matches } of live) {
       const one = this.keySql(q, seg, matches, `${SORT_COLUMNS[q.sortField]} AS k, `);
-      keys.push(...(this.store.prepare(`${one.sql} LIMIT ${q.skip + limit}`).all(...one.params) as { k: string; uid: string }[]));
+      // One by one, not spread: a deep skip reads more keys than a call takes arguments.
+      for (const key of this.store.prepare(`${one.sql} LIMIT ${q.skip + limit}`).all(...one.params) as { k: string; uid: string }[]) keys.push(key);
     }
     const sign = q.desc ? -1 : 1;
     keys.sort((a, b) => sign * (compareText(a.k, b.k) || compareText(a.uid, b.uid)));
@@ -200,36 +203,41 @@ export class ListEngine {
         params.push(q.cursor[0], q.cursor[1]);
       }
     }
-    const index = chooseIndex(q, seg, matches, this.countOfKind(q.kind));
+    const index = chooseIndex(q, seg, matches, this.store.countIn(q.kind, ALL));
     const hint = index ? `INDEXED BY ${index}` : '';
     return { sql: `SELECT ${extraColumns}uid FROM resources ${hint} WHERE ${this.whereSql(where)} ORDER BY ${orderBy(q)}`, params };
   }
 
   /**
-   * The exact number of each segment's matches, read through the segment's own index. Cached
-   * per query (the fingerprint names the segments and filters) until a write of the query's
-   * kind: an update never moves a row to another kind.
+   * The exact number of each segment's matches: from the counts the writes keep (counts.ts)
+   * when no filter narrows it, else through the segment's own index. Cached per query (the
+   * fingerprint names the segments and filters) until a write in one of its scopes.
    */
   private segmentCounts(q: ParsedQuery): number[] {
-    return this.cachedCounts(q.fingerprint, q.kind, () => q.segments.map((seg) => {
+    const count = () => q.segments.map((seg) => {
+      const counted = countedScope(q, seg);
+      if (counted) {
+        const self = counted.self !== undefined && this.store.get(counted.self, q.kind) ? 1 : 0;
+        return this.store.countIn(q.kind, counted.scope) + self;
+      }
       const { where, params } = conditions(q, seg);
       const index = drivingIndex(q, seg)?.index ?? (seg.type === 'uid' ? undefined : 'resources_kind_uid');
       return this.countNow(where, params, index);
-    }));
-  }
-
-  private countOfKind(kind: Kind): number {
-    return this.cachedCounts(`kind:${kind}`, kind, () => [this.countNow(['kind = ?'], [kind], 'resources_kind_uid')])[0]!;
-  }
-
-  private cachedCounts(key: string, kind: Kind, count: () => number[]): number[] {
-    const version = this.store.versionOf([kind]);
-    const cached = this.countCache.get(key);
+    });
+    // Inside a write, the versions do not yet tell its uncommitted rows: counted, not cached.
+    if (this.store.db.inTransaction) return count();
+    const version = this.versionOf(q);
+    const cached = this.countCache.get(q.fingerprint);
     if (cached && cached.version === version) return cached.counts;
     const counts = count();
     if (this.countCache.size > 1000) this.countCache.clear();
-    this.countCache.set(key, { version, counts });
+    this.countCache.set(q.fingerprint, { version, counts });
     return counts;
+  }
+
+  /** What a query's page and count are cached against: the writes of its kind in its scopes. */
+  private versionOf(q: ParsedQuery): string {
+    return this.store.scopeVersion(q.kind, q.segments.map((seg) => versionScope(q, seg)));
   }
 
   private countNow(where: string[], params: unknown[], index?: IndexName): number {

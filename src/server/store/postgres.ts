@@ -16,6 +16,10 @@ import { redactDatabaseUrl, type Change, type FullState, type SharedDatabase, ty
 /** How many log entries are kept: a replica further behind than this loads everything again. */
 const LOG_KEPT = 10_000;
 const PRUNE_EVERY = 1_000;
+/** Log entries written by one statement of a write (a write of more runs several, in its transaction). */
+const CHANGES_PER_STATEMENT = 5_000;
+/** A write of this many changes or more is a bulk load: the tables are analyzed after it. */
+const ANALYZE_AFTER = 10_000;
 
 // A resource is its row's JSON text (the mirror's columns), not columns of its own: the
 // database is only read whole (loadAll), the mirror answers every query, and JSON text keeps
@@ -143,13 +147,21 @@ export class PostgresDatabase implements SharedDatabase {
         missed,
         commit: async (changes, outbox) => {
           try {
-            if (outbox.length) {
-              // The events go with the rows they describe, in the same statement: both or neither.
-              await client.query({ name: 'pctl-write-changes-events', text: WRITE_CHANGES_AND_EVENTS, values: [...writeChangesValues(changes), ...outboxValues(outbox)] });
-            } else if (changes.length) {
-              await client.query({ name: 'pctl-write-changes', text: WRITE_CHANGES, values: writeChangesValues(changes) });
+            // In slices of the same transaction: a seed's million rows in one statement were
+            // one JSON text past what a JavaScript string can hold.
+            for (let at = 0; at < changes.length || (at === 0 && outbox.length); at += CHANGES_PER_STATEMENT) {
+              const slice = changes.slice(at, at + CHANGES_PER_STATEMENT);
+              if (at === 0 && outbox.length) {
+                // The events go with the rows they describe, in the same transaction: both or neither.
+                await client.query({ name: 'pctl-write-changes-events', text: WRITE_CHANGES_AND_EVENTS, values: [...writeChangesValues(slice), ...outboxValues(outbox)] });
+              } else {
+                await client.query({ name: 'pctl-write-changes', text: WRITE_CHANGES, values: writeChangesValues(slice) });
+              }
             }
             await client.query('COMMIT');
+            // A bulk load (a seed) changes the tables' sizes by orders of magnitude: until the
+            // planner's statistics follow, it plans for the empty tables (a replica answered ~40x slower).
+            if (changes.length >= ANALYZE_AFTER) await client.query('ANALYZE resources, changes, meta');
             finish();
           } catch (err) {
             await client.query('ROLLBACK').catch(() => {});
@@ -225,8 +237,8 @@ function writeChangesValues(changes: readonly Change[]): unknown[] {
     } else if (c.value === null) metaGone.push(c.key);
     else meta.push({ key: c.key, value: c.value });
   }
-  const last = changes[changes.length - 1]!.seq;
-  const prune = Math.floor(last / PRUNE_EVERY) !== Math.floor((changes[0]!.seq - 1) / PRUNE_EVERY) ? last - LOG_KEPT : 0;
+  const last = changes[changes.length - 1]?.seq ?? 0;
+  const prune = changes.length && Math.floor(last / PRUNE_EVERY) !== Math.floor((changes[0]!.seq - 1) / PRUNE_EVERY) ? last - LOG_KEPT : 0;
   return [JSON.stringify(rows), JSON.stringify(gone), JSON.stringify(meta), JSON.stringify(metaGone), JSON.stringify(changes), prune];
 }
 

@@ -31,8 +31,15 @@ export function rowToRecord(row: StoredRow): Record_ {
 
 /** RFC 3339 with milliseconds, fixed width: timestamps sort as text. */
 export function timestamp(ms: number): string {
-  return new Date(ms).toISOString();
+  // A write's records share its time (a seed's million): formatted once.
+  if (ms !== lastStamp.ms) {
+    lastStamp.ms = ms;
+    lastStamp.text = new Date(ms).toISOString();
+  }
+  return lastStamp.text;
 }
+
+const lastStamp = { ms: Number.NaN, text: '' };
 
 /** An identity's alt_key: found by its claimMatch (a token maps to one identity). */
 export function claimKey(issuer: string, subject: string): string {

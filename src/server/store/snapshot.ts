@@ -1,5 +1,6 @@
 // Snapshots of a SQLite database: a consistent copy taken while it is served, and the rows of
 // such a copy put in place of the live ones (restore), checked to be pctl's, of this schema.
+import { DERIVED_TABLES } from './counts.js';
 import { SAME_TABLES_SINCE, type DB } from './db.js';
 import Database from './sqlite.js';
 
@@ -34,7 +35,8 @@ export async function saveCopy(db: DB, file: string): Promise<void> {
 
 /**
  * Attaches `file` as `schema`, checks it, and hands `write` the step that replaces every
- * table's rows with its rows (but the meta rows named in `keepMeta`); `write` runs that step
+ * table's rows with its rows (but the meta rows named in `keepMeta`, and the tables derived
+ * from the rows, which the caller rebuilds); `write` runs that step
  * in a write of its own (Store.replaceWith). Detached afterwards, whatever happened.
  */
 export async function replaceRows(
@@ -51,7 +53,9 @@ export async function replaceRows(
   try {
     checkSameSchema(db, schema);
     const tables = (db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'").all() as { name: string }[])
-      .map((t) => t.name);
+      .map((t) => t.name)
+      // Derived from the rows (and absent from older snapshots): the write rebuilds them.
+      .filter((name) => !DERIVED_TABLES.includes(name));
     const kept = keepMeta.map(() => '?').join(', ');
     await write(() => {
       for (const table of tables) {

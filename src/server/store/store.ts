@@ -2,6 +2,7 @@
 // in a transaction that has committed (and fsynced) by the time it returns.
 import type { Statement } from 'better-sqlite3';
 import { ChangeFeed, changeOf, type ResourceChange, type WriteOrigin } from './changes.js';
+import { ResourceCounts } from './counts.js';
 import { openDatabase, openMirrorDatabase, type DB } from './db.js';
 import { SqliteOutbox, type Outbox, type OutboxEntry } from './outbox.js';
 import { rowToRecord, type Kind, type Record_ } from './record.js';
@@ -25,6 +26,12 @@ const CHANGE_SEQ = 'change_seq';
  * page fewer per commit); a restart goes on above it, skipping what was left of the block.
  */
 const CHANGE_SEQ_BLOCK = 1000;
+
+/** The indexes only lists read (db.ts): a bulk load builds them after its rows (bulkLoad). */
+const LIST_ORDER_INDEXES = ['resources_kind_uid', 'resources_kind_name', 'resources_kind_create', 'resources_kind_update', 'resources_parent_uid', 'resources_parent_create'];
+
+/** The page cache of a bulk load, in SQLite's negative-KiB form: 256 MiB at most, given back after it. */
+const BULK_LOAD_CACHE_KIB = -262_144;
 
 /** One queued write of the group commit. */
 interface PendingWrite {
@@ -51,12 +58,15 @@ export class Store {
   /** Committed rows and records between writes, and write counts by kind (record-cache.ts). */
   private readonly cache: RecordCache;
   private readonly prepared = new Map<string, Statement>();
+  /** The rows of each kind in each list scope, kept by the writes (counts.ts). */
+  private readonly counts: ResourceCounts;
   private readonly stmts: {
     get: Statement<[string]>;
     getMany: Statement<[string]>;
     insert: Statement<[string, string, string | null, string, string | null, string, string, string]>;
     update: Statement<[string, string | null, string, string, string]>;
     remove: Statement<[string]>;
+    removeReturning: Statement<[string]>;
     childKinds: Statement<[string]>;
     byAltKey: Statement<[string, string]>;
     byAltKeyFirstPart: Statement<[string, string, string, number]>;
@@ -84,6 +94,7 @@ export class Store {
     this.sqliteOutbox = new SqliteOutbox(this.db);
     this.outbox = typeof home === 'string' ? this.sqliteOutbox : home.outbox;
     const db = this.db;
+    this.counts = new ResourceCounts(db);
     this.cache = new RecordCache({
       row: (uid) => this.stmts.get.get(uid) as Row | undefined,
       rows: (uids) => this.stmts.getMany.all(JSON.stringify(uids)) as Row[],
@@ -95,6 +106,7 @@ export class Store {
       insert: db.prepare('INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       update: db.prepare('UPDATE resources SET name = ?, alt_key = ?, update_time = ?, data = ? WHERE uid = ?'),
       remove: db.prepare('DELETE FROM resources WHERE uid = ?'),
+      removeReturning: db.prepare('DELETE FROM resources WHERE uid = ? RETURNING uid, kind, parent'),
       childKinds: db.prepare('SELECT kind, count(*) AS n FROM resources WHERE parent = ? GROUP BY kind'),
       byAltKey: db.prepare('SELECT * FROM resources WHERE kind = ? AND alt_key = ?'),
       // '\v' is the character after '\n': the range holds exactly the keys starting "<first>\n".
@@ -183,6 +195,7 @@ export class Store {
       this.db.exec('DELETE FROM resources; DELETE FROM meta');
       for (const row of state.rows) this.stmts.put.run(row);
       for (const [key, value] of state.meta) this.stmts.metaSet.run(key, value);
+      this.counts.rebuild();
     })();
     this.seq = state.seq;
     this.replacedAll();
@@ -208,7 +221,7 @@ export class Store {
   private applyToMirror(fresh: readonly Change[]): ResourceChange[] {
     const listening = this.changes.active;
     const out: ResourceChange[] = [];
-    this.db.transaction(() => {
+    this.db.transaction(() => this.counts.batch(() => {
       for (const c of fresh) {
         if (c.target === 'm') {
           if (c.value === null) this.stmts.metaDelete.run(c.key);
@@ -220,13 +233,17 @@ export class Store {
         const after = c.value === null ? undefined : (JSON.parse(c.value) as Row);
         if (after) this.stmts.put.run(after);
         else this.stmts.remove.run(c.key);
-        this.wrote(c.key, (after ?? before)?.kind as Kind | undefined);
+        if (before) this.counts.changed(before, -1);
+        if (after) this.counts.changed(after, 1);
+        // A row that moved to another parent (a put may) has two places; the epoch covers both.
+        const moved = before && after && (before.parent !== after.parent || before.kind !== after.kind);
+        this.wrote(c.key, moved ? undefined : (after ?? before));
         if (!listening) continue;
         const origin = { actor: c.actor ?? null, time: c.time ?? '', operation: c.operation ?? null };
         const change = changeOf(c.seq, before && rowToRecord(before), after && rowToRecord(after), origin);
         if (change) out.push(change);
       }
-    })();
+    }))();
     return out;
   }
 
@@ -267,6 +284,8 @@ export class Store {
       for (const item of batch) item.reject(failure);
       settle.length = 0;
     } finally {
+      // The log's entries told the feed of each row (apply): no reset besides.
+      this.resetAfterCommit = false;
       this.flushing = false;
       if (this.pending.length) setImmediate(() => void this.flushShared());
     }
@@ -311,6 +330,7 @@ export class Store {
           entries.length = mark;
           this.db.exec('ROLLBACK TO request');
           this.db.exec('RELEASE request');
+          this.rolledBack();
           settle.push(() => item.reject(err));
         }
       }
@@ -336,7 +356,7 @@ export class Store {
     let value: unknown;
     let scope: WriteScope;
     try {
-      value = item.fn();
+      value = this.counts.batch(item.fn);
     } finally {
       scope = this.scope;
       this.scope = undefined;
@@ -363,7 +383,7 @@ export class Store {
    */
   private capture(uid: string, inserting = false): Row | undefined {
     const scope = this.scope;
-    if (!scope || !this.changes.active) return undefined;
+    if (!scope || !this.changes.active || this.bulkLoading) return undefined;
     if (scope.after.has(uid)) return scope.after.get(uid);
     if (!scope.before.has(uid)) scope.before.set(uid, inserting ? undefined : (this.stmts.get.get(uid) as Row | undefined));
     return scope.before.get(uid);
@@ -371,14 +391,28 @@ export class Store {
 
   /** After a row's write: the row as it now stands (undefined: deleted). */
   private written(uid: string, row: Row | undefined): void {
-    if (this.scope && this.changes.active) this.scope.after.set(uid, row);
+    if (this.scope && this.changes.active && !this.bulkLoading) this.scope.after.set(uid, row);
+  }
+
+  /** Set while a bulk load runs (bulkLoad): the feed is not told of its rows one by one. */
+  private bulkLoading = false;
+  /** A bulk load was written: the feed is told of a reset once its transaction commits. */
+  private resetAfterCommit = false;
+
+  private publishBulkReset(): void {
+    if (!this.resetAfterCommit) return;
+    this.resetAfterCommit = false;
+    this.changes.publishReset();
   }
 
   /** Runs fn in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
     try {
-      return this.db.transaction(fn)();
+      const value = this.db.transaction(() => this.counts.batch(fn))();
+      if (!this.db.inTransaction) this.publishBulkReset();
+      return value;
     } catch (err) {
+      if (!this.db.inTransaction) this.resetAfterCommit = false;
       this.rolledBack();
       throw err;
     }
@@ -423,7 +457,8 @@ export class Store {
         const seqBefore = this.changeSeq;
         try {
           const value = this.runItem(item, () => (this.changeSeq = this.loadedChangeSeq() + 1));
-          committed.push(...this.lastChanges);
+          // One by one: a spread passes each change as an argument, and a seed's million overflow the stack.
+          for (const change of this.lastChanges) committed.push(change);
           if (isolate) this.db.exec('RELEASE request');
           settle.push(() => item.resolve(value));
         } catch (err) {
@@ -458,11 +493,13 @@ export class Store {
       }
       this.changeSeq = seqAtStart;
       this.changeSeqCeiling = ceilingAtStart;
+      this.resetAfterCommit = false;
       this.rolledBack();
       for (const item of batch) item.reject(err);
       return;
     }
     this.changes.publish(committed);
+    this.publishBulkReset();
     for (const done of settle) done();
   }
 
@@ -498,11 +535,45 @@ export class Store {
     await replaceRows(this.db, `snapshot_${++this.attached}`, file, [...keepMeta, CHANGE_SEQ], async (copyRows) => {
       await this.write(() => {
         copyRows();
+        this.counts.rebuild();
         this.replacedAll();
         adjust();
       });
       this.changes.publishReset();
     });
+  }
+
+  /**
+   * Runs fn, a write of many rows (a large seed, the bench's populate), inside the write that
+   * calls it: the indexes that only order lists are dropped first and built once at its end,
+   * a sort each instead of a b-tree insert per row and index (~2x faster at 100k groups, and
+   * their pages packed full). The indexes the domain's checks read (by parent, by alt key)
+   * stay. DDL is transactional: a write that fails and rolls back gets its indexes back too.
+   */
+  bulkLoad<T>(fn: () => T): T {
+    // Its rows are not reported one by one (each change held in memory until the commit: GBs
+    // for a million); the feed is told once, after the commit, that everything may have changed.
+    if (!this.db.inTransaction) return this.transaction(() => this.bulkLoad(fn));
+    const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (${LIST_ORDER_INDEXES.map(() => '?').join(', ')})`)
+      .all(...LIST_ORDER_INDEXES) as { name: string; sql: string }[];
+    for (const { name } of indexes) this.db.exec(`DROP INDEX ${name}`);
+    // A page cache for the load (SQLite's default is 2 MiB): each row goes to a random place of
+    // the uid b-tree, and past the cache each insert read its pages back (300k groups: 48 s → 34 s).
+    const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+    this.db.pragma(`cache_size = ${BULK_LOAD_CACHE_KIB}`);
+    this.cache.bulkLoad(true);
+    const nested = this.bulkLoading;
+    this.bulkLoading = true;
+    this.resetAfterCommit = true;
+    try {
+      return fn();
+    } finally {
+      this.bulkLoading = nested;
+      this.cache.bulkLoad(false);
+      // Whatever fn did: while the transaction is open, it has them again.
+      if (this.db.inTransaction) for (const { sql } of indexes) this.db.exec(sql.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
+      if (this.db.open) this.db.pragma(`cache_size = ${cacheSize}`);
+    }
   }
 
   get(uid: string, kind?: Kind): Record_ | undefined {
@@ -586,7 +657,8 @@ export class Store {
     this.written(rec.uid, {
       uid: rec.uid, kind: rec.kind, parent: rec.parent, name: rec.name, alt_key: rec.altKey, create_time: rec.createTime, update_time: rec.updateTime, data,
     });
-    this.wrote(rec.uid, rec.kind);
+    this.counts.changed(rec, 1);
+    this.wrote(rec.uid, rec);
   }
 
   update(rec: Record_): void {
@@ -594,15 +666,17 @@ export class Store {
     const data = JSON.stringify(rec.data);
     this.stmts.update.run(rec.name, rec.altKey, rec.updateTime, data, rec.uid);
     if (current) this.written(rec.uid, { ...current, name: rec.name, alt_key: rec.altKey, update_time: rec.updateTime, data });
-    this.wrote(rec.uid, rec.kind);
+    this.wrote(rec.uid, rec);
   }
 
   remove(uid: string): boolean {
     this.capture(uid);
-    const changed = this.stmts.remove.run(uid).changes > 0;
+    const gone = this.stmts.removeReturning.get(uid) as { uid: string; kind: Kind; parent: string | null } | undefined;
     this.written(uid, undefined);
-    if (changed) this.wrote(uid);
-    return changed;
+    if (!gone) return false;
+    this.counts.changed(gone, -1);
+    this.wrote(uid, gone);
+    return true;
   }
 
   /**
@@ -620,10 +694,23 @@ export class Store {
     this.cache.replacedAll();
   }
 
-  private wrote(uid: string, kind?: Kind): void {
+  private wrote(uid: string, row?: { kind: string; parent: string | null }): void {
     this.checkWritable();
     this.touched?.uids.add(uid);
-    this.cache.wrote(uid, kind);
+    this.cache.wrote(uid, row && { uid, kind: row.kind, parent: row.parent });
+  }
+
+  /**
+   * How many rows of a kind lie in a list scope (counts.ts: '' the kind, '^' the rows without
+   * a parent, '>P' P's children, '/A' the rows below A), as the writes so far left it.
+   */
+  countIn(kind: Kind, scope: string): number {
+    return this.counts.count(kind, scope);
+  }
+
+  /** Changes whenever a row of the kind may have changed in one of these scopes (RecordCache.scopeVersion). */
+  scopeVersion(kind: Kind, scopes: readonly string[]): string {
+    return this.cache.scopeVersion(kind, scopes);
   }
 
   /**
