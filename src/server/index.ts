@@ -16,6 +16,7 @@ import type { ResourceRoutes } from './handler.js';
 import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
+import { DEFAULT_H2_TIMEOUTS, type H2Timeouts } from './h2/connection.js';
 import { rpcGate } from './rpc/gate.js';
 import { onFirstUse } from './lazy.js';
 import { MCP_PATH, mcpEndpoint, protectedResourceRoutes } from './mcp/endpoint.js';
@@ -96,6 +97,10 @@ export interface ServeOptions {
   eventRetry?: RetrySchedule;
   /** How long a sink has to answer one delivery (`--event-timeout`; default DEFAULT_DELIVERY_TIMEOUT_MS). */
   eventTimeoutMs?: number;
+  /** HTTP/2's deadlines (`--http2-timeouts`); each one not given is DEFAULT_H2_TIMEOUTS'. */
+  http2Timeouts?: Partial<H2Timeouts>;
+  /** Webhook sinks may point at private and link-local addresses (`--allow-private-sinks`). */
+  allowPrivateSinks?: boolean;
   /** Offer the write tools on /mcp (`--mcp-writes`); without it /mcp only reads. */
   mcpWrites?: boolean;
   /** An /mcp session unused for this long ends (`--mcp-session-idle`; default 30 minutes). */
@@ -253,7 +258,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
     }, opts.log);
     const listeners = rpcGate(rpc, restSide, opts.log);
-    const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream);
+    const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream, { timeouts: { ...DEFAULT_H2_TIMEOUTS, ...opts.http2Timeouts } });
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
