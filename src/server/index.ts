@@ -44,7 +44,7 @@ import { systemRandom, type Random } from './random.js';
 import { routeOperations } from './v1/operations.js';
 import { v1Surface, type V1Options } from './v1/index.js';
 import { v1Callers } from './v1/report.js';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, type RetrySchedule } from './events/deliverer.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, sinkLookup, type RetrySchedule } from './events/deliverer.js';
 import { recordEvents } from './events/feed.js';
 import { eventControlRoutes } from './events/routes.js';
 
@@ -101,6 +101,8 @@ export interface ServeOptions {
   http2Timeouts?: Partial<H2Timeouts>;
   /** Webhook sinks may point at private and link-local addresses (`--allow-private-sinks`). */
   allowPrivateSinks?: boolean;
+  /** Resolves sink names for deliveries (default dns.lookup); tests inject a stub, so nothing leaves loopback. */
+  sinkResolver?: Parameters<typeof sinkLookup>[1];
   /** Offer the write tools on /mcp (`--mcp-writes`); without it /mcp only reads. */
   mcpWrites?: boolean;
   /** An /mcp session unused for this long ends (`--mcp-session-idle`; default 30 minutes). */
@@ -159,7 +161,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const key = store.shared ? await sharedSigningKey(store) : await loadSigningKey(opts.dataDir);
     const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
-    const ctx = domainContext(store, clock, random, { countRowsRead: opts.countListRows === true });
+    const ctx = domainContext(store, clock, random, { countRowsRead: opts.countListRows === true }, opts.allowPrivateSinks === true);
     await ctx.lists.ensureTokenKey();
     const domain = createDomain(ctx);
     const rest: RestContext = { domain, store };
@@ -180,9 +182,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const faults = new FaultInjector();
     for (const rule of opts.faults ?? []) faults.add(rule);
     const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
+    const sinkLookupFn = sinkLookup(opts.allowPrivateSinks === true, opts.sinkResolver);
     const deliverer = new Deliverer({
       outbox: store.outbox, key, issuer: () => openedStore.getMeta('issuer') ?? '', faults,
       schedule: opts.eventRetry ?? DEFAULT_RETRY, timeoutMs: opts.eventTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+      ...(sinkLookupFn ? { lookup: sinkLookupFn } : {}),
+      allowPrivateSinks: opts.allowPrivateSinks === true,
       // Other replicas commit events this one hears of only by looking.
       ...(store.shared ? { pollMs: 1000 } : {}),
       ...(opts.log ? { log: opts.log } : {}),

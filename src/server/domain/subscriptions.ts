@@ -1,6 +1,8 @@
 // Subscriptions (events domain): a webhook sink under a group. Create and delete; no update.
 // Every change committed in the group or below is delivered to the sink (src/server/events/).
+import { invalidField } from '../../api/errors.js';
 import { capability, groups as G, subscriptions as SB } from '../../api/registry/index.js';
+import { sinkHostProblem } from '../events/sink-address.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, type DomainContext } from './context.js';
@@ -24,6 +26,9 @@ export function subscriptionOperations(ctx: DomainContext) {
 
     async create(principal: Principal, input: NewSubscription): Promise<Record_> {
       authorize(ctx, principal, capability(SB, 'create'), G, input.parent, 'parent');
+      // Refused by name here; by the addresses the name resolves to when a delivery connects.
+      const problem = ctx.allowPrivateSinks ? undefined : sinkHostProblem(input.sink);
+      if (problem) throw invalidField('subscription.sink', problem);
       return commit(ctx, principal, 'subscriptions.create', () => insertSubscription(ctx, input));
     },
 
