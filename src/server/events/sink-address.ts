@@ -69,7 +69,7 @@ type LookupAll = (hostname: string, options: dns.LookupAllOptions, callback: (er
 export function guardedLookup(resolve: LookupAll = dns.lookup, refusePrivate = true): net.LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
-      const done = callback as (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+      const done = callback;
       if (err) return done(err, []);
       const refused = refusePrivate ? addresses.find((a) => refusedAddressKind(a.address)) : undefined;
       if (refused) return done(new PrivateSinkError(`${hostname} resolves to ${refused.address}, a ${refusedAddressKind(refused.address)} address (serve --allow-private-sinks allows it)`), []);
