@@ -465,6 +465,8 @@ export class H2Connection {
   private goingAway = false;
   private ended = false;
   private earlyResets = 0;
+  /** A stream whose HEADERS named itself as its dependency: malformed. */
+  private selfDependent = 0;
   /** Streams made in this read, handed out once the whole read is parsed (their bodies with them). */
   private fresh: H2Stream[] = [];
   /** While a read is parsed, what it makes serve send: written at its end, in one write. */
@@ -597,6 +599,7 @@ export class H2Connection {
       case PRIORITY:
         if (id === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'PRIORITY on stream 0');
         if (payload.length !== 5) this.streamError(id, H2_ERROR.FRAME_SIZE_ERROR);
+        else if ((payload.readUInt32BE(0) & 0x7fffffff) === id) this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
         return;
       case RST_STREAM: return this.onReset(id, payload);
       case SETTINGS: return this.onSettings(flags, id, payload);
@@ -614,8 +617,8 @@ export class H2Connection {
       case GOAWAY:
         if (id !== 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'GOAWAY on a stream');
         if (payload.length < 8) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'GOAWAY too short');
+        // No new streams come; the peer closes the connection (or the idle deadline does).
         this.goingAway = true;
-        if (!this.streams.size) this.end();
         return;
       case WINDOW_UPDATE: return this.onWindowUpdate(id, payload);
       default: return; // Unknown frame types are ignored (§5.5).
@@ -666,6 +669,8 @@ export class H2Connection {
     }
     if (flags & PRIORITY_FLAG) {
       if (end - start < 5) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'HEADERS too short for its priority');
+      // A stream cannot depend on itself (§5.3.1): the block is still decoded (the table is the connection's).
+      if ((payload.readUInt32BE(start) & 0x7fffffff) === id) this.selfDependent = id;
       start += 5;
     }
     if (end < start) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'padding longer than the frame');
@@ -696,8 +701,8 @@ export class H2Connection {
     if (existing) {
       // A stream the peer already ended (half-closed remote) takes no more frames (§5.1).
       if (existing.ended) return this.streamError(id, H2_ERROR.STREAM_CLOSED);
-      // Trailers of a request: they end its body, and serve reads nothing of them.
-      if (!(flags & END_STREAM)) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
+      // Trailers of a request: they end its body, and serve reads nothing else of them (§8.1: no pseudo-headers).
+      if (!(flags & END_STREAM) || fields.some(([name]) => name.charCodeAt(0) === 58)) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
       this.guard(existing, () => existing.push(EMPTY, true));
       this.release(existing);
       return;
@@ -712,7 +717,7 @@ export class H2Connection {
     this.lastStreamId = id;
     if (this.goingAway) return this.streamError(id, H2_ERROR.REFUSED_STREAM);
     if (this.streams.size >= MAX_CONCURRENT_STREAMS) return this.streamError(id, H2_ERROR.REFUSED_STREAM);
-    const parsed = requestHeaders(fields);
+    const parsed = this.selfDependent === id ? undefined : requestHeaders(fields);
     if (!parsed) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
     const stream = new H2Stream(id, this, parsed.headers, parsed.size > MAX_HEADER_LIST, this.peerInitialWindow);
     this.streams.set(id, stream);
