@@ -87,8 +87,8 @@ const MAX_UNREAD = 64 * 2 ** 20;
  * never ran. A longer one is handed out at once; a mismatch then fails its body's read.
  */
 const HOLD_BODY_UP_TO = STREAM_WINDOW;
-/** A field value HTTP/2 calls malformed (RFC 9113 §8.2.1): NUL, CR or LF, or whitespace at either end. */
-const BAD_VALUE = /[\0\r\n]|^[ \t]|[ \t]$/;
+/** NUL, CR or LF: malformed anywhere in a field value (RFC 9113 §8.2.1). One character class: V8 scans for it fast. */
+const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
 /** A field name with a character outside a lowercase token (RFC 9110 §5.1, RFC 9113 §8.2.1). */
 const BAD_NAME = /[^a-z0-9!#$%&'*+\-.^_`|~]/;
 
@@ -1064,6 +1064,14 @@ function frameHeader(out: Buffer, offset: number, length: number, type: number, 
   return offset + 9;
 }
 
+/** A field value HTTP/2 calls malformed (RFC 9113 §8.2.1): NUL, CR or LF, or whitespace (SP, HTAB) at either end. */
+function badValue(value: string): boolean {
+  if (!value) return false;
+  const first = value.charCodeAt(0);
+  const last = value.charCodeAt(value.length - 1);
+  return first === 32 || first === 9 || last === 32 || last === 9 || FORBIDDEN_IN_VALUE.test(value);
+}
+
 /**
  * A request's fields as node's headers object, or undefined when they make a malformed request
  * (RFC 9113 §8.3: pseudo-headers missing, repeated, unknown or after a regular field; an
@@ -1075,7 +1083,7 @@ function requestHeaders(fields: [string, string][]): { headers: Headers; size: n
   let regular = false;
   for (const [name, value] of fields) {
     size += name.length + value.length + 32;
-    if (BAD_VALUE.test(value)) return undefined;
+    if (badValue(value)) return undefined;
     if (name.charCodeAt(0) === 58 /* : */) {
       if (regular || !REQUEST_PSEUDO.has(name) || headers[name] !== undefined) return undefined;
       headers[name] = value;
