@@ -12,7 +12,6 @@ export const RST_STREAM = 0x3;
 export const SETTINGS = 0x4;
 export const PING = 0x6;
 export const CONTINUATION = 0x9;
-export const WINDOW_UPDATE = 0x8;
 export const GOAWAY = 0x7;
 export const END_STREAM = 0x1;
 export const ACK = 0x1;
@@ -20,7 +19,6 @@ export const END_HEADERS = 0x4;
 export const PROTOCOL_ERROR = 0x1;
 export const FRAME_SIZE_ERROR = 0x6;
 export const REFUSED_STREAM = 0x7;
-export const STREAM_CLOSED = 0x5;
 export const CANCEL = 0x8;
 export const COMPRESSION_ERROR = 0x9;
 export const ENHANCE_YOUR_CALM = 0xb;
@@ -39,7 +37,7 @@ export function frame(type: number, flags: number, id: number, payload: Buffer =
 }
 
 /** An HPACK integer with a `prefix`-bit prefix (RFC 7541 §5.1). */
-export function hpackInt(value: number, prefix: number): number[] {
+function hpackInt(value: number, prefix: number): number[] {
   const max = (1 << prefix) - 1;
   if (value < max) return [value];
   const out = [max];
@@ -158,8 +156,8 @@ export class RawH2 {
   }
 }
 
-export const goawayCode = (f: Frame) => f.payload.readUInt32BE(4);
-export const goawayLastStream = (f: Frame) => f.payload.readUInt32BE(0) & 0x7fffffff;
+const goawayCode = (f: Frame) => f.payload.readUInt32BE(4);
+const goawayLastStream = (f: Frame) => f.payload.readUInt32BE(0) & 0x7fffffff;
 
 /** Waits for serve's GOAWAY, checks its code and last stream, then that the connection closes. */
 export async function expectGoaway(t: ExecutionContext, raw: RawH2, code: number, lastStream: number): Promise<Frame> {

@@ -55,7 +55,7 @@ export function sinkHostProblem(sink: string): string | undefined {
 }
 
 /** A delivery's connection refused by where its name resolved. */
-export class PrivateSinkError extends Error {
+class PrivateSinkError extends Error {
   readonly code = 'EPRIVATESINK';
 }
 
