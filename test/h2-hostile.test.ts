@@ -4,7 +4,7 @@
 import test, { type ExecutionContext } from 'ava';
 import net from 'node:net';
 import { Duplex } from 'node:stream';
-import { H2Connection, type H2Stream } from '../src/server/h2/connection.js';
+import { H2Connection, type RequestStream } from '../src/server/h2/connection.js';
 import { HpackDecoder, HpackError } from '../src/server/h2/hpack.js';
 import {
   ACK, CANCEL, COMPRESSION_ERROR, CONTINUATION, DATA, END_HEADERS, END_STREAM, ENHANCE_YOUR_CALM, expectGoaway, frame, GOAWAY, HEADERS, headerBlock,
@@ -93,7 +93,7 @@ class SlowPeer extends Duplex {
 
 test('a PING flood from a peer that does not read: the acks of each read are one write, and past 1,000 unread the connection ends with ENHANCE_YOUR_CALM', (t) => {
   const peer = new SlowPeer();
-  const streams: H2Stream[] = [];
+  const streams: RequestStream[] = [];
   // A test double of the socket: H2Connection uses the stream side of net.Socket only.
   new H2Connection(peer as unknown as net.Socket, { onStream: (s) => streams.push(s), address: 'test' });
   peer.emit('data', Buffer.concat([Buffer.from(PREFACE, 'latin1'), frame(SETTINGS, 0, 0)]));

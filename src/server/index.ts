@@ -99,6 +99,8 @@ export interface ServeOptions {
   eventTimeoutMs?: number;
   /** HTTP/2's deadlines (`--http2-timeouts`); each one not given is DEFAULT_H2_TIMEOUTS'. */
   http2Timeouts?: Partial<H2Timeouts>;
+  /** Whose HTTP/2 serves h2c (`--http2`): serve's own (default) or node:http2. */
+  http2?: 'own' | 'node';
   /** Webhook sinks may point at private and link-local addresses (`--allow-private-sinks`). */
   allowPrivateSinks?: boolean;
   /** Resolves sink names for deliveries (default dns.lookup); tests inject a stub, so nothing leaves loopback. */
@@ -263,7 +265,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES], rest);
     }, opts.log);
     const listeners = rpcGate(rpc, restSide, opts.log);
-    const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream, { timeouts: { ...DEFAULT_H2_TIMEOUTS, ...opts.http2Timeouts } });
+    const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream, {
+      timeouts: { ...DEFAULT_H2_TIMEOUTS, ...opts.http2Timeouts }, ...(opts.http2 ? { http2: opts.http2 } : {}),
+    });
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

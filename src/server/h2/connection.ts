@@ -121,8 +121,30 @@ class StreamError extends Error {
 /** A block of request headers as node gives them: lowercase names, repeated ones joined. */
 type Headers = http.IncomingHttpHeaders;
 
+/**
+ * A request stream as the server's caller sees it: this folder's own (H2Stream) or
+ * node:http2's behind node-stream.ts (`serve --http2 node`).
+ */
+export interface RequestStream {
+  readonly headers: Headers;
+  /** A header list over the bound: answer 431 without reading it further. */
+  readonly headersTooLarge: boolean;
+  readonly headersSent: boolean;
+  readonly address: string;
+  body(max: number, tooLarge: () => Error, gone: () => Error): Promise<Buffer>;
+  read(): AsyncGenerator<Uint8Array>;
+  discard(): void;
+  respond(status: number, headers: http.OutgoingHttpHeaders, body?: string | Uint8Array, trailers?: http.OutgoingHttpHeaders): void;
+  writeHead(status: number, headers: http.OutgoingHttpHeaders): void;
+  write(chunk: Uint8Array): Promise<void>;
+  end(trailers?: http.OutgoingHttpHeaders): void;
+  reset(code?: number): void;
+  gone(): boolean;
+  onClose(listener: () => void): void;
+}
+
 /** One request stream: its headers and body as they arrive, its answer as serve sends it. */
-export class H2Stream {
+export class H2Stream implements RequestStream {
   readonly headers: Headers;
   /** A header list over MAX_HEADER_LIST: answer 431 without reading it further. */
   readonly headersTooLarge: boolean;
@@ -433,7 +455,7 @@ const LINGER_MS = 2000;
 
 export interface H2Options {
   /** A new request stream, its headers complete (and whatever of its body came with them). */
-  onStream: (stream: H2Stream) => void;
+  onStream: (stream: RequestStream) => void;
   /** The limiter's key of the peer's address. */
   address: string;
   /** Each phase's deadline; DEFAULT_H2_TIMEOUTS when not given. */
@@ -444,7 +466,7 @@ export interface H2Options {
 export class H2Connection {
   readonly address: string;
   private readonly socket: net.Socket;
-  private readonly onStream: (stream: H2Stream) => void;
+  private readonly onStream: (stream: RequestStream) => void;
   private readonly decoder = new HpackDecoder();
   private readonly streams = new Map<number, H2Stream>();
   private buffered: Buffer = EMPTY;

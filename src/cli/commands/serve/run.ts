@@ -41,6 +41,8 @@ export interface ServeCommandOptions {
   v1Sunset?: string;
   /** `--http2-timeouts preface=D,headers=D,body=D,idle=D`: HTTP/2's deadlines (any of them). */
   http2Timeouts?: string;
+  /** `--http2 own|node`: serve's own HTTP/2 or node:http2. */
+  http2?: string;
   /** `--allow-private-sinks`: webhook sinks may point at private and link-local addresses. */
   allowPrivateSinks?: boolean;
 }
@@ -272,6 +274,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const journal = journalSize(opts.journal);
   const events = await eventFlags(opts);
   const h2Timeouts = await http2Timeouts(opts.http2Timeouts);
+  if (opts.http2 !== undefined && opts.http2 !== 'own' && opts.http2 !== 'node') throw UsageError.invalidField('http2', `must be own or node, got "${opts.http2}"`);
   const deterministic = deterministicSeed(opts.deterministic);
   const v1 = v1Flags(opts);
   // An empty PCTL_DATABASE_URL is unset, as shells leave it; an empty --database is a mistake.
@@ -298,6 +301,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       ...(journal !== undefined ? { journalSize: journal } : {}),
       ...events,
       ...(h2Timeouts ? { http2Timeouts: h2Timeouts } : {}),
+      ...(opts.http2 === 'node' ? { http2: 'node' as const } : {}),
       ...(opts.allowPrivateSinks ? { allowPrivateSinks: true } : {}),
       ...(deterministic !== undefined ? { deterministic } : {}),
       ...(opts.mcpWrites ? { mcpWrites: true } : {}),
