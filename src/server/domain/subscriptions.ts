@@ -2,7 +2,7 @@
 // Every change committed in the group or below is delivered to the sink (src/server/events/).
 import { invalidField } from '../../api/errors.js';
 import { capability, groups as G, subscriptions as SB } from '../../api/registry/index.js';
-import { sinkHostProblem } from '../events/sink-address.js';
+import { sinkHostProblem } from './sink-address.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, type DomainContext } from './context.js';

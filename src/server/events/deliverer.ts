@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
-import { guardedLookup, refusedAddressKind } from './sink-address.js';
+import { guardedLookup, refusedAddressKind } from '../domain/sink-address.js';
 import type { FaultInjector } from '../control/faults.js';
 import { mintToken, type SigningKey } from '../auth/tokens.js';
 import { timestamp } from '../domain/records.js';
