@@ -171,24 +171,30 @@ test.serial('content-length mismatches in a later read: nothing is created; RSS 
 });
 
 test.serial('2,000 HTTP/2 connections that go idle and 2,000 that never send a byte are all closed by the deadlines; honest requests answered', async (t) => {
-  const sockets: net.Socket[] = [];
   const port = Number(new URL(srv.url).port);
-  for (let i = 0; i < 4000; i++) {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.on('error', () => {});
-    socket.resume(); // reads what comes (a GOAWAY), so it sees serve close the connection
-    if (i % 2 === 0) socket.once('connect', () => socket.write(Buffer.concat([Buffer.from(PREFACE, 'latin1'), frame(SETTINGS, 0, 0)])));
-    sockets.push(socket);
-  }
+  // From here: what the floods before left behind (the heap does not shrink at once) is not this test's.
+  const before = rss(srv.pid);
   let answered = 0;
-  const closed = Promise.all(sockets.map((s) => new Promise<void>((resolve) => s.once('close', () => resolve()))));
-  const state = { allClosed: false };
-  void closed.then(() => (state.allClosed = true));
-  while (!state.allClosed) {
-    await honestGet();
-    answered++;
+  // In batches of 500 (250 of each): more at once than the listen backlog (511) leaves some
+  // handshakes the kernel completed for the client but never handed to serve.
+  for (let batch = 0; batch < 8; batch++) {
+    const sockets: net.Socket[] = [];
+    for (let i = 0; i < 500; i++) {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.resume(); // reads what comes (a GOAWAY), so it sees serve close the connection
+      if (i % 2 === 0) socket.once('connect', () => socket.write(Buffer.concat([Buffer.from(PREFACE, 'latin1'), frame(SETTINGS, 0, 0)])));
+      sockets.push(socket);
+    }
+    const state = { allClosed: false };
+    void Promise.all(sockets.map((s) => new Promise<void>((resolve) => s.once('close', () => resolve())))).then(() => (state.allClosed = true));
+    while (!state.allClosed) {
+      await honestGet();
+      answered++;
+    }
   }
   t.log(`${answered} honest GET pairs answered while 4,000 silent or idle connections were closed`);
   t.true(answered > 0);
-  t.true(rss(srv.pid) - idleRss < 64 * MIB);
+  const grown = rss(srv.pid) - before;
+  t.true(grown < 64 * MIB, `RSS grew by ${Math.round(grown / MIB)} MiB`);
 });
