@@ -5,9 +5,11 @@
 import test, { type ExecutionContext } from 'ava';
 import { execFile } from 'node:child_process';
 import http2 from 'node:http2';
-import net from 'node:net';
 import { promisify } from 'node:util';
 import { encodeHeaders, HpackDecoder, HpackError } from '../src/server/h2/hpack.js';
+import {
+  ACK, DATA, END_HEADERS, END_STREAM, expectGoaway, frame, FRAME_SIZE_ERROR, GOAWAY, HEADERS, headerBlock, PING, PROTOCOL_ERROR, RawH2, REFUSED_STREAM, RST_STREAM, SETTINGS, type Fields,
+} from './helpers/raw-h2.js';
 import { request, startTestServer, type TestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
@@ -15,7 +17,6 @@ const G = '/iam/v2/groups';
 // ---- HPACK ------------------------------------------------------------------------------------
 
 const hex = (text: string) => Buffer.from(text.replace(/\s+/g, ''), 'hex');
-type Fields = [string, string][];
 
 /** RFC 7541 C.3 and C.4: the same three requests, plain and Huffman-coded, on one connection. */
 const REQUESTS: Fields[] = [
@@ -237,170 +238,12 @@ test.serial('curl --http2-prior-knowledge: a GET by uid over h2c answers what HT
 
 // ---- Frames by hand ------------------------------------------------------------------------------
 
-const DATA = 0x0;
-const HEADERS = 0x1;
-const RST_STREAM = 0x3;
-const SETTINGS = 0x4;
-const PING = 0x6;
-const GOAWAY = 0x7;
-const END_STREAM = 0x1;
-const ACK = 0x1;
-const END_HEADERS = 0x4;
-const PROTOCOL_ERROR = 0x1;
-const FRAME_SIZE_ERROR = 0x6;
-const REFUSED_STREAM = 0x7;
-const PREFACE = 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n';
-
-interface Frame { type: number; flags: number; id: number; payload: Buffer }
-
-function frame(type: number, flags: number, id: number, payload: Buffer = Buffer.alloc(0)): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(id, 5);
-  return Buffer.concat([head, payload]);
-}
-
-/** An HPACK integer with a `prefix`-bit prefix (RFC 7541 §5.1). */
-function hpackInt(value: number, prefix: number): number[] {
-  const max = (1 << prefix) - 1;
-  if (value < max) return [value];
-  const out = [max];
-  for (value -= max; value >= 0x80; value = Math.floor(value / 0x80)) out.push((value & 0x7f) | 0x80);
-  return [...out, value];
-}
-
-/** A header block of literal fields without indexing, names as given (no lowercasing, no Huffman). */
-function headerBlock(fields: Fields): Buffer {
-  const bytes: number[] = [];
-  for (const [name, value] of fields) {
-    bytes.push(0x00, ...hpackInt(name.length, 7), ...Buffer.from(name, 'latin1'), ...hpackInt(value.length, 7), ...Buffer.from(value, 'latin1'));
-  }
-  return Buffer.from(bytes);
-}
-
 const requestFields = (method: string, path: string, extra: Fields = []): Fields => [
   [':method', method], [':scheme', 'http'], [':authority', `127.0.0.1:${srv.port}`], [':path', path], ['authorization', `Bearer ${srv.ownerToken}`], ...extra,
 ];
 
-/** How long a test waits for a frame serve owes it before it fails (a guard, never a synchronization). */
-const GUARD_MS = 10_000;
-
-/** A TCP connection to serve that speaks HTTP/2 frame by frame: what it sends is written by hand, what comes back is parsed. */
-class RawH2 {
-  private readonly frames: Frame[] = [];
-  private buffered = Buffer.alloc(0);
-  private readonly waiters = new Set<() => void>();
-  private readonly decoder = new HpackDecoder();
-  /** Every byte serve sent, as it came. */
-  received = Buffer.alloc(0);
-  isClosed = false;
-  readonly closed: Promise<void>;
-
-  private constructor(readonly socket: net.Socket) {
-    socket.on('data', (chunk: Buffer) => {
-      this.received = Buffer.concat([this.received, chunk]);
-      this.buffered = Buffer.concat([this.buffered, chunk]);
-      while (this.buffered.length >= 9) {
-        const length = this.buffered.readUIntBE(0, 3);
-        if (this.buffered.length < 9 + length) break;
-        this.frames.push({
-          type: this.buffered[3]!, flags: this.buffered[4]!, id: this.buffered.readUInt32BE(5) & 0x7fffffff, payload: this.buffered.subarray(9, 9 + length),
-        });
-        this.buffered = this.buffered.subarray(9 + length);
-      }
-      this.wake();
-    });
-    // Serve may end the connection while a test still writes to it: the end is what the test checks.
-    socket.on('error', () => {});
-    this.closed = new Promise((resolve) => socket.once('close', () => {
-      this.isClosed = true;
-      this.wake();
-      resolve();
-    }));
-  }
-
-  /** A connection to the test's serve; with `preface` (the default) the client preface and an empty SETTINGS are sent first. */
-  static async open(t: ExecutionContext, preface = true): Promise<RawH2> {
-    const socket = net.connect(srv.port, '127.0.0.1');
-    t.teardown(() => void socket.destroy());
-    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-    const raw = new RawH2(socket);
-    if (preface) raw.send(Buffer.from(PREFACE, 'latin1'), frame(SETTINGS, 0, 0));
-    return raw;
-  }
-
-  send(...parts: Buffer[]): void {
-    this.socket.write(Buffer.concat(parts));
-  }
-
-  private wake(): void {
-    for (const w of [...this.waiters]) w();
-  }
-
-  /** The first frame not yet taken that `match` accepts, as soon as it is there; rejects when the connection ends first. */
-  next(what: string, match: (f: Frame) => boolean): Promise<Frame> {
-    return new Promise((resolve, reject) => {
-      const guard = setTimeout(() => done(new Error(`no ${what} within ${GUARD_MS} ms`)), GUARD_MS);
-      const check = () => {
-        const i = this.frames.findIndex(match);
-        if (i >= 0) done(undefined, this.frames.splice(i, 1)[0]);
-        else if (this.isClosed) done(new Error(`the connection ended before ${what}`));
-      };
-      const done = (err: Error | undefined, f?: Frame) => {
-        clearTimeout(guard);
-        this.waiters.delete(check);
-        if (err) reject(err);
-        else resolve(f!);
-      };
-      this.waiters.add(check);
-      check();
-    });
-  }
-
-  /** Frames received and not taken, of stream `id` or of any stream when undefined. */
-  pending(type: number, id?: number): Frame[] {
-    return this.frames.filter((f) => f.type === type && (id === undefined || f.id === id));
-  }
-
-  /** A PING and its ACK: every frame serve sent for what came before it is here by then. */
-  async roundTrip(data = 'sync-pin'): Promise<void> {
-    const payload = Buffer.from(data, 'latin1');
-    this.send(frame(PING, 0, 0, payload));
-    await this.next('PING ACK', (f) => f.type === PING && (f.flags & ACK) !== 0 && f.payload.equals(payload));
-  }
-
-  /** The answer on stream `id`: its status and body. */
-  async answer(id: number): Promise<{ status: number; text: string }> {
-    const head = await this.next(`HEADERS on stream ${id}`, (f) => f.type === HEADERS && f.id === id);
-    if (!(head.flags & END_HEADERS)) throw new Error('the answer\'s headers came in CONTINUATION frames; this client reads one HEADERS frame');
-    const fields = this.decoder.decode(head.payload);
-    const status = Number(fields.find(([name]) => name === ':status')?.[1]);
-    const body: Buffer[] = [];
-    for (let f = head; !(f.flags & END_STREAM);) {
-      f = await this.next(`the rest of stream ${id}`, (g) => g.id === id && (g.type === DATA || g.type === HEADERS));
-      if (f.type === DATA) body.push(f.payload);
-    }
-    return { status, text: Buffer.concat(body).toString('utf8') };
-  }
-}
-
-const goawayCode = (f: Frame) => f.payload.readUInt32BE(4);
-const goawayLastStream = (f: Frame) => f.payload.readUInt32BE(0) & 0x7fffffff;
-
-/** Waits for serve's GOAWAY, checks its code and last stream, then that the connection closes. */
-async function expectGoaway(t: ExecutionContext, raw: RawH2, code: number, lastStream: number): Promise<Frame> {
-  const goaway = await raw.next('GOAWAY', (f) => f.type === GOAWAY);
-  t.is(goawayCode(goaway), code);
-  t.is(goawayLastStream(goaway), lastStream);
-  await raw.closed;
-  t.true(raw.isClosed);
-  return goaway;
-}
-
 test.serial('raw: a connection whose first bytes are not the HTTP/2 preface gets no HTTP/2 and is ended', async (t) => {
-  const raw = await RawH2.open(t, false);
+  const raw = await RawH2.open(t, srv.port, false);
   raw.send(Buffer.from('PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n', 'latin1'), frame(SETTINGS, 0, 0));
   await raw.closed;
   const text = raw.received.toString('latin1');
@@ -409,14 +252,14 @@ test.serial('raw: a connection whose first bytes are not the HTTP/2 preface gets
 });
 
 test.serial('raw: DATA on stream 0 ends the connection with GOAWAY PROTOCOL_ERROR', async (t) => {
-  const raw = await RawH2.open(t);
+  const raw = await RawH2.open(t, srv.port);
   raw.send(frame(DATA, 0, 0, Buffer.from('x')));
   const goaway = await expectGoaway(t, raw, PROTOCOL_ERROR, 0);
   t.is(goaway.id, 0);
 });
 
 test.serial('raw: an uppercase header name resets its stream with PROTOCOL_ERROR; the connection answers the next request', async (t) => {
-  const raw = await RawH2.open(t);
+  const raw = await RawH2.open(t, srv.port);
   raw.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, headerBlock(requestFields('GET', orgPath(), [['X-Upper', '1']]))));
   const reset = await raw.next('RST_STREAM on stream 1', (f) => f.type === RST_STREAM && f.id === 1);
   t.is(reset.payload.readUInt32BE(0), PROTOCOL_ERROR);
@@ -430,7 +273,7 @@ test.serial('raw: an uppercase header name resets its stream with PROTOCOL_ERROR
 });
 
 test.serial('raw: headers over 64 KiB (in CONTINUATION frames) are answered 431 with the AIP-193 body; the connection answers the next request', async (t) => {
-  const raw = await RawH2.open(t);
+  const raw = await RawH2.open(t, srv.port);
   const block = headerBlock(requestFields('GET', orgPath(), [['x-big', 'b'.repeat(70_000)]]));
   const CONTINUATION = 0x9;
   for (let at = 0; at < block.length; at += 16_384) {
@@ -445,7 +288,7 @@ test.serial('raw: headers over 64 KiB (in CONTINUATION frames) are answered 431 
 });
 
 test.serial('raw: a PING is answered by a PING ACK with the same 8 bytes', async (t) => {
-  const raw = await RawH2.open(t);
+  const raw = await RawH2.open(t, srv.port);
   const payload = Buffer.from([0, 1, 2, 3, 0xfc, 0xfd, 0xfe, 0xff]);
   raw.send(frame(PING, 0, 0, payload));
   const ack = await raw.next('a PING', (f) => f.type === PING);
@@ -455,7 +298,7 @@ test.serial('raw: a PING is answered by a PING ACK with the same 8 bytes', async
 });
 
 test.serial('raw: a frame over 16,384 bytes ends the connection with GOAWAY FRAME_SIZE_ERROR', async (t) => {
-  const raw = await RawH2.open(t);
+  const raw = await RawH2.open(t, srv.port);
   // A POST whose body is still to come, then a DATA frame one byte over the default SETTINGS_MAX_FRAME_SIZE.
   raw.send(frame(HEADERS, END_HEADERS, 1, headerBlock(requestFields('POST', G, [['content-type', 'application/json']]))));
   raw.send(frame(DATA, END_STREAM, 1, Buffer.alloc(16_385, 0x20)));
@@ -463,7 +306,7 @@ test.serial('raw: a frame over 16,384 bytes ends the connection with GOAWAY FRAM
 });
 
 test.serial('raw: past 256 concurrent streams, the 257th is refused (REFUSED_STREAM); one freed makes room again', async (t) => {
-  const raw = await RawH2.open(t);
+  const raw = await RawH2.open(t, srv.port);
   // 257 POSTs whose bodies never come: each stream stays open, waiting.
   const open = Array.from({ length: 257 }, (_, i) => 2 * i + 1);
   raw.send(...open.map((id) => frame(HEADERS, END_HEADERS, id, headerBlock(requestFields('POST', G, [['content-type', 'application/json']])))));

@@ -1,11 +1,11 @@
 // One HTTP request and its answer, whichever HTTP version carried it: node's request and
 // response over HTTP/1.1, serve's own HTTP/2 stream (h2/connection.ts) over HTTP/2. The hot
 // paths (REST, unary RPCs) take a body whole and give an answer whole; what streams
-// (Connect's reflection) uses the H2Stream itself.
+// (Connect's reflection) uses the RequestStream itself.
 import type http from 'node:http';
 import type { Readable } from 'node:stream';
 import { ApiError, Code } from '../api/errors.js';
-import { H2_ERROR, type H2Stream } from './h2/connection.js';
+import { H2_ERROR, type RequestStream } from './h2/connection.js';
 
 export interface Exchange {
   method: string;
@@ -59,10 +59,10 @@ export function http1Exchange(req: http.IncomingMessage, res: http.ServerRespons
 
 /** An exchange over serve's HTTP/2: the stream's own answer, the body taken whole. */
 export interface Http2Exchange extends Exchange {
-  stream: H2Stream;
+  stream: RequestStream;
 }
 
-export function http2Exchange(stream: H2Stream): Http2Exchange {
+export function http2Exchange(stream: RequestStream): Http2Exchange {
   const method = (stream.headers[':method'] as string | undefined) ?? 'GET';
   return {
     method,

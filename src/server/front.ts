@@ -4,9 +4,11 @@
 // serve's own (h2/connection.ts): its streams go to `onStream`.
 import net from 'node:net';
 import type http from 'node:http';
+import type http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { addressKey } from './exchange.js';
-import { H2Connection, type H2Stream } from './h2/connection.js';
+import { DEFAULT_H2_TIMEOUTS, H2Connection, type H2Timeouts, type RequestStream } from './h2/connection.js';
+import { nodeH2Server } from './h2/node-stream.js';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
@@ -16,14 +18,41 @@ export interface Front {
   close(graceMs: number): Promise<void>;
 }
 
-export function createFront(http1: http.Server, onStream: (stream: H2Stream) => void): Front {
+/**
+ * Connections that have not yet sent enough to tell their protocol: past this many, the oldest
+ * is dropped for each new one (each holds at most the preface's 24 bytes and a timer).
+ */
+const MAX_UNDECIDED = 4096;
+
+export interface FrontOptions {
+  /** HTTP/2's deadlines; `prefaceMs` is also how long a new connection may take to send its first bytes. */
+  timeouts?: H2Timeouts;
+  /** Whose HTTP/2 answers: serve's own (h2/connection.ts, the default) or node:http2 (`serve --http2 node`). */
+  http2?: 'own' | 'node';
+}
+
+export function createFront(http1: http.Server, onStream: (stream: RequestStream) => void, opts: FrontOptions = {}): Front {
   const sessions = new Set<H2Connection>();
+  const timeouts = opts.timeouts ?? DEFAULT_H2_TIMEOUTS;
+  const node = opts.http2 === 'node' ? nodeH2Server(onStream, addressKey, timeouts) : undefined;
+  const nodeSessions = new Set<http2.Http2Session>();
+  node?.on('session', (session: http2.Http2Session) => {
+    nodeSessions.add(session);
+    session.once('close', () => nodeSessions.delete(session));
+  });
 
   const undecided = new Set<net.Socket>();
   // noDelay as node's HTTP servers set it: answers are written whole, nothing waits to join them.
   const tcp = net.createServer({ noDelay: true }, (socket) => {
+    if (undecided.size >= MAX_UNDECIDED) undecided.values().next().value!.destroy();
     undecided.add(socket);
-    socket.once('close', () => undecided.delete(socket));
+    // A connection that never says which protocol it speaks is not kept.
+    const silent = setTimeout(() => socket.destroy(), timeouts.prefaceMs);
+    silent.unref();
+    socket.once('close', () => {
+      clearTimeout(silent);
+      undecided.delete(socket);
+    });
     let seen: Buffer = Buffer.alloc(0);
     const decide = (chunk: Buffer) => {
       seen = seen.length ? Buffer.concat([seen, chunk]) : chunk;
@@ -33,10 +62,16 @@ export function createFront(http1: http.Server, onStream: (stream: H2Stream) => 
       socket.off('data', decide);
       socket.off('error', drop);
       undecided.delete(socket);
+      clearTimeout(silent);
       socket.pause();
       socket.unshift(seen);
+      if (isH2 && node) {
+        // node:http2 takes what was read back with socket.read() and the rest from the handle itself.
+        node.emit('connection', socket);
+        return;
+      }
       if (isH2) {
-        const session = new H2Connection(socket, { onStream, address: addressKey(socket) });
+        const session = new H2Connection(socket, { onStream, address: addressKey(socket), timeouts });
         sessions.add(session);
         socket.once('close', () => sessions.delete(session));
       } else http1.emit('connection', socket);
@@ -63,11 +98,13 @@ export function createFront(http1: http.Server, onStream: (stream: H2Stream) => 
       // Closes idle keep-alive connections and stops the timeout checks.
       http1.close();
       for (const session of sessions) session.shutdown();
+      for (const session of nodeSessions) session.close();
       // Connections that never sent a byte belong to neither server yet.
       for (const socket of undecided) socket.destroy();
       setTimeout(() => {
         http1.closeAllConnections();
         for (const session of sessions) session.destroy();
+        for (const session of nodeSessions) session.destroy();
       }, graceMs).unref();
     }),
   };

@@ -20,6 +20,7 @@ import type { ResourceRoutes } from './handler.js';
 import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './console.js';
 import { createFront, type Front } from './front.js';
+import { DEFAULT_H2_TIMEOUTS, type H2Timeouts } from './h2/connection.js';
 import { rpcGate } from './rpc/gate.js';
 import { onFirstUse } from './lazy.js';
 import { MCP_PATH, mcpEndpoint, protectedResourceRoutes } from './mcp/endpoint.js';
@@ -48,7 +49,7 @@ import { systemRandom, type Random } from './random.js';
 import { routeOperations } from './v1/operations.js';
 import { v1Surface, type V1Options } from './v1/index.js';
 import { v1Callers } from './v1/report.js';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, type RetrySchedule } from './events/deliverer.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, sinkLookup, type RetrySchedule } from './events/deliverer.js';
 import { recordEvents } from './events/feed.js';
 import { eventControlRoutes } from './events/routes.js';
 
@@ -108,6 +109,14 @@ export interface ServeOptions {
   eventRetry?: RetrySchedule;
   /** How long a sink has to answer one delivery (`--event-timeout`; default DEFAULT_DELIVERY_TIMEOUT_MS). */
   eventTimeoutMs?: number;
+  /** HTTP/2's deadlines (`--http2-timeouts`); each one not given is DEFAULT_H2_TIMEOUTS'. */
+  http2Timeouts?: Partial<H2Timeouts>;
+  /** Whose HTTP/2 serves h2c (`--http2`): serve's own (default) or node:http2. */
+  http2?: 'own' | 'node';
+  /** Webhook sinks may point at private and link-local addresses (`--allow-private-sinks`). */
+  allowPrivateSinks?: boolean;
+  /** Resolves sink names for deliveries (default dns.lookup); tests inject a stub, so nothing leaves loopback. */
+  sinkResolver?: Parameters<typeof sinkLookup>[1];
   /** Offer the write tools on /mcp (`--mcp-writes`); without it /mcp only reads. */
   mcpWrites?: boolean;
   /** An /mcp session unused for this long ends (`--mcp-session-idle`; default 30 minutes). */
@@ -170,7 +179,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     verifier.trustTestIssuers = opts.trustTestIssuers === true;
     verifier.remote = new RemoteIssuers(tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
-    const ctx = domainContext(store, clock, random, { countRowsRead: opts.countListRows === true });
+    const ctx = domainContext(store, clock, random, { countRowsRead: opts.countListRows === true }, opts.allowPrivateSinks === true);
     await ctx.lists.ensureTokenKey();
     const domain = createDomain(ctx);
     const rest: RestContext = { domain, store };
@@ -191,9 +200,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const faults = new FaultInjector();
     for (const rule of opts.faults ?? []) faults.add(rule);
     const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
+    const sinkLookupFn = sinkLookup(opts.allowPrivateSinks === true, opts.sinkResolver);
     const deliverer = new Deliverer({
       outbox: store.outbox, key, issuer: () => openedStore.getMeta('issuer') ?? '', faults,
       schedule: opts.eventRetry ?? DEFAULT_RETRY, timeoutMs: opts.eventTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+      ...(sinkLookupFn ? { lookup: sinkLookupFn } : {}),
+      allowPrivateSinks: opts.allowPrivateSinks === true,
       // Other replicas commit events this one hears of only by looking.
       ...(store.shared ? { pollMs: 1000 } : {}),
       ...(opts.log ? { log: opts.log } : {}),
@@ -279,7 +291,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES, ...SIGN_IN_SERVICES], rest, VENDOR_SERVICES);
     }, opts.log);
     const listeners = rpcGate(rpc, restSide, opts.log);
-    const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream);
+    const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream, {
+      timeouts: { ...DEFAULT_H2_TIMEOUTS, ...opts.http2Timeouts }, ...(opts.http2 ? { http2: opts.http2 } : {}),
+    });
     const port = await server.listen(opts.port ?? 8700, host);
     listening = server;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

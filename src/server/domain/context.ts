@@ -22,11 +22,13 @@ export interface DomainContext {
   clock: () => number;
   /** Where uids and codes come from: the system's CSPRNG, or a seeded stream (serve --deterministic). */
   random: Random;
+  /** Webhook sinks may point at private and link-local addresses (serve --allow-private-sinks). */
+  allowPrivateSinks: boolean;
 }
 
 /** The context of a store: its authorizer and list engine made here, once per store. */
-export function domainContext(store: Store, clock: () => number, random: Random, lists: ListEngineOptions = {}): DomainContext {
-  return { store, lists: new ListEngine(store, clock, random, lists), authz: new Authorizer(store), clock, random };
+export function domainContext(store: Store, clock: () => number, random: Random, lists: ListEngineOptions = {}, allowPrivateSinks = false): DomainContext {
+  return { store, lists: new ListEngine(store, clock, random, lists), authz: new Authorizer(store), clock, random, allowPrivateSinks };
 }
 
 /**

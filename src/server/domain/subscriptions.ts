@@ -3,6 +3,7 @@
 import { invalidField } from '../../api/errors.js';
 import { capability, groups as G, subscriptions as SB } from '../../api/registry/index.js';
 import { sinkProblem } from '../../api/schemas.js';
+import { sinkHostProblem } from './sink-address.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, type DomainContext } from './context.js';
@@ -26,7 +27,9 @@ export function subscriptionOperations(ctx: DomainContext) {
 
     async create(principal: Principal, input: NewSubscription): Promise<Record_> {
       authorize(ctx, principal, capability(SB, 'create'), G, input.parent, 'parent');
-      const problem = sinkProblem(input.sink);
+      // The scheme rule always; private addresses by name here, and by the addresses the name
+      // resolves to when a delivery connects (events/deliverer.ts).
+      const problem = sinkProblem(input.sink) ?? (ctx.allowPrivateSinks ? undefined : sinkHostProblem(input.sink));
       if (problem) throw invalidField('sink', problem);
       return commit(ctx, principal, 'subscriptions.create', () => insertSubscription(ctx, input));
     },

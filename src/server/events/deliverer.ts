@@ -4,6 +4,10 @@
 // and kept for `pctl events deliveries --failed` and `redeliver`). It runs beside the API:
 // a slow or hanging sink holds one delivery slot until its timeout, never a request.
 import { createHash } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type net from 'node:net';
+import { guardedLookup, refusedAddressKind } from '../domain/sink-address.js';
 import type { FaultInjector } from '../control/faults.js';
 import { mintToken, type SigningKey } from '../auth/tokens.js';
 import { timestamp } from '../domain/records.js';
@@ -47,6 +51,10 @@ export interface DelivererOptions {
   log?: (line: string) => void;
   /** Whether a subscription still exists: the deliveries of a deleted one are not sent. */
   subscriptionExists: (uid: string) => Promise<boolean>;
+  /** How a sink's name becomes the address its connection uses: guardedLookup() (private addresses refused) unless serve runs with --allow-private-sinks. */
+  lookup?: net.LookupFunction;
+  /** Sinks named by a private address are posted to (serve --allow-private-sinks). */
+  allowPrivateSinks?: boolean;
 }
 
 /** The delay before attempt `attempts + 1`, after `attempts` failed ones. */
@@ -197,18 +205,42 @@ export class Deliverer {
         'ce-bodytype': e.bodyType,
       };
       if (e.group) headers['ce-group'] = e.group;
-      const res = await fetch(d.sink, {
-        method: 'POST', headers, body, redirect: 'manual',
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs)]),
-      });
-      await res.body?.cancel().catch(() => {});
-      return { status: res.status, error: ok(res.status) ? null : `HTTP ${res.status}` };
+      const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+      const status = await postOnce(new URL(d.sink), headers, body, AbortSignal.any([signal, timeout]), this.opts.lookup, this.opts.allowPrivateSinks !== true);
+      return { status, error: ok(status) ? null : `HTTP ${status}` };
     } catch (err) {
-      const e2 = err as Error & { cause?: { code?: string; message?: string } };
-      const what = e2.name === 'TimeoutError' ? `no answer within ${this.opts.timeoutMs} ms` : (e2.cause?.code ?? e2.cause?.message ?? e2.message);
+      const e2 = err as Error & { code?: string; cause?: { name?: string } };
+      const timedOut = e2.name === 'TimeoutError' || e2.cause?.name === 'TimeoutError';
+      const what = timedOut ? `no answer within ${this.opts.timeoutMs} ms` : e2.code === 'EPRIVATESINK' ? e2.message : (e2.code ?? e2.message);
       return { status: 0, error: what };
     }
   }
+}
+
+/**
+ * POSTs `body` and resolves with the answer's status (redirects are not followed). The
+ * connection goes where `lookup` says; a sink named by an address is checked here, as no
+ * lookup runs for it.
+ */
+function postOnce(url: URL, headers: Record<string, string>, body: Buffer, signal: AbortSignal, lookup: net.LookupFunction | undefined, checkAddresses: boolean): Promise<number> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const kind = checkAddresses ? refusedAddressKind(host) : undefined;
+  if (kind) return Promise.reject(Object.assign(new Error(`${host} is a ${kind} address (serve --allow-private-sinks allows it)`), { code: 'EPRIVATESINK' }));
+  const send = url.protocol === 'https:' ? https.request : http.request;
+  return new Promise((resolve, reject) => {
+    const req = send(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) }, signal, ...(lookup ? { lookup } : {}) }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The lookup deliveries use: private addresses refused unless `allowPrivate`; `resolve` is the resolver (a test's stub, else DNS). */
+export function sinkLookup(allowPrivate: boolean, resolve?: Parameters<typeof guardedLookup>[0]): net.LookupFunction | undefined {
+  if (!allowPrivate) return guardedLookup(resolve);
+  return resolve ? guardedLookup(resolve, false) : undefined;
 }
 
 function ok(status: number): boolean {

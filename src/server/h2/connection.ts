@@ -36,6 +36,8 @@ const SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
 const SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
 const SETTINGS_MAX_FRAME_SIZE = 0x5;
 const SETTINGS_MAX_HEADER_LIST_SIZE = 0x6;
+/** RFC 8441: serve announces 0, so a proxy knows not to turn an HTTP/1.1 Upgrade into an extended CONNECT. */
+const SETTINGS_ENABLE_CONNECT_PROTOCOL = 0x8;
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 const MAX_WINDOW = 2 ** 31 - 1;
@@ -61,8 +63,34 @@ const MAX_HEADER_BLOCK = 256 * 1024;
  * others: past it the connection ends with ENHANCE_YOUR_CALM (the "rapid reset" flood).
  */
 const MAX_EARLY_RESETS = 1000;
-/** Bytes the peer leaves unread (control frames it never takes) before serve gives up on it. */
+/** Streams serve closed before the peer ended them whose late frames are dropped quietly (the newest ones). */
+const MAX_CLOSED_EARLY = 128;
+/**
+ * What a header block's parts cost besides their bytes: each CONTINUATION frame is counted as
+ * this much more (an empty one costs memory too), and a block may have at most
+ * MAX_CONTINUATIONS of them (nghttp2 and Go bound the count as well as the bytes).
+ */
+const FRAGMENT_OVERHEAD = 64;
+const MAX_CONTINUATIONS = 64;
+/**
+ * Replies to the peer's control frames (PING and SETTINGS acks, resets, window updates) it may
+ * leave unread before the connection ends with ENHANCE_YOUR_CALM; nghttp2 keeps at most 1,000.
+ */
+const MAX_OUTSTANDING_CONTROL = 1000;
+/** Bytes written and not yet taken by the peer above which serve stops reading it (until they drain). */
+const HIGH_WATER = 1 * 2 ** 20;
+/** Bytes the peer leaves unread (answers it asked for and never takes) before serve gives up on it. */
 const MAX_UNREAD = 64 * 2 ** 20;
+/**
+ * A request with a content-length up to this is handed out only once its whole body came and
+ * matched it (it fits the stream's first window): a mismatch resets a stream whose handler
+ * never ran. A longer one is handed out at once; a mismatch then fails its body's read.
+ */
+const HOLD_BODY_UP_TO = STREAM_WINDOW;
+/** NUL, CR or LF: malformed anywhere in a field value (RFC 9113 §8.2.1). One character class: V8 scans for it fast. */
+const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
+/** A field name with a character outside a lowercase token (RFC 9110 §5.1, RFC 9113 §8.2.1). */
+const BAD_NAME = /[^a-z0-9!#$%&'*+\-.^_`|~]/;
 
 /** Request headers HTTP/2 forbids (RFC 9113 §8.2.2). */
 const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
@@ -73,7 +101,7 @@ const SINGLE_VALUE = new Set([
   ':method', ':path', ':scheme', ':authority', 'authorization', 'content-type', 'content-length', 'content-encoding',
   'host', 'user-agent', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'range', 'referer',
 ]);
-const REQUEST_PSEUDO = new Set([':method', ':path', ':scheme', ':authority']);
+const REQUEST_PSEUDO = new Set([':method', ':path', ':scheme', ':authority', ':protocol']);
 
 /** A stream the peer ended the protocol's way (a connection error ends every stream). */
 export class StreamGone extends Error {}
@@ -93,8 +121,30 @@ class StreamError extends Error {
 /** A block of request headers as node gives them: lowercase names, repeated ones joined. */
 type Headers = http.IncomingHttpHeaders;
 
+/**
+ * A request stream as the server's caller sees it: this folder's own (H2Stream) or
+ * node:http2's behind node-stream.ts (`serve --http2 node`).
+ */
+export interface RequestStream {
+  readonly headers: Headers;
+  /** A header list over the bound: answer 431 without reading it further. */
+  readonly headersTooLarge: boolean;
+  readonly headersSent: boolean;
+  readonly address: string;
+  body(max: number, tooLarge: () => Error, gone: () => Error): Promise<Buffer>;
+  read(): AsyncGenerator<Uint8Array>;
+  discard(): void;
+  respond(status: number, headers: http.OutgoingHttpHeaders, body?: string | Uint8Array, trailers?: http.OutgoingHttpHeaders): void;
+  writeHead(status: number, headers: http.OutgoingHttpHeaders): void;
+  write(chunk: Uint8Array): Promise<void>;
+  end(trailers?: http.OutgoingHttpHeaders): void;
+  reset(code?: number): void;
+  gone(): boolean;
+  onClose(listener: () => void): void;
+}
+
 /** One request stream: its headers and body as they arrive, its answer as serve sends it. */
-export class H2Stream {
+export class H2Stream implements RequestStream {
   readonly headers: Headers;
   /** A header list over MAX_HEADER_LIST: answer 431 without reading it further. */
   readonly headersTooLarge: boolean;
@@ -118,6 +168,10 @@ export class H2Stream {
   private closeListeners: (() => void)[] | undefined;
   private drained: (() => void)[] | undefined;
   private expectedLength: number | undefined;
+  /** @internal When the body started to come (for the body deadline); 0 once it ended. */
+  openedAt = 0;
+  /** @internal Handed out only once its body came whole and matched its content-length. */
+  held = false;
 
   constructor(readonly id: number, private readonly conn: H2Connection, headers: Headers, tooLarge: boolean, sendWindow: number) {
     this.headers = headers;
@@ -131,18 +185,26 @@ export class H2Stream {
     return this.conn.address;
   }
 
+  /** @internal The content-length the request announced, if any. */
+  get announcedLength(): number | undefined {
+    return this.expectedLength;
+  }
+
   // ---- the request body ----
 
   /** @internal A DATA frame's payload arrived. */
   push(data: Buffer, end: boolean): void {
     if (this.closed) return;
     this.received += data.length;
+    // Checked before anything is kept: a body that disagrees never reads as complete (§8.1.1).
+    const expected = this.expectedLength;
+    if (expected !== undefined && (this.received > expected || (end && this.received !== expected))) {
+      throw new StreamError(H2_ERROR.PROTOCOL_ERROR, 'content-length does not match the body');
+    }
     if (data.length) this.chunks.push(data);
     if (end) {
       this.ended = true;
-      if (this.expectedLength !== undefined && this.expectedLength !== this.received) {
-        throw new StreamError(H2_ERROR.PROTOCOL_ERROR, 'content-length does not match the body');
-      }
+      this.openedAt = 0;
     }
     const wake = this.wake;
     this.wake = undefined;
@@ -332,7 +394,7 @@ export class H2Stream {
     this.closed = true;
     this.pending = [];
     if (code !== undefined && sendReset) this.conn.sendReset(this.id, code);
-    this.conn.forget(this);
+    this.conn.forget(this, !sendReset);
     const wake = this.wake;
     this.wake = undefined;
     wake?.();
@@ -373,18 +435,38 @@ function fieldsOf(headers: http.OutgoingHttpHeaders): [string, string][] {
   return fields;
 }
 
+/** How long each phase of a connection may take (ms); past it the connection (or the stream) ends. */
+export interface H2Timeouts {
+  /** From the connection to the client's preface and first SETTINGS. */
+  prefaceMs: number;
+  /** From a HEADERS frame to the end of its header block (its CONTINUATION frames). */
+  headersMs: number;
+  /** From a request's headers to the end of its body: past it the stream is reset (CANCEL). */
+  bodyMs: number;
+  /** A connection with no open stream: past it, GOAWAY (NO_ERROR) and the connection ends. */
+  idleMs: number;
+}
+
+/** HTTP/1.1's (node's server as serve sets it): keep-alive 65 s, a request 120 s; a preface or a header block 10 s. */
+export const DEFAULT_H2_TIMEOUTS: Readonly<H2Timeouts> = Object.freeze({ prefaceMs: 10_000, headersMs: 10_000, bodyMs: 120_000, idleMs: 65_000 });
+
+/** After a connection ends this side, how long the peer has to close it before it is cut. */
+const LINGER_MS = 2000;
+
 export interface H2Options {
   /** A new request stream, its headers complete (and whatever of its body came with them). */
-  onStream: (stream: H2Stream) => void;
+  onStream: (stream: RequestStream) => void;
   /** The limiter's key of the peer's address. */
   address: string;
+  /** Each phase's deadline; DEFAULT_H2_TIMEOUTS when not given. */
+  timeouts?: H2Timeouts;
 }
 
 /** One HTTP/2 connection: the preface, then frames both ways until either side ends it. */
 export class H2Connection {
   readonly address: string;
   private readonly socket: net.Socket;
-  private readonly onStream: (stream: H2Stream) => void;
+  private readonly onStream: (stream: RequestStream) => void;
   private readonly decoder = new HpackDecoder();
   private readonly streams = new Map<number, H2Stream>();
   private buffered: Buffer = EMPTY;
@@ -392,8 +474,8 @@ export class H2Connection {
   private settingsSeen = false;
   /** The newest stream the peer opened (streams at or under it that are not open are closed). */
   private lastStreamId = 0;
-  /** A header block spread over HEADERS and CONTINUATION frames. */
-  private partial: { id: number; flags: number; parts: Buffer[]; size: number } | undefined;
+  /** A header block spread over HEADERS and CONTINUATION frames; `cost` counts each frame's overhead too. */
+  private partial: { id: number; flags: number; parts: Buffer[]; cost: number; frames: number; since: number } | undefined;
   /** The peer's settings this side follows. */
   private peerInitialWindow = DEFAULT_WINDOW;
   private peerMaxFrame = MAX_FRAME;
@@ -405,25 +487,48 @@ export class H2Connection {
   private goingAway = false;
   private ended = false;
   private earlyResets = 0;
+  /** A stream whose HEADERS named itself as its dependency: malformed. */
+  private selfDependent = 0;
   /** Streams made in this read, handed out once the whole read is parsed (their bodies with them). */
   private fresh: H2Stream[] = [];
+  /** While a read is parsed, what it makes serve send: written at its end, in one write. */
+  private batch: Buffer[] | undefined;
+  /** Replies to the peer's control frames written and not yet taken by it. */
+  private outstandingControl = 0;
+  /** Not read until what was written drains (the peer reads too little of it). */
+  private paused = false;
+  /** Streams serve closed before the peer ended them: what is still in flight for them is dropped, not an error. */
+  private readonly closedEarly = new Set<number>();
+  private readonly timeouts: H2Timeouts;
+  private readonly startedAt = Date.now();
+  /** Since when no stream is open. */
+  private idleSince = this.startedAt;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
 
   constructor(socket: net.Socket, opts: H2Options) {
     this.socket = socket;
     this.onStream = opts.onStream;
     this.address = opts.address;
+    this.timeouts = opts.timeouts ?? DEFAULT_H2_TIMEOUTS;
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.onSocketClose());
-    const settings = Buffer.alloc(9 + 18);
-    let p = frameHeader(settings, 0, 18, SETTINGS, 0, 0);
-    for (const [id, value] of [[SETTINGS_MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS], [SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW], [SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST]] as const) {
+    socket.on('drain', () => this.onDrain());
+    const own = [
+      [SETTINGS_MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS], [SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW],
+      [SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST], [SETTINGS_ENABLE_CONNECT_PROTOCOL, 0],
+    ] as const;
+    const settings = Buffer.alloc(9 + 6 * own.length);
+    let p = frameHeader(settings, 0, 6 * own.length, SETTINGS, 0, 0);
+    for (const [id, value] of own) {
       settings.writeUInt16BE(id, p);
       settings.writeUInt32BE(value, p + 2);
       p += 6;
     }
     this.write(settings);
     this.windowUpdate(0, CONNECTION_WINDOW - DEFAULT_WINDOW);
+    this.arm(this.startedAt + this.timeouts.prefaceMs);
   }
 
   /** Stops taking new streams (GOAWAY); the connection ends once the open ones are answered. */
@@ -431,7 +536,7 @@ export class H2Connection {
     if (this.goingAway || this.ended) return;
     this.goingAway = true;
     this.goAway(H2_ERROR.NO_ERROR);
-    if (!this.streams.size) this.socket.end();
+    if (!this.streams.size) this.end();
   }
 
   /** Ends the connection now, open streams and all. */
@@ -444,6 +549,7 @@ export class H2Connection {
     if (this.ended) return;
     const buf = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
     let pos = 0;
+    this.batch = [];
     try {
       if (!this.prefaceSeen) {
         if (buf.length < PREFACE.length) {
@@ -471,7 +577,24 @@ export class H2Connection {
       // Anything else thrown is a bug of this file's; it ends the connection, not serve.
       this.fail(err instanceof ConnectionError ? err.code : err instanceof HpackError ? H2_ERROR.COMPRESSION_ERROR : H2_ERROR.INTERNAL_ERROR);
     }
+    this.flushBatch();
     this.handOut();
+  }
+
+  /** What this read made serve send, in one write. */
+  private flushBatch(): void {
+    const batch = this.batch;
+    this.batch = undefined;
+    if (!batch?.length) return;
+    this.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch));
+  }
+
+  private onDrain(): void {
+    this.outstandingControl = 0;
+    if (this.paused && !this.ended) {
+      this.paused = false;
+      this.socket.resume();
+    }
   }
 
   private handOut(): void {
@@ -498,6 +621,7 @@ export class H2Connection {
       case PRIORITY:
         if (id === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'PRIORITY on stream 0');
         if (payload.length !== 5) this.streamError(id, H2_ERROR.FRAME_SIZE_ERROR);
+        else if ((payload.readUInt32BE(0) & 0x7fffffff) === id) this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
         return;
       case RST_STREAM: return this.onReset(id, payload);
       case SETTINGS: return this.onSettings(flags, id, payload);
@@ -509,14 +633,14 @@ export class H2Connection {
           const out = Buffer.allocUnsafe(17);
           frameHeader(out, 0, 8, PING, ACK, 0);
           payload.copy(out, 9);
-          this.write(out);
+          this.control(out);
         }
         return;
       case GOAWAY:
         if (id !== 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'GOAWAY on a stream');
         if (payload.length < 8) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'GOAWAY too short');
+        // No new streams come; the peer closes the connection (or the idle deadline does).
         this.goingAway = true;
-        if (!this.streams.size) this.socket.end();
         return;
       case WINDOW_UPDATE: return this.onWindowUpdate(id, payload);
       default: return; // Unknown frame types are ignored (§5.5).
@@ -552,7 +676,7 @@ export class H2Connection {
     }
     const ack = Buffer.allocUnsafe(9);
     frameHeader(ack, 0, 0, SETTINGS, ACK, 0);
-    this.write(ack);
+    this.control(ack);
     for (const stream of this.streams.values()) stream.flush();
   }
 
@@ -567,20 +691,25 @@ export class H2Connection {
     }
     if (flags & PRIORITY_FLAG) {
       if (end - start < 5) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'HEADERS too short for its priority');
+      // A stream cannot depend on itself (§5.3.1): the block is still decoded (the table is the connection's).
+      if ((payload.readUInt32BE(start) & 0x7fffffff) === id) this.selfDependent = id;
       start += 5;
     }
     if (end < start) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'padding longer than the frame');
     const fragment = payload.subarray(start, end);
-    if (flags & END_HEADERS) this.headerBlock(id, flags, fragment);
-    else this.partial = { id, flags, parts: [Buffer.from(fragment)], size: fragment.length };
+    if (flags & END_HEADERS) return this.headerBlock(id, flags, fragment);
+    const since = Date.now();
+    this.partial = { id, flags, parts: [Buffer.from(fragment)], cost: fragment.length + FRAGMENT_OVERHEAD, frames: 0, since };
+    this.arm(since + this.timeouts.headersMs);
   }
 
   private onContinuation(flags: number, id: number, payload: Buffer): void {
     const partial = this.partial;
     if (!partial || partial.id !== id) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'CONTINUATION without its HEADERS');
-    partial.size += payload.length;
-    if (partial.size > MAX_HEADER_BLOCK) throw new ConnectionError(H2_ERROR.ENHANCE_YOUR_CALM, 'a header block too large');
-    partial.parts.push(Buffer.from(payload));
+    partial.cost += payload.length + FRAGMENT_OVERHEAD;
+    if (partial.cost > MAX_HEADER_BLOCK || ++partial.frames > MAX_CONTINUATIONS) throw new ConnectionError(H2_ERROR.ENHANCE_YOUR_CALM, 'a header block too large');
+    // An empty fragment adds nothing to the block: nothing of it is kept.
+    if (payload.length) partial.parts.push(Buffer.from(payload));
     if (flags & END_HEADERS) {
       this.partial = undefined;
       this.headerBlock(id, partial.flags, Buffer.concat(partial.parts));
@@ -592,26 +721,48 @@ export class H2Connection {
     const fields = this.decoder.decode(block);
     const existing = this.streams.get(id);
     if (existing) {
-      // Trailers of a request: they end its body, and serve reads nothing of them.
-      if (existing.ended || !(flags & END_STREAM)) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
+      // A stream the peer already ended (half-closed remote) takes no more frames (§5.1).
+      if (existing.ended) return this.streamError(id, H2_ERROR.STREAM_CLOSED);
+      // Trailers of a request: they end its body, and serve reads nothing else of them (§8.1: no pseudo-headers).
+      if (!(flags & END_STREAM) || fields.some(([name]) => name.charCodeAt(0) === 58)) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
       this.guard(existing, () => existing.push(EMPTY, true));
+      this.release(existing);
       return;
     }
     if (id % 2 === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'a client stream with an even id');
     if (id <= this.lastStreamId) {
-      // Trailers in flight when serve closed the stream are dropped (§5.1); anything else is an error.
-      if (flags & END_STREAM) return;
-      throw new ConnectionError(H2_ERROR.STREAM_CLOSED, 'HEADERS on a closed stream');
+      // Trailers in flight when serve closed the stream early are dropped (§5.1); a closed
+      // or skipped (implicitly closed) stream's id used again is an error of the connection's.
+      if (flags & END_STREAM && this.closedEarly.has(id)) return;
+      throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'HEADERS on a closed stream');
     }
     this.lastStreamId = id;
     if (this.goingAway) return this.streamError(id, H2_ERROR.REFUSED_STREAM);
     if (this.streams.size >= MAX_CONCURRENT_STREAMS) return this.streamError(id, H2_ERROR.REFUSED_STREAM);
-    const parsed = requestHeaders(fields);
+    const parsed = this.selfDependent === id ? undefined : requestHeaders(fields);
     if (!parsed) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
     const stream = new H2Stream(id, this, parsed.headers, parsed.size > MAX_HEADER_LIST, this.peerInitialWindow);
     this.streams.set(id, stream);
     if (flags & END_STREAM) this.guard(stream, () => stream.push(EMPTY, true));
-    if (!stream.closed) this.fresh.push(stream);
+    if (stream.closed) return;
+    if (!stream.ended) {
+      stream.openedAt = Date.now();
+      this.arm(stream.openedAt + this.timeouts.bodyMs);
+      const length = stream.announcedLength;
+      // A body that fits the stream's first window is waited for whole before anyone sees the request.
+      if (length !== undefined && length <= HOLD_BODY_UP_TO && !stream.headersTooLarge) {
+        stream.held = true;
+        return;
+      }
+    }
+    this.fresh.push(stream);
+  }
+
+  /** A held stream whose body came whole is handed out with this read's new streams. */
+  private release(stream: H2Stream): void {
+    if (!stream.held || !stream.ended || stream.closed) return;
+    stream.held = false;
+    this.fresh.push(stream);
   }
 
   private onDataFrame(flags: number, id: number, payload: Buffer): void {
@@ -630,12 +781,15 @@ export class H2Connection {
     const stream = this.streams.get(id);
     if (!stream) {
       if (id > this.lastStreamId) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'DATA on an idle stream');
-      // A stream serve closed (reset, or answered before its body ended): what was in flight is dropped (§5.1).
+      // A stream serve closed (reset, or answered before its body ended): what was in flight is
+      // dropped (§5.1); on a stream the peer had closed, it is an error of that stream's.
+      if (!this.closedEarly.has(id)) this.streamError(id, H2_ERROR.STREAM_CLOSED);
       return;
     }
     if (stream.ended) return this.streamError(id, H2_ERROR.STREAM_CLOSED);
     // The frame is copied out of the read buffer (which the next read reuses) only when kept.
     this.guard(stream, () => stream.push(data.length ? Buffer.from(data) : EMPTY, (flags & END_STREAM) !== 0));
+    this.release(stream);
   }
 
   private onReset(id: number, payload: Buffer): void {
@@ -684,17 +838,48 @@ export class H2Connection {
   private streamError(id: number, code: number): void {
     const stream = this.streams.get(id);
     if (stream) stream.close(code);
-    else this.sendReset(id, code);
+    else {
+      this.sendReset(id, code);
+      if (id <= this.lastStreamId) this.closedEarlyAdd(id);
+    }
+    this.countControl();
   }
 
   // ---- sending ----
 
   private write(buf: Buffer): void {
     if (this.ended) return;
+    if (this.batch) {
+      this.batch.push(buf);
+      return;
+    }
     // Each answer is one buffer: written at once (corking them would cost a writev of several).
-    this.socket.write(buf);
-    // A peer that reads nothing of what it asked for (pings, settings) does not get serve's memory.
-    if (this.socket.writableLength > MAX_UNREAD) this.socket.destroy();
+    const socket = this.socket;
+    socket.write(buf);
+    const unread = socket.writableLength;
+    if (unread === 0) {
+      this.outstandingControl = 0;
+      return;
+    }
+    // A peer that reads nothing of what it asked for does not get serve's memory: past the
+    // high-water mark it is not read until it takes what it has; past MAX_UNREAD it is cut.
+    if (unread > MAX_UNREAD) socket.destroy();
+    else if (unread > HIGH_WATER && !this.paused) {
+      this.paused = true;
+      socket.pause();
+    }
+  }
+
+  /** A reply to a control frame of the peer's: the peer may leave at most MAX_OUTSTANDING_CONTROL of them unread. */
+  private control(buf: Buffer): void {
+    this.write(buf);
+    this.countControl();
+  }
+
+  private countControl(): void {
+    if (this.batch && ++this.outstandingControl > MAX_OUTSTANDING_CONTROL) {
+      throw new ConnectionError(H2_ERROR.ENHANCE_YOUR_CALM, 'too many control frames left unanswered');
+    }
   }
 
   /**
@@ -793,10 +978,64 @@ export class H2Connection {
   }
 
   /** @internal A stream closed: forgotten, and the connection ends if it was going away. */
-  forget(stream: H2Stream): void {
+  forget(stream: H2Stream, byPeer: boolean): void {
     this.streams.delete(stream.id);
     this.blocked.delete(stream);
-    if (this.goingAway && !this.streams.size && !this.ended) this.socket.end();
+    if (!stream.ended && !byPeer && !this.ended) this.closedEarlyAdd(stream.id);
+    if (this.streams.size) return;
+    if (this.goingAway && !this.ended) this.end();
+    this.idleSince = Date.now();
+    this.arm(this.idleSince + this.timeouts.idleMs);
+  }
+
+  /** A stream serve closed whose frames may still come; the oldest are forgotten (the peer has had time to see the reset). */
+  private closedEarlyAdd(id: number): void {
+    if (this.closedEarly.size >= MAX_CLOSED_EARLY) this.closedEarly.delete(this.closedEarly.values().next().value!);
+    this.closedEarly.add(id);
+  }
+
+  /** Ends the connection this side; a peer that does not close its side in LINGER_MS is cut. */
+  private end(): void {
+    const socket = this.socket;
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  }
+
+  // ---- deadlines ----
+
+  /** The deadline check runs by `at` (it may run earlier, and then looks again). */
+  private arm(at: number): void {
+    if (at >= this.timerAt || this.ended) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.onTimer(), Math.max(0, at - Date.now()));
+    this.timer.unref();
+  }
+
+  private onTimer(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    if (this.ended) return;
+    const now = Date.now();
+    const t = this.timeouts;
+    let next = Infinity;
+    const due = (at: number) => {
+      if (at <= now) return true;
+      next = Math.min(next, at);
+      return false;
+    };
+    if (!this.settingsSeen && due(this.startedAt + t.prefaceMs)) return this.expire(H2_ERROR.PROTOCOL_ERROR);
+    if (this.partial && due(this.partial.since + t.headersMs)) return this.expire(H2_ERROR.PROTOCOL_ERROR);
+    for (const stream of [...this.streams.values()]) {
+      if (stream.openedAt && due(stream.openedAt + t.bodyMs)) stream.close(H2_ERROR.CANCEL);
+    }
+    if (this.settingsSeen && !this.streams.size && !this.partial && due(this.idleSince + t.idleMs)) return this.expire(H2_ERROR.NO_ERROR);
+    if (next < Infinity) this.arm(next);
+  }
+
+  /** A deadline passed: GOAWAY with `code`, and the connection ends. */
+  private expire(code: number): void {
+    this.fail(code);
   }
 
   private goAway(code: number): void {
@@ -810,15 +1049,25 @@ export class H2Connection {
   /** A connection error: GOAWAY with its code, then the connection ends. */
   private fail(code: number): void {
     if (this.ended) return;
+    // What this read would have sent is dropped: the peer gets the GOAWAY alone.
+    if (this.batch) this.batch = [];
     this.goAway(code);
+    this.flushBatch();
     this.ended = true;
-    this.socket.end();
+    this.end();
     this.closeStreams();
+    this.stopTimer();
   }
 
   private onSocketClose(): void {
     this.ended = true;
     this.closeStreams();
+    this.stopTimer();
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   private closeStreams(): void {
@@ -837,6 +1086,14 @@ function frameHeader(out: Buffer, offset: number, length: number, type: number, 
   return offset + 9;
 }
 
+/** A field value HTTP/2 calls malformed (RFC 9113 §8.2.1): NUL, CR or LF, or whitespace (SP, HTAB) at either end. */
+function badValue(value: string): boolean {
+  if (!value) return false;
+  const first = value.charCodeAt(0);
+  const last = value.charCodeAt(value.length - 1);
+  return first === 32 || first === 9 || last === 32 || last === 9 || FORBIDDEN_IN_VALUE.test(value);
+}
+
 /**
  * A request's fields as node's headers object, or undefined when they make a malformed request
  * (RFC 9113 §8.3: pseudo-headers missing, repeated, unknown or after a regular field; an
@@ -848,13 +1105,15 @@ function requestHeaders(fields: [string, string][]): { headers: Headers; size: n
   let regular = false;
   for (const [name, value] of fields) {
     size += name.length + value.length + 32;
+    if (badValue(value)) return undefined;
     if (name.charCodeAt(0) === 58 /* : */) {
       if (regular || !REQUEST_PSEUDO.has(name) || headers[name] !== undefined) return undefined;
       headers[name] = value;
       continue;
     }
     regular = true;
-    if (/[A-Z]/.test(name) || CONNECTION_SPECIFIC.has(name) || (name === 'te' && value !== 'trailers')) return undefined;
+    if (!name || BAD_NAME.test(name) || CONNECTION_SPECIFIC.has(name) || (name === 'te' && value !== 'trailers')) return undefined;
+    if (name === 'content-length' && !/^\d{1,15}$/.test(value)) return undefined;
     const existing = headers[name];
     if (existing === undefined) headers[name] = name === 'set-cookie' ? [value] : value;
     else if (name === 'cookie') headers[name] = `${existing as string}; ${value}`;
@@ -862,9 +1121,16 @@ function requestHeaders(fields: [string, string][]): { headers: Headers; size: n
     else if (!SINGLE_VALUE.has(name)) headers[name] = `${existing as string}, ${value}`;
   }
   const method = headers[':method'];
-  if (typeof method !== 'string') return undefined;
+  if (typeof method !== 'string' || !method) return undefined;
+  // :protocol (an extended CONNECT, RFC 8441) is malformed: serve announced it does not take it.
+  if (headers[':protocol'] !== undefined) return undefined;
   if (method === 'CONNECT') {
     if (headers[':authority'] === undefined || headers[':path'] !== undefined || headers[':scheme'] !== undefined) return undefined;
-  } else if (!headers[':path'] || headers[':scheme'] === undefined) return undefined;
+    return { headers, size };
+  }
+  const path = headers[':path'];
+  if (typeof path !== 'string' || headers[':scheme'] === undefined) return undefined;
+  // An origin-form path, or `*` for OPTIONS (RFC 9113 §8.3.1).
+  if (path.charCodeAt(0) !== 47 /* / */ && !(path === '*' && method === 'OPTIONS')) return undefined;
   return { headers, size };
 }

@@ -273,14 +273,15 @@ export class HpackDecoder {
     const max = (1 << prefix) - 1;
     let value = block[this.pos++]! & max;
     if (value < max) return value;
-    let shift = 0;
-    for (;;) {
+    // MAX_INT (2^28) takes at most 4 continuation bytes: a fifth, even of zeros, is an
+    // overflow (RFC 7541 §5.1), not a number to read on (past 2^1023 it turned into NaN).
+    for (let shift = 0; ; shift += 7) {
+      if (shift > 21) throw new HpackError('integer too large');
       if (this.pos >= block.length) throw new HpackError('truncated integer');
       const byte = block[this.pos++]!;
       value += (byte & 0x7f) * 2 ** shift;
       if (value > MAX_INT) throw new HpackError('integer too large');
       if (!(byte & 0x80)) return value;
-      shift += 7;
     }
   }
 

@@ -3,7 +3,7 @@
 // its port answers REST without them.
 import type http from 'node:http';
 import { http1Exchange, http2Exchange, type Exchange, type Http2Exchange } from '../exchange.js';
-import type { H2Stream } from '../h2/connection.js';
+import type { RequestStream } from '../h2/connection.js';
 import { headersTooLarge, toErrorResponse } from '../http.js';
 
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -25,7 +25,7 @@ export function rpcGate(
   rpc: () => Listeners | Promise<Listeners>,
   rest: { node: NodeListener; http2: (x: Http2Exchange) => void },
   log: ((line: string) => void) | undefined,
-): { request: NodeListener; stream: (stream: H2Stream) => void } {
+): { request: NodeListener; stream: (stream: RequestStream) => void } {
   return {
     request: (req, res) => {
       if (!isRpcPath(req.url)) {

@@ -27,6 +27,9 @@ const serveFlags = {
   mcpSessionIdle: flag.string('--mcp-session-idle <duration>', 'end an /mcp session no request has used for this long, e.g. 10m or 2h (default 30m); a client then gets 404 and initializes a new one'),
   v1: flag.string('--v1 <on|off>', 'the v1 API beside v2 (deprecated; every answer says so): on (default), or off to answer every v1 call 410 Gone, a rehearsal of the end of the transition'),
   v1Sunset: flag.string('--v1-sunset <date>', 'when v1 ends (YYYY-MM-DD or an RFC 3339 time): sent as the Sunset header of every v1 answer (default: none)'),
+  http2Timeouts: flag.string('--http2-timeouts <list>', 'HTTP/2 deadlines, any of preface=D (a new connection\'s first bytes, the preface and SETTINGS; default 10s), headers=D (a header block\'s end; 10s), body=D (a request body\'s end; 120s), idle=D (a connection with no open stream; 65s), e.g. idle=30s,body=1m'),
+  http2: flag.string('--http2 <own|node>', "which HTTP/2 server answers h2c (gRPC, REST over HTTP/2): own (default), serve's own; or node, node:http2 (nghttp2), a way out of an incompatibility at about twice the CPU per gRPC call, with nghttp2's bounds and only the idle deadline of --http2-timeouts"),
+  allowPrivateSinks: flag.bool('--allow-private-sinks', 'let webhook sinks point at private, link-local and cloud metadata addresses (10/8, 172.16/12, 192.168/16, 169.254/16, fc00::/7, fe80::/10, metadata.google.internal, ...); without it such a sink is refused when created and when its address is resolved. Loopback is always allowed'),
   deterministic: flag.string('--deterministic <seed>', 'reproducible runs: the clock starts at 2026-01-01T00:00:00Z and moves 1s per request, and uids and codes come from SEED (a whole number), so the same requests to a fresh data dir get the same response bodies; tokens still differ (ES256 signatures are randomized). Never for a server others can reach: its codes are predictable'),
 };
 

@@ -43,6 +43,12 @@ export interface ServeCommandOptions {
   v1?: string;
   /** `--v1-sunset DATE`: the Sunset header of v1 answers. */
   v1Sunset?: string;
+  /** `--http2-timeouts preface=D,headers=D,body=D,idle=D`: HTTP/2's deadlines (any of them). */
+  http2Timeouts?: string;
+  /** `--http2 own|node`: serve's own HTTP/2 or node:http2. */
+  http2?: string;
+  /** `--allow-private-sinks`: webhook sinks may point at private and link-local addresses. */
+  allowPrivateSinks?: boolean;
 }
 
 /** `--v1` and `--v1-sunset` as the server's v1 options. */
@@ -75,6 +81,28 @@ async function eventFlags(opts: ServeCommandOptions): Promise<{ eventRetry?: imp
     out.eventRetry = { baseMs, maxDelayMs: baseMs * 300, attempts };
   }
   if (opts.eventTimeout !== undefined) out.eventTimeoutMs = duration('event-timeout', opts.eventTimeout);
+  return out;
+}
+
+const HTTP2_PHASES = { preface: 'prefaceMs', headers: 'headersMs', body: 'bodyMs', idle: 'idleMs' } as const;
+
+/** `--http2-timeouts preface=10s,idle=30s` as the deadlines it names (the others stay the server's defaults). */
+async function http2Timeouts(raw: string | undefined): Promise<Partial<Record<(typeof HTTP2_PHASES)[keyof typeof HTTP2_PHASES], number>> | undefined> {
+  if (raw === undefined) return undefined;
+  const { parseMillis, FaultSpecError } = await import('../../../api/faults.js');
+  const out: Partial<Record<(typeof HTTP2_PHASES)[keyof typeof HTTP2_PHASES], number>> = {};
+  for (const part of raw.split(',')) {
+    const [name = '', value = ''] = part.split('=', 2);
+    const key = HTTP2_PHASES[name.trim() as keyof typeof HTTP2_PHASES] as (typeof HTTP2_PHASES)[keyof typeof HTTP2_PHASES] | undefined;
+    let ms = NaN;
+    try {
+      ms = parseMillis(value.trim());
+    } catch (e) {
+      if (!(e instanceof FaultSpecError)) throw e;
+    }
+    if (!key || !(ms >= 1)) throw UsageError.invalidField('http2-timeouts', `must be a list of preface=, headers=, body= or idle= with a duration such as 10s or 500ms, got "${part}"`);
+    out[key] = ms;
+  }
   return out;
 }
 
@@ -255,6 +283,8 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const faults = await faultFlags(opts);
   const journal = journalSize(opts.journal);
   const events = await eventFlags(opts);
+  const h2Timeouts = await http2Timeouts(opts.http2Timeouts);
+  if (opts.http2 !== undefined && opts.http2 !== 'own' && opts.http2 !== 'node') throw UsageError.invalidField('http2', `must be own or node, got "${opts.http2}"`);
   const deterministic = deterministicSeed(opts.deterministic);
   const v1 = v1Flags(opts);
   // An empty PCTL_DATABASE_URL is unset, as shells leave it; an empty --database is a mistake.
@@ -282,6 +312,9 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
       faults,
       ...(journal !== undefined ? { journalSize: journal } : {}),
       ...events,
+      ...(h2Timeouts ? { http2Timeouts: h2Timeouts } : {}),
+      ...(opts.http2 === 'node' ? { http2: 'node' as const } : {}),
+      ...(opts.allowPrivateSinks ? { allowPrivateSinks: true } : {}),
       ...(deterministic !== undefined ? { deterministic } : {}),
       ...(opts.mcpWrites ? { mcpWrites: true } : {}),
       ...(mcpSessionIdleSeconds ? { mcpSessionIdleMs: mcpSessionIdleSeconds * 1000 } : {}),
