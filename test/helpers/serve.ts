@@ -67,8 +67,19 @@ export interface TestServer extends RunningServer {
   dispose(): Promise<void>;
 }
 
+/**
+ * Webhook deliveries of a test's serve resolve names here, not through DNS: `localhost` is
+ * loopback, any other name is not found. Tests create sinks such as https://hooks.example.com/…;
+ * no lookup of them may leave the machine. A test that needs other answers passes its own.
+ */
+const loopbackOnlyResolver: NonNullable<ServeOptions['sinkResolver']> = (hostname, _options, callback) => {
+  if (hostname === 'localhost') return void queueMicrotask(() => callback(null, [{ address: '127.0.0.1', family: 4 }]));
+  queueMicrotask(() => callback(Object.assign(new Error(`test resolver: ${hostname} is not looked up`), { code: 'ENOTFOUND' }), []));
+};
+
 /** A serve with its defaults (fair queuing per caller, as users run it) unless a test names others. */
 export async function startTestServer(opts: Partial<ServeOptions> = {}): Promise<TestServer> {
+  opts = { sinkResolver: loopbackOnlyResolver, ...opts };
   const dataDir = opts.dataDir ?? tempDir();
   // A test that names its own database keeps it (and drops it itself).
   const database = 'database' in opts ? undefined : await testDatabase(dataDir);
