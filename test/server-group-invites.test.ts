@@ -62,7 +62,8 @@ test('create shows the code once; get and list never; key_id finds it; PATCH is 
   const patch = await srv.call('PATCH', `${INV}/${created.uid}`, { singleUse: false });
   t.is(patch.status, 405);
   t.is(patch.json.code, 12);
-  t.is(patch.headers.get('allow'), 'GET, DELETE');
+  // POST is the published create rule on this path (POST /iam/v2/groupInvites/{parent=**}).
+  t.is(patch.headers.get('allow'), 'GET, DELETE, POST');
   t.is((await srv.call('DELETE', `${INV}/${created.uid}`)).status, 200);
   t.is((await srv.call('POST', `${INV}:redeem`, { code: created.code })).json.code, 5, 'a revoked code is no code');
 });

@@ -194,12 +194,12 @@ test('unknown body fields are named first, each a violation; a resource field be
   // Several at once, at each depth, before any rule of the known fields (the name is invalid too).
   const several = await srv.call('POST', I, {
     parent: org, description: 'x', colour: 'red',
-    identity: { name: 'Not Valid!', claimMatch: { issuer: 'https://issuer.example', subject: 's', audience: 'a' }, labels: {} },
+    identity: { name: 'Not Valid!', claimMatch: { issuer: 'https://issuer.example', subject: 's', colour: 'a' }, labels: {} },
   });
   t.deepEqual(violations(several), [
     { field: 'description', description: 'is not a field of the request body: it belongs under "identity" ({"parent": …, "identity": {"description": …}})' },
     { field: 'colour', description: 'is not a known field' },
-    { field: 'claimMatch.audience', description: 'is not a known field' },
+    { field: 'claimMatch.colour', description: 'is not a known field' },
     { field: 'labels', description: 'is not a known field' },
   ]);
   t.regex(several.json.message, /^Invalid argument: description: is not a field of the request body: .* \(and 3 more\)$/);

@@ -6,8 +6,7 @@
 //   '^'      the rows without a parent (organizations, built-in roles, advisories …)
 //   '>' + P  the rows whose parent is P (uidp.children_of)
 //   '/' + A  the rows strictly below A by uid (uidp.descendants_of: uid starts with "A/")
-import type { Statement } from 'better-sqlite3';
-import type { DB } from './db.js';
+import type { Database as DB, Statement } from 'better-sqlite3';
 
 export const COUNTS_SCHEMA = `CREATE TABLE resource_counts (
     kind TEXT NOT NULL,
