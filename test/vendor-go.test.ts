@@ -105,3 +105,20 @@ for (const version of ['v2', 'v2beta1']) {
     t.is(run.exitCode, 0, run.stderr);
   });
 }
+
+for (const version of ['v2', 'v2beta1']) {
+  goTest(`${version} IAM: a pattern identity (every ClaimMatch form) made, read and changed by the published masks`, async (t) => {
+    const run = await scenario('iam-claim-patterns', { version, org: srv.organizationUid });
+    t.deepEqual(run.failed, [], run.stderr);
+    for (const step of ['pattern create', 'pattern get', 'pattern update subject', 'pattern update whole']) t.is(run.byStep.get(step)?.code, 'OK', step);
+    t.is(run.byStep.get('pattern update bad')?.code, 'InvalidArgument');
+    t.regex(run.byStep.get('pattern update bad')?.message ?? '', /claimMatch\.subjectPattern/);
+    // REST sees the exact pair it ended with, indexed: another identity cannot take it.
+    const uid = (run.byStep.get('pattern create')!.response as { uid: string }).uid;
+    const exact = { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:acme/app:ref:refs/heads/main' };
+    t.deepEqual((await srv.ok('GET', `/iam/v2/identities/${uid}`)).claimMatch, exact);
+    const clash = await srv.call('POST', '/iam/v2/identities', { parent: srv.organizationUid, identity: { name: 'clash', claimMatch: exact } });
+    t.is(clash.status, 409);
+    await srv.ok('DELETE', `/iam/v2/identities/${uid}`);
+  });
+}

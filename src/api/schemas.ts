@@ -457,7 +457,7 @@ const Pattern = ruled(patternProblem);
 const ClaimValues = z.record(ruled(plainNameProblem), ruled(subjectProblem));
 
 /** Exactly one of issuer and issuerPattern, and of subject and subjectPattern; at most one of audience and audiencePattern. */
-const CreateClaimMatch = z.strictObject({
+export const CreateClaimMatch = z.strictObject({
   issuer: ruled(issuerProblem).optional(),
   issuerPattern: Pattern.optional(),
   subject: ruled(subjectProblem).optional(),

@@ -56,6 +56,12 @@ function without(json: JsonObject, ...fields: string[]): JsonObject {
   return out;
 }
 
+function withoutEmpty(json: JsonObject, ...fields: string[]): JsonObject {
+  const out = { ...json };
+  for (const f of fields) if (out[f] === '') delete out[f];
+  return out;
+}
+
 function withOidc(p: JsonObject, map: (oidc: JsonObject) => JsonObject): JsonObject {
   return p.oidc && typeof p.oidc === 'object' && !Array.isArray(p.oidc) ? { ...p, oidc: map(p.oidc) } : p;
 }
@@ -72,7 +78,11 @@ const IAM: Record<string, ResourceMapping> = {
     toRest: (g) => without(g, 'kind', 'status', 'resourceLimits'),
     fromRest: (g) => ({ ...g, resourceLimits: Object.fromEntries(Object.entries((g.resourceLimits ?? {}) as JsonObject).filter(([, v]) => Number.isInteger(v))) }),
   },
-  Identity: { path: '/iam/v2/identities', field: 'identity', plural: 'identities' },
+  Identity: {
+    path: '/iam/v2/identities', field: 'identity', plural: 'identities',
+    // The spec's JSON leaves issuer and subject empty beside their patterns; the published ones are oneofs.
+    fromRest: (i) => (i.claimMatch && typeof i.claimMatch === 'object' && !Array.isArray(i.claimMatch) ? { ...i, claimMatch: withoutEmpty(i.claimMatch, 'issuer', 'subject') } : i),
+  },
   Role: {
     path: '/iam/v2/roles', field: 'role', plural: 'roles',
     // The published Capability enum (CAP_IAM_GROUPS_LIST) is serve's capability name (groups.list) by the value's `name` option.

@@ -1,0 +1,67 @@
+// Scenarios of the published IAM messages' fields beyond names: an identity's claim_match in
+// its pattern forms (a GitHub Actions workflow matched by repository), changed by the
+// published update masks (claim_match, claim_match.subject_pattern).
+package main
+
+import (
+	iam "chainguard.dev/sdk/proto/chainguard/platform/iam/v2"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
+)
+
+func init() {
+	// iam-claim-patterns: params.version, params.org. Creates a pattern identity with every
+	// ClaimMatch field form, reads it back, changes it by mask claim_match.subject_pattern,
+	// then by claim_match (to exact issuer and subject); the test deletes it.
+	register("iam-claim-patterns", func(r *Run) {
+		org := r.Param("org")
+		const gha = "https://token.actions.githubusercontent.com"
+		in := &iam.Identity_ClaimMatch{
+			Iss:           &iam.Identity_ClaimMatch_IssuerPattern{IssuerPattern: `https://token\.actions\.githubusercontent\.com`},
+			Sub:           &iam.Identity_ClaimMatch_SubjectPattern{SubjectPattern: `repo:acme/.*:ref:refs/heads/main`},
+			Aud:           &iam.Identity_ClaimMatch_AudiencePattern{AudiencePattern: `https://.*`},
+			Claims:        map[string]string{"repository_owner": "acme"},
+			ClaimPatterns: map[string]string{"workflow_ref": `acme/.*/\.github/workflows/release\.yaml@.*`},
+		}
+		id, ok := invoke(r, "pattern create", "IdentitiesService", "CreateIdentity", &iam.CreateIdentityRequest{Parent: org, Identity: &iam.Identity{
+			Name: "gha-" + r.Param("version"), Relationship: &iam.Identity_ClaimMatch_{ClaimMatch: in},
+		}}, &iam.Identity{})
+		if !ok {
+			return
+		}
+		if got, ok := invoke(r, "pattern get", "IdentitiesService", "GetIdentity", &iam.GetIdentityRequest{Uid: id.GetUid()}, &iam.Identity{}); ok {
+			m := got.GetClaimMatch()
+			r.Equal("pattern get: issuer_pattern", m.GetIssuerPattern(), in.GetIssuerPattern())
+			r.Equal("pattern get: subject_pattern", m.GetSubjectPattern(), in.GetSubjectPattern())
+			r.Equal("pattern get: audience_pattern", m.GetAudiencePattern(), in.GetAudiencePattern())
+			r.Equal("pattern get: claims", m.GetClaims(), in.GetClaims())
+			r.Equal("pattern get: claim_patterns", m.GetClaimPatterns(), in.GetClaimPatterns())
+		}
+		if up, ok := invoke(r, "pattern update subject", "IdentitiesService", "UpdateIdentity", &iam.UpdateIdentityRequest{
+			Identity: &iam.Identity{Uid: id.GetUid(), Relationship: &iam.Identity_ClaimMatch_{ClaimMatch: &iam.Identity_ClaimMatch{
+				Sub: &iam.Identity_ClaimMatch_SubjectPattern{SubjectPattern: `repo:acme/.*:ref:refs/tags/v.*`},
+			}}},
+			UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"claim_match.subject_pattern"}},
+		}, &iam.Identity{}); ok {
+			r.Equal("pattern update subject: subject_pattern", up.GetClaimMatch().GetSubjectPattern(), `repo:acme/.*:ref:refs/tags/v.*`)
+			r.Equal("pattern update subject: the rest kept", up.GetClaimMatch().GetClaimPatterns(), in.GetClaimPatterns())
+		}
+		// Both forms of one oneof cannot be sent by the Go types; a bad pattern is refused.
+		invoke(r, "pattern update bad", "IdentitiesService", "UpdateIdentity", &iam.UpdateIdentityRequest{
+			Identity: &iam.Identity{Uid: id.GetUid(), Relationship: &iam.Identity_ClaimMatch_{ClaimMatch: &iam.Identity_ClaimMatch{
+				Sub: &iam.Identity_ClaimMatch_SubjectPattern{SubjectPattern: `repo:(?=x)`},
+			}}},
+			UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"claim_match.subject_pattern"}},
+		}, &iam.Identity{})
+		if up, ok := invoke(r, "pattern update whole", "IdentitiesService", "UpdateIdentity", &iam.UpdateIdentityRequest{
+			Identity: &iam.Identity{Uid: id.GetUid(), Relationship: &iam.Identity_ClaimMatch_{ClaimMatch: &iam.Identity_ClaimMatch{
+				Iss: &iam.Identity_ClaimMatch_Issuer{Issuer: gha}, Sub: &iam.Identity_ClaimMatch_Subject{Subject: "repo:acme/app:ref:refs/heads/main"},
+			}}},
+			UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"claim_match"}},
+		}, &iam.Identity{}); ok {
+			m := up.GetClaimMatch()
+			r.Equal("pattern update whole: issuer", m.GetIssuer(), gha)
+			r.Equal("pattern update whole: subject", m.GetSubject(), "repo:acme/app:ref:refs/heads/main")
+			r.Equal("pattern update whole: patterns cleared", len(m.GetClaimPatterns())+len(m.GetClaims())+len(m.GetAudiencePattern()), 0)
+		}
+	})
+}
