@@ -114,7 +114,7 @@ function changedClaimMatch(current: ClaimMatch, patch: Changes): ClaimMatch | un
   }
   const parsed = CreateClaimMatch.safeParse(next);
   if (!parsed.success) throw invalidArgument(zodViolations(parsed.error).map((v) => ({ ...v, field: v.field === 'body' ? 'claimMatch' : `claimMatch.${v.field}` })));
-  return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as ClaimMatch;
+  return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
 }
 
 /**
