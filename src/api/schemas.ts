@@ -479,6 +479,18 @@ export const CreateClaimMatch = z.strictObject({
   one('audience', false);
 });
 
+const CLAIM_MATCH_FIELDS = ['issuer', 'issuerPattern', 'subject', 'subjectPattern', 'audience', 'audiencePattern', 'claims', 'claimPatterns'] as const;
+
+/**
+ * The fields of a claimMatch that are set, as a create takes them: the wire form leaves an
+ * exact field empty beside its pattern, where the published messages (oneofs), seed files and
+ * the CLI's manifests name only what is set.
+ */
+export function setClaimMatchFields(claim: Readonly<Record<string, unknown>>): z.infer<typeof CreateClaimMatch> {
+  const set = (v: unknown) => v !== undefined && v !== null && v !== '' && !(typeof v === 'object' && Object.keys(v).length === 0);
+  return Object.fromEntries(CLAIM_MATCH_FIELDS.filter((f) => set(claim[f])).map((f) => [f, claim[f]]));
+}
+
 export const CreateIdentityBody = z.strictObject({
   parent: UidRef,
   identity: z.strictObject({
