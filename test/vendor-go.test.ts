@@ -122,3 +122,18 @@ for (const version of ['v2', 'v2beta1']) {
     await srv.ok('DELETE', `/iam/v2/identities/${uid}`);
   });
 }
+
+for (const version of ['v2', 'v2beta1']) {
+  goTest(`${version} IAM: Group kind (set on a verified organization, inherited by its groups) and status, over Go and REST`, async (t) => {
+    const run = await scenario('iam-group-kind', { version, org: srv.organizationUid });
+    t.deepEqual(run.failed, [], run.stderr);
+    for (const step of ['subgroup create', 'org get', 'org kind', 'subgroup get', 'org reset', 'subgroup delete']) t.is(run.byStep.get(step)?.code, 'OK', step);
+    t.is(run.byStep.get('subgroup with kind')?.code, 'InvalidArgument');
+    t.regex(run.byStep.get('subgroup with kind')?.message ?? '', /inherited from the organization/);
+    t.is(run.byStep.get('subgroup kind')?.code, 'InvalidArgument');
+    t.is(run.byStep.get('org kind unverified')?.code, 'FailedPrecondition');
+    const org = await srv.ok('GET', `/iam/v2/groups/${srv.organizationUid}`);
+    t.like(org, { verified: false, status: 'ORG_STATUS_READY' });
+    t.is(org.kind, undefined, 'cleared for REST too');
+  });
+}

@@ -33,6 +33,8 @@ export const Group = z.looseObject({
   description: z.string().default(''),
   resourceLimits: z.record(z.string(), z.unknown()).default({}),
   verified: z.boolean().default(false),
+  kind: z.string().optional(),
+  status: z.string().optional(),
   createTime: Timestamp,
   updateTime: Timestamp,
 });
@@ -426,11 +428,16 @@ export function ruled(rule: FieldRule) {
 const Description = ruled(descriptionProblem);
 const UidRef = ruled(uidRefProblem);
 
+/** The published OrgKind's values (proto3 JSON names), but UNSPECIFIED: an organization's kind. */
+export const ORG_KINDS = ['ORG_KIND_STARTER', 'ORG_KIND_CUSTOMER', 'ORG_KIND_DEV', 'ORG_KIND_INFRA', 'ORG_KIND_AWS_MARKETPLACE'] as const;
+
 export const CreateGroupBody = z.strictObject({
   parent: UidRef,
   group: z.strictObject({
     name: ruled(groupNameProblem),
     description: Description.optional(),
+    // Taken to say why it is refused: a group made here is a subgroup, which inherits its organization's.
+    kind: z.string().optional(),
   }),
 });
 export type CreateGroupBody = z.infer<typeof CreateGroupBody>;

@@ -25,13 +25,21 @@ function claimMatchOf(r: Record_): WireOut<'Identity'>['claimMatch'] {
   return { ...rest, ...claimOf(r) };
 }
 
-export function groupToWire(r: Record_): WireOut<'Group'> {
+/**
+ * A group's wire form: kind is its organization's (subgroups inherit it; set on the
+ * organization alone); status is READY, as serve provisions nothing; resource limits as stored.
+ */
+export function groupToWire(r: Record_, store: Store): WireOut<'Group'> {
+  const org = r.parent === null ? r : store.get(r.uid.split('/')[0]!, 'group');
+  const kind = org?.data.kind;
   return {
     uid: r.uid,
     name: r.name,
     description: str(r.data.description),
-    resourceLimits: {},
+    resourceLimits: (r.data.resourceLimits ?? {}) as Record<string, number>,
     verified: r.data.verified === true,
+    ...(typeof kind === 'string' ? { kind } : {}),
+    status: 'ORG_STATUS_READY',
     createTime: r.createTime,
     updateTime: r.updateTime,
   };
@@ -194,6 +202,7 @@ function subscriptionToWire(r: Record_): WireOut<'Subscription'> {
  * identity, group and role): its cached JSON is encoded again after a write of one of them.
  */
 const WIRE_READS: { [W in WireName]?: readonly Kind[] } = {
+  Group: ['group'],
   RoleBinding: ['identity', 'group', 'role'],
   GroupInvite: ['role'],
 };

@@ -49,7 +49,7 @@ const CAPS = capabilityNames(CapabilitySchema);
 const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const uidOf = (v: JsonValue | undefined): string | undefined => (v && typeof v === 'object' && !Array.isArray(v) && typeof v.uid === 'string' ? v.uid : undefined);
 
-/** Drops the fields serve does not hold yet, which the published message has (kind, status, resource limits). */
+/** Drops the output-only fields the published message carries, which a create body would refuse. */
 function without(json: JsonObject, ...fields: string[]): JsonObject {
   const out = { ...json };
   for (const f of fields) delete out[f];
@@ -74,8 +74,8 @@ function capabilitiesFromRest(r: JsonObject): JsonObject {
 const IAM: Record<string, ResourceMapping> = {
   Group: {
     path: '/iam/v2/groups', field: 'group', plural: 'groups',
-    // kind and status are not held by serve; resource limits are output only.
-    toRest: (g) => without(g, 'kind', 'status', 'resourceLimits'),
+    // status and resource limits are output only (the spec's REST refuses them in a create).
+    toRest: (g) => without(g, 'status', 'resourceLimits'),
     fromRest: (g) => ({ ...g, resourceLimits: Object.fromEntries(Object.entries((g.resourceLimits ?? {}) as JsonObject).filter(([, v]) => Number.isInteger(v))) }),
   },
   Identity: {

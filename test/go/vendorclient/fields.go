@@ -9,6 +9,46 @@ import (
 )
 
 func init() {
+	// iam-group-kind: params.version, params.org. A subgroup's kind is refused (inherited); the
+	// organization's kind is set with verified (the provider's mask name,description,verified,kind),
+	// the subgroup returns it, status READY; then both are cleared again.
+	register("iam-group-kind", func(r *Run) {
+		org := r.Param("org")
+		invoke(r, "subgroup with kind", "GroupsService", "CreateGroup",
+			&iam.CreateGroupRequest{Parent: org, Group: &iam.Group{Name: "kinded", Kind: iam.OrgKind_ORG_KIND_CUSTOMER}}, &iam.Group{})
+		sub, ok := invoke(r, "subgroup create", "GroupsService", "CreateGroup", &iam.CreateGroupRequest{Parent: org, Group: &iam.Group{Name: "team-" + r.Param("version")}}, &iam.Group{})
+		if !ok {
+			return
+		}
+		r.Equal("subgroup create: status", sub.GetStatus(), iam.OrgStatus_ORG_STATUS_READY)
+		orgNow, ok := invoke(r, "org get", "GroupsService", "GetGroup", &iam.GetGroupRequest{Uid: org}, &iam.Group{})
+		if !ok {
+			return
+		}
+		mask := &fieldmaskpb.FieldMask{Paths: []string{"name", "description", "verified", "kind"}}
+		invoke(r, "org kind unverified", "GroupsService", "UpdateGroup", &iam.UpdateGroupRequest{
+			Group: &iam.Group{Uid: org, Name: orgNow.GetName(), Description: orgNow.GetDescription(), Kind: iam.OrgKind_ORG_KIND_CUSTOMER}, UpdateMask: mask,
+		}, &iam.Group{})
+		if up, ok := invoke(r, "org kind", "GroupsService", "UpdateGroup", &iam.UpdateGroupRequest{
+			Group: &iam.Group{Uid: org, Name: orgNow.GetName(), Description: orgNow.GetDescription(), Verified: true, Kind: iam.OrgKind_ORG_KIND_CUSTOMER}, UpdateMask: mask,
+		}, &iam.Group{}); ok {
+			r.Equal("org kind: kind", up.GetKind(), iam.OrgKind_ORG_KIND_CUSTOMER)
+			r.Equal("org kind: verified", up.GetVerified(), true)
+		}
+		if got, ok := invoke(r, "subgroup get", "GroupsService", "GetGroup", &iam.GetGroupRequest{Uid: sub.GetUid()}, &iam.Group{}); ok {
+			r.Equal("subgroup get: inherited kind", got.GetKind(), iam.OrgKind_ORG_KIND_CUSTOMER)
+		}
+		invoke(r, "subgroup kind", "GroupsService", "UpdateGroup", &iam.UpdateGroupRequest{
+			Group: &iam.Group{Uid: sub.GetUid(), Name: sub.GetName(), Kind: iam.OrgKind_ORG_KIND_DEV}, UpdateMask: &fieldmaskpb.FieldMask{Paths: []string{"kind"}},
+		}, &iam.Group{})
+		if up, ok := invoke(r, "org reset", "GroupsService", "UpdateGroup", &iam.UpdateGroupRequest{
+			Group: &iam.Group{Uid: org, Name: orgNow.GetName(), Description: orgNow.GetDescription()}, UpdateMask: mask,
+		}, &iam.Group{}); ok {
+			r.Equal("org reset: kind", up.GetKind(), iam.OrgKind_ORG_KIND_UNSPECIFIED)
+		}
+		invoke(r, "subgroup delete", "GroupsService", "DeleteGroup", &iam.DeleteGroupRequest{Uid: sub.GetUid()}, &emptyMessage{})
+	})
+
 	// iam-claim-patterns: params.version, params.org. Creates a pattern identity with every
 	// ClaimMatch field form, reads it back, changes it by mask claim_match.subject_pattern,
 	// then by claim_match (to exact issuer and subject); the test deletes it.
