@@ -137,3 +137,13 @@ for (const version of ['v2', 'v2beta1']) {
     t.is(org.kind, undefined, 'cleared for REST too');
   });
 }
+
+goTest('Auth: Register, GetHeadlessSession and Delete are UNIMPLEMENTED naming the closest call; Validate answers', async (t) => {
+  const run = await scenario('auth-unimplemented');
+  for (const [step, closest] of [['Register', /CreateIdentity/], ['GetHeadlessSession', /device/], ['Delete', /DeleteIdentity/]] as const) {
+    t.is(run.byStep.get(step)?.code, 'Unimplemented', step);
+    t.regex(run.byStep.get(step)?.message ?? '', closest, step);
+  }
+  t.is(run.byStep.get('Validate')?.code, 'OK');
+  t.truthy((run.byStep.get('Validate')!.response as { subject?: string }).subject);
+});

@@ -4,11 +4,32 @@
 package main
 
 import (
+	"context"
+
+	authv1 "chainguard.dev/sdk/proto/platform/auth/v1"
 	iam "chainguard.dev/sdk/proto/chainguard/platform/iam/v2"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 )
 
 func init() {
+	// auth-unimplemented: Auth's methods serve has no source for, each as the SDK calls it.
+	register("auth-unimplemented", func(r *Run) {
+		auth := authv1.NewAuthClient(r.Conn)
+		Call(r, "Register", func(ctx context.Context) (*authv1.Session, error) {
+			return auth.Register(ctx, &authv1.RegistrationRequest{})
+		})
+		Call(r, "GetHeadlessSession", func(ctx context.Context) (*authv1.HeadlessSession, error) {
+			return auth.GetHeadlessSession(ctx, &authv1.GetHeadlessSessionRequest{Code: "ABCD-EFGH"})
+		})
+		Call(r, "Delete", func(ctx context.Context) (*emptyMessage, error) {
+			return auth.Delete(ctx, &authv1.DeletionRequest{Id: "x"})
+		})
+		Call(r, "Validate", func(ctx context.Context) (*authv1.WhoAmI, error) {
+			return auth.Validate(ctx, &emptyMessage{})
+		})
+	})
+
+
 	// iam-group-kind: params.version, params.org. A subgroup's kind is refused (inherited); the
 	// organization's kind is set with verified (the provider's mask name,description,verified,kind),
 	// the subgroup returns it, status READY; then both are cleared again.
