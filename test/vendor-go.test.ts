@@ -6,6 +6,7 @@
 // back over REST. Without the toolchain the tests are skipped (failed when
 // PCTL_REQUIRE_SHELLS is set, as in CI, which installs it: .ci/run).
 import test from 'ava';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { BUILD_TIMEOUT_MS, goToolchainMissing, runGoScenario, vendorClient, type GoRun } from './helpers/go-client.js';
 import { startTestServer, type TestServer } from './helpers/serve.js';
 
@@ -75,7 +76,7 @@ for (const version of ['v2', 'v2beta1']) {
 
   goTest(`${version} IAM: what serve has no source for is UNIMPLEMENTED naming the closest call`, async (t) => {
     const run = await scenario('iam-unimplemented', { version, org: srv.organizationUid });
-    for (const step of ['LookupGroup', 'ListTermsAcceptances', 'ListExternalGroupRoleMappings']) {
+    for (const step of ['CheckEligibility', 'ListTermsAcceptances', 'ListExternalGroupRoleMappings']) {
       t.is(run.byStep.get(step)?.code, 'Unimplemented', step);
       t.regex(run.byStep.get(step)?.message ?? '', /closest is/, step);
     }
@@ -146,4 +147,27 @@ goTest('Auth: Register, GetHeadlessSession and Delete are UNIMPLEMENTED naming t
   }
   t.is(run.byStep.get('Validate')?.code, 'OK');
   t.truthy((run.byStep.get('Validate')!.response as { subject?: string }).subject);
+});
+
+goTest('LookupGroup: the verified organization named as the email domain of the token; every miss one NOT_FOUND', async (t) => {
+  const keys = await generateKeyPair('RS256');
+  const issuer = 'https://login.example.com';
+  const mail = await startTestServer({ trustedIssuers: { [issuer]: { keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'mail', alg: 'RS256' }] } } });
+  t.teardown(() => mail.dispose());
+  const home = await mail.ok('POST', '/iam/v2/groups', { parent: mail.organizationUid, group: { name: 'people' } });
+  const tokenFor = async (email: string) => {
+    await mail.ok('POST', '/iam/v2/identities', { parent: home.uid, identity: { name: email.replace(/\W/g, '-'), claimMatch: { issuer, subject: email } } });
+    const iat = Math.floor(Date.now() / 1000);
+    return new SignJWT({ iss: issuer, sub: email, aud: 'pctl', iat, exp: iat + 3600, email }).setProtectedHeader({ alg: 'RS256', kid: 'mail' }).sign(keys.privateKey);
+  };
+  const lookup = async (token: string) => (await runGoScenario(binary, { address: new URL(mail.url).host, token, scenario: 'iam-lookup-group', params: { version: 'v2' } })).byStep.get('lookup')!;
+  const ana = await tokenFor('ana@acme.example');
+  t.is((await lookup(ana)).code, 'NotFound', 'no organization of that name');
+  await mail.ok('PATCH', `/iam/v2/groups/${mail.organizationUid}?update_mask=name`, { name: 'acme.example' });
+  t.is((await lookup(ana)).code, 'NotFound', 'named so, but not verified');
+  await mail.ok('PATCH', `/iam/v2/groups/${mail.organizationUid}?update_mask=verified`, { verified: true });
+  const found = await lookup(ana);
+  t.is(found.code, 'OK');
+  t.like(found.response, { group: { uid: mail.organizationUid, name: 'acme.example', verified: true } });
+  t.is((await lookup(await tokenFor('bo@other.example'))).code, 'NotFound', 'another domain');
 });

@@ -4,10 +4,10 @@
 // Methods with no source in serve answer UNIMPLEMENTED naming the closest call.
 import { create, getOption, type DescEnum, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { ApiError, Code, invalidField } from '../../api/errors.js';
-import { identities } from '../../api/registry/index.js';
+import { groups, identities } from '../../api/registry/index.js';
 import type { Principal } from '../auth/principal.js';
 import { claimKey } from '../domain/records.js';
-import { wireFormOf } from '../models.js';
+import { groupToWire, wireFormOf } from '../models.js';
 import type { Record_ } from '../store/store.js';
 import type { ReadContext } from './reads.js';
 import { CapabilitySchema, name as capabilityName } from '../../gen/capabilities/capabilities_pb.js';
@@ -113,7 +113,6 @@ const SCIM = 'SCIM provisioning has no source in serve (its identity providers c
 /** The methods beyond Get/List/Create/Update/Delete, by service name (the same in v2 and v2beta1). */
 const SPECIAL: Record<string, Record<string, Transcoder>> = {
   GroupsService: {
-    LookupGroup: unimplemented('LookupGroup', 'looking a group up by the email domain of the caller\'s token has no source in serve (its groups are not matched to email domains); the closest is ListGroups with name'),
     RequestGroupAccess: unimplemented('RequestGroupAccess', 'group access requests have no source in serve; the closest is CreateGroupInvite'),
     CheckEligibility: unimplemented('CheckEligibility', 'email-domain eligibility has no source in serve; the closest is ListGroups'),
   },
@@ -152,6 +151,21 @@ interface Operation {
 
 /** The methods no one REST call answers, by service name: each the domain operation. */
 const OPERATIONS: Record<string, Record<string, Operation>> = {
+  GroupsService: {
+    // The verified organization named as the email domain of the caller's token (any caller:
+    // the published rule is unscoped). Every miss is one NOT_FOUND, as the published comment says.
+    LookupGroup: {
+      verb: 'GET', path: () => '/iam/v2/groups:lookupGroup',
+      run: (ctx, principal, _request, method) => {
+        const domain = principal.email?.split('@')[1]?.toLowerCase();
+        const org = domain ? ctx.store.roots(groups.storeKind).find((g) => g.name === domain && g.data.verified === true) : undefined;
+        if (!org) throw new ApiError(Code.NOT_FOUND, 'No verified organization matches the email domain of your token', { reason: 'NOT_FOUND' });
+        const field = method.output.fields.find((f) => f.name === 'group');
+        if (field?.fieldKind !== 'message') throw new Error('LookupGroupResponse.group is no message');
+        return Promise.resolve(create(method.output, { group: fromRestJson(field.message, groupToWire(org, ctx.store), IAM.Group!.fromRest) }));
+      },
+    },
+  },
   IdentitiesService: {
     // The identity of a literal issuer and subject pair (unique in serve), if the caller may read it.
     LookupIdentity: {

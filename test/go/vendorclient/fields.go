@@ -12,6 +12,12 @@ import (
 )
 
 func init() {
+	// iam-lookup-group: params.version. LookupGroup with the caller's token; the test reads the answer.
+	register("iam-lookup-group", func(r *Run) {
+		invoke(r, "lookup", "GroupsService", "LookupGroup", &iam.LookupGroupRequest{}, &iam.LookupGroupResponse{})
+	})
+
+
 	// auth-unimplemented: Auth's methods serve has no source for, each as the SDK calls it.
 	register("auth-unimplemented", func(r *Run) {
 		auth := authv1.NewAuthClient(r.Conn)
