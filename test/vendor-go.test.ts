@@ -171,3 +171,17 @@ goTest('LookupGroup: the verified organization named as the email domain of the 
   t.like(found.response, { group: { uid: mail.organizationUid, name: 'acme.example', verified: true } });
   t.is((await lookup(await tokenFor('bo@other.example'))).code, 'NotFound', 'another domain');
 });
+
+for (const version of ['v2', 'v2beta1']) {
+  goTest(`${version} IAM: ListRoleBindings by group lists that group's bindings; by identity is refused, not ignored`, async (t) => {
+    const team = await srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: `bound-${version}` } });
+    const id = await srv.ok('POST', '/iam/v2/identities', { parent: team.uid, identity: { name: 'bot', claimMatch: { issuer: 'https://ci.example', subject: `bot-${version}` } } });
+    const binding = await srv.ok('POST', '/iam/v2/roleBindings', { parent: team.uid, roleBinding: { identityUid: id.uid, roleUid: await srv.roleUid('viewer') } });
+    const run = await scenario('iam-binding-filters', { version, group: team.uid, identity: id.uid });
+    t.is(run.byStep.get('by group')?.code, 'OK');
+    t.deepEqual((run.byStep.get('by group')!.response as { roleBindings: { uid: string }[] }).roleBindings.map((b) => b.uid), [binding.uid]);
+    t.is(run.byStep.get('by identity')?.code, 'InvalidArgument');
+    t.regex(run.byStep.get('by identity')?.message ?? '', /closest is group/);
+    await srv.ok('DELETE', `/iam/v2/identities/${id.uid}`);
+  });
+}

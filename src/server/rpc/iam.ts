@@ -225,7 +225,36 @@ function iam(service: DescService): VendorService {
     special[method.name] = operationTranscoder(method, op.verb, op.path);
     operations.set(method, (ctx, principal, request) => op.run(ctx, principal, request, method));
   }
-  return { service, transcoders: standardTranscoders(service, IAM, special), operations };
+  const transcoders = standardTranscoders(service, IAM, special);
+  const bindings = service.methods.find((m) => m.name === 'ListRoleBindings');
+  if (bindings) transcoders.set(bindings, withBindingFilters(transcoders.get(bindings)!));
+  return { service, transcoders, operations };
+}
+
+/**
+ * ListRoleBindings' filters: a binding lives in its group, so `group` is REST's
+ * uidp.children_of. serve's lists have no index of a binding's identity or role: those
+ * filters are refused rather than ignored (an ignored filter would answer too much).
+ */
+function withBindingFilters(t: Transcoder): Transcoder {
+  return {
+    ...t,
+    toRest: (request) => {
+      const call = t.toRest(request);
+      const q = call.query;
+      for (const f of ['identity', 'role']) {
+        if (q.get(f)) throw invalidField(f, 'role bindings cannot be listed by identity or role on this server; the closest is group (or uidp), reading each binding\'s identity_uid and role_uid');
+        q.delete(f);
+      }
+      const group = q.get('group');
+      q.delete('group');
+      if (group) {
+        if (q.has('uidp.children_of') || q.has('uidp.descendants_of')) throw invalidField('group', 'cannot be combined with uidp (a group\'s bindings are uidp.children_of the group)');
+        q.set('uidp.children_of', group);
+      }
+      return call;
+    },
+  };
 }
 
 export const IAM_SERVICES: readonly VendorService[] = [

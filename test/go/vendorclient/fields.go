@@ -12,6 +12,14 @@ import (
 )
 
 func init() {
+	// iam-binding-filters: params.version, params.group, params.identity. ListRoleBindings by
+	// group, and by identity (refused: serve has no such index).
+	register("iam-binding-filters", func(r *Run) {
+		invoke(r, "by group", "RoleBindingsService", "ListRoleBindings", &iam.ListRoleBindingsRequest{Group: r.Param("group")}, &iam.ListRoleBindingsResponse{})
+		invoke(r, "by identity", "RoleBindingsService", "ListRoleBindings", &iam.ListRoleBindingsRequest{Identity: r.Param("identity")}, &iam.ListRoleBindingsResponse{})
+	})
+
+
 	// iam-lookup-group: params.version. LookupGroup with the caller's token; the test reads the answer.
 	register("iam-lookup-group", func(r *Run) {
 		invoke(r, "lookup", "GroupsService", "LookupGroup", &iam.LookupGroupRequest{}, &iam.LookupGroupResponse{})
