@@ -185,3 +185,23 @@ for (const version of ['v2', 'v2beta1']) {
     await srv.ok('DELETE', `/iam/v2/identities/${id.uid}`);
   });
 }
+
+for (const version of ['v2', 'v2beta1']) {
+  goTest(`${version} IAM: static_keys, aws_identity and service_principal identities stored and returned (matching no token)`, async (t) => {
+    const run = await scenario('iam-relationships', { version, org: srv.organizationUid });
+    t.deepEqual(run.failed, [], run.stderr);
+    for (const kind of ['static', 'aws', 'principal']) for (const op of ['create', 'get']) t.is(run.byStep.get(`${kind} ${op}`)?.code, 'OK', `${kind} ${op}`);
+    const keys = (run.byStep.get('static get')!.response as { staticKeys: { expirationTime: string; issuerKeys: string } }).staticKeys;
+    t.is(keys.issuerKeys, '{"keys":[]}');
+    t.true(Date.parse(keys.expirationTime) > Date.now() + 364 * 86_400_000, 'expires 365 days after creation by default');
+    for (const kind of ['static', 'aws', 'principal']) {
+      const uid = (run.byStep.get(`${kind} create`)!.response as { uid: string }).uid;
+      const rest = await srv.ok('GET', `/iam/v2/identities/${uid}`);
+      t.truthy(rest.staticKeys ?? rest.awsIdentity ?? rest.servicePrincipal, `${kind} over REST`);
+      await srv.ok('DELETE', `/iam/v2/identities/${uid}`);
+    }
+    const both = await srv.call('POST', '/iam/v2/identities', { parent: srv.organizationUid, identity: { name: 'both', servicePrincipal: 'SERVICE_PRINCIPAL_INGESTER', claimMatch: { issuer: 'https://x.example', subject: 's' } } });
+    t.is(both.status, 400);
+    t.regex(both.text, /exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal/);
+  });
+}

@@ -59,6 +59,10 @@ export const Identity = z.looseObject({
   description: z.string().default(''),
   claimMatch: ClaimMatch,
   email: z.string().optional(),
+  // The published relationship's other forms (claimMatch is then empty: it matches nothing).
+  staticKeys: z.record(z.string(), z.unknown()).optional(),
+  awsIdentity: z.record(z.string(), z.unknown()).optional(),
+  servicePrincipal: z.string().optional(),
   lastSeenTime: Timestamp.optional(),
   createTime: Timestamp,
   updateTime: Timestamp,
@@ -498,13 +502,59 @@ export function setClaimMatchFields(claim: Readonly<Record<string, unknown>>): z
   return Object.fromEntries(CLAIM_MATCH_FIELDS.filter((f) => set(claim[f])).map((f) => [f, claim[f]]));
 }
 
+/** The published ServicePrincipal's values but UNSPECIFIED (proto3 JSON names). */
+export const SERVICE_PRINCIPALS = [
+  'SERVICE_PRINCIPAL_COSIGNED', 'SERVICE_PRINCIPAL_INGESTER', 'SERVICE_PRINCIPAL_CATALOG_SYNCER', 'SERVICE_PRINCIPAL_APKO_BUILDER',
+  'SERVICE_PRINCIPAL_ENTITLEMENT_SYNCER', 'SERVICE_PRINCIPAL_TENANT_SCANNER', 'SERVICE_PRINCIPAL_SEDIMENTOLOGY', 'SERVICE_PRINCIPAL_SKILLUP',
+] as const;
+
+/** A JWKS document as the published StaticKeys.issuer_keys carries it: JSON with a `keys` array. */
+const jwksProblem: FieldRule = (s) => {
+  try {
+    const doc = JSON.parse(s) as { keys?: unknown };
+    return Array.isArray(doc.keys) ? undefined : 'must be a JWKS document ({"keys": […]})';
+  } catch {
+    return 'must be a JWKS document ({"keys": […]})';
+  }
+};
+
+const StaticKeys = z.strictObject({
+  issuer: ruled(issuerProblem),
+  subject: ruled(subjectProblem),
+  issuerKeys: ruled(jwksProblem),
+  expirationTime: Timestamp.optional(),
+  audiences: z.array(ruled(subjectProblem)).max(1, 'must hold at most one audience (as the published field says)').optional(),
+});
+
+/** At most one of arn and arnPattern, and of userId and userIdPattern (the published oneofs). */
+const AwsIdentity = z.strictObject({
+  awsAccount: z.string().regex(/^\d{12}$/, 'must be 12 digits'),
+  arn: ruled(subjectProblem).optional(),
+  arnPattern: Pattern.optional(),
+  userId: ruled(subjectProblem).optional(),
+  userIdPattern: Pattern.optional(),
+}).check((ctx) => {
+  for (const f of ['arn', 'userId'] as const) {
+    if (ctx.value[f] !== undefined && ctx.value[`${f}Pattern`] !== undefined) ctx.issues.push({ code: 'custom', path: [f], input: ctx.value, message: `at most one of ${f} and ${f}Pattern may be set` });
+  }
+});
+
+const RELATIONSHIPS = ['claimMatch', 'staticKeys', 'awsIdentity', 'servicePrincipal'] as const;
+
+/** The published relationship oneof: exactly one of claimMatch, staticKeys, awsIdentity and servicePrincipal. */
 export const CreateIdentityBody = z.strictObject({
   parent: UidRef,
   identity: z.strictObject({
     name: ruled(plainNameProblem),
     description: Description.optional(),
     email: ruled(emailProblem).optional(),
-    claimMatch: CreateClaimMatch,
+    claimMatch: CreateClaimMatch.optional(),
+    staticKeys: StaticKeys.optional(),
+    awsIdentity: AwsIdentity.optional(),
+    servicePrincipal: z.enum(SERVICE_PRINCIPALS, `must be one of ${SERVICE_PRINCIPALS.join(', ')}`).optional(),
+  }).check((ctx) => {
+    const set = RELATIONSHIPS.filter((r) => ctx.value[r] !== undefined);
+    if (set.length !== 1) ctx.issues.push({ code: 'custom', path: ['claimMatch'], input: ctx.value, message: `exactly one of ${RELATIONSHIPS.join(', ')} must be set` });
   }),
 });
 export type CreateIdentityBody = z.infer<typeof CreateIdentityBody>;

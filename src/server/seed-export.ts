@@ -4,6 +4,8 @@ import { advisoryDocumentOf, associationStoreUid, vulnerabilityMetadataOf, type 
 import type { SeedDocument, SeedGroup, SeedIdentity, SeedLibrary, SeedRepo, SeedRole, SeedRoleBinding } from './seed.js';
 import type { Kind, Record_, Store } from './store/store.js';
 
+const isClaimMatch = (d: Record<string, unknown>) => d.staticKeys === undefined && d.awsIdentity === undefined && d.servicePrincipal === undefined;
+
 
 type Row = Record_;
 
@@ -42,7 +44,8 @@ export function exportSeed(store: Store): SeedDocument {
     const out: SeedGroup = { name: g.name };
     const description = str(data(g).description);
     if (description) out.description = description;
-    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid);
+    // Seed files carry claimMatch identities only (the other relationships: docs/grpc.md).
+    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid && isClaimMatch(data(i)));
     if (identities.length) {
       out.identities = identities.map((i) => {
         const d = data(i);

@@ -1,6 +1,6 @@
 // Identities: each names one issuer and subject pair (claimMatch), unique across the data
 // dir, so that a token maps to one identity. Deleting one deletes its role bindings.
-import { alreadyExists, invalidArgument } from '../../api/errors.js';
+import { alreadyExists, invalidArgument, invalidField } from '../../api/errors.js';
 import { capability, groups as G, identities as I, roleBindings as RB } from '../../api/registry/index.js';
 import { CreateClaimMatch, UPDATE_RULES, zodViolations } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
@@ -17,8 +17,15 @@ export interface NewIdentity {
   name: string;
   description?: string | undefined;
   email?: string | undefined;
-  claimMatch: ClaimMatch;
+  /** Absent for the published relationship's other forms: then it matches no token. */
+  claimMatch?: ClaimMatch | undefined;
+  /** The other forms, stored and returned; serve matches no token to them (docs/grpc.md). */
+  staticKeys?: Record<string, unknown> | undefined;
+  awsIdentity?: Record<string, unknown> | undefined;
+  servicePrincipal?: string | undefined;
 }
+
+const STATIC_KEYS_MAX_MS = 365 * 86_400_000;
 
 export function identityOperations(ctx: DomainContext) {
   return {
@@ -81,8 +88,11 @@ export function identityOperations(ctx: DomainContext) {
 
 /** In a write: a new identity in an existing group, its claimMatch not yet taken. */
 export function insertIdentity(ctx: DomainContext, principal: Principal, input: NewIdentity): Record_ {
-  const claimMatch = input.claimMatch;
+  const claimMatch = input.claimMatch ?? {};
   const rec = records.identity({ parent: input.parent, name: input.name, description: input.description, email: input.email, claimMatch, createTime: now(ctx) });
+  if (input.staticKeys) rec.data.staticKeys = staticKeysExpiring(ctx, input.staticKeys);
+  if (input.awsIdentity) rec.data.awsIdentity = input.awsIdentity;
+  if (input.servicePrincipal) rec.data.servicePrincipal = input.servicePrincipal;
   // A pattern identity is not found by index (the exchange tries each: claim-match.ts), nor unique.
   return insertChild(ctx, rec, () => isExact(claimMatch) && ensureClaimUnique(ctx, principal, claimMatch.issuer!, claimMatch.subject!));
 }
@@ -115,6 +125,16 @@ function changedClaimMatch(current: ClaimMatch, patch: Changes): ClaimMatch | un
   const parsed = CreateClaimMatch.safeParse(next);
   if (!parsed.success) throw invalidArgument(zodViolations(parsed.error).map((v) => ({ ...v, field: v.field === 'body' ? 'claimMatch' : `claimMatch.${v.field}` })));
   return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+}
+
+/** Static keys expire, by default and at most 365 days after creation (the published rule). */
+function staticKeysExpiring(ctx: DomainContext, keys: Record<string, unknown>): Record<string, unknown> {
+  const created = Date.parse(now(ctx));
+  const latest = created + STATIC_KEYS_MAX_MS;
+  const asked = typeof keys.expirationTime === 'string' ? Date.parse(keys.expirationTime) : latest;
+  if (asked > latest) throw invalidField('identity.staticKeys.expirationTime', 'must be at most 365 days after creation');
+  if (asked <= created) throw invalidField('identity.staticKeys.expirationTime', 'must be in the future');
+  return { ...keys, expirationTime: new Date(asked).toISOString() };
 }
 
 /**

@@ -80,8 +80,12 @@ const IAM: Record<string, ResourceMapping> = {
   },
   Identity: {
     path: '/iam/v2/identities', field: 'identity', plural: 'identities',
-    // The spec's JSON leaves issuer and subject empty beside their patterns; the published ones are oneofs.
-    fromRest: (i) => (i.claimMatch && typeof i.claimMatch === 'object' && !Array.isArray(i.claimMatch) ? { ...i, claimMatch: withoutEmpty(i.claimMatch, 'issuer', 'subject') } : i),
+    // The spec's JSON leaves issuer and subject empty beside their patterns, and claimMatch
+    // empty beside the relationship's other forms; the published ones are oneofs.
+    fromRest: (i) => {
+      if (i.staticKeys !== undefined || i.awsIdentity !== undefined || i.servicePrincipal !== undefined) return without(i, 'claimMatch');
+      return i.claimMatch && typeof i.claimMatch === 'object' && !Array.isArray(i.claimMatch) ? { ...i, claimMatch: withoutEmpty(i.claimMatch, 'issuer', 'subject') } : i;
+    },
   },
   Role: {
     path: '/iam/v2/roles', field: 'role', plural: 'roles',

@@ -8,10 +8,47 @@ import (
 
 	authv1 "chainguard.dev/sdk/proto/platform/auth/v1"
 	iam "chainguard.dev/sdk/proto/chainguard/platform/iam/v2"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 )
 
+// relationshipOf is the identity with only its relationship, to compare it (static keys
+// without their expiration_time, which the server sets when the request leaves it out).
+func relationshipOf(i *iam.Identity) *iam.Identity {
+	out := proto.Clone(&iam.Identity{Relationship: i.GetRelationship()}).(*iam.Identity)
+	if k := out.GetStaticKeys(); k != nil {
+		k.ExpirationTime = nil
+	}
+	return out
+}
+
 func init() {
+	// iam-relationships: params.version, params.org. An identity of each other relationship
+	// form (static keys, AWS, service principal) made and read back; the test deletes them.
+	register("iam-relationships", func(r *Run) {
+		org, v := r.Param("org"), r.Param("version")
+		made := map[string]*iam.Identity{
+			"static": {Name: "static-" + v, Relationship: &iam.Identity_StaticKeys_{StaticKeys: &iam.Identity_StaticKeys{
+				Issuer: "https://offline.example", Subject: "robot", IssuerKeys: `{"keys":[]}`, Audiences: []string{"https://api.example"},
+			}}},
+			"aws": {Name: "aws-" + v, Relationship: &iam.Identity_AwsIdentity{AwsIdentity: &iam.Identity_AWSIdentity{
+				AwsAccount: "123456789012", AwsArn: &iam.Identity_AWSIdentity_ArnPattern{ArnPattern: `arn:aws:sts::123456789012:assumed-role/ci/.*`},
+			}}},
+			"principal": {Name: "principal-" + v, Relationship: &iam.Identity_ServicePrincipal{ServicePrincipal: iam.ServicePrincipal_SERVICE_PRINCIPAL_INGESTER}},
+		}
+		for _, kind := range []string{"static", "aws", "principal"} {
+			id, ok := invoke(r, kind+" create", "IdentitiesService", "CreateIdentity", &iam.CreateIdentityRequest{Parent: org, Identity: made[kind]}, &iam.Identity{})
+			if !ok {
+				continue
+			}
+			if got, ok := invoke(r, kind+" get", "IdentitiesService", "GetIdentity", &iam.GetIdentityRequest{Uid: id.GetUid()}, &iam.Identity{}); ok {
+				r.Check(kind+" get: the relationship", proto.Equal(relationshipOf(got), relationshipOf(made[kind])), "got %v", got)
+				r.Check(kind+" get: no claim_match", got.GetClaimMatch() == nil, "got %v", got.GetClaimMatch())
+			}
+		}
+	})
+
+
 	// iam-binding-filters: params.version, params.group, params.identity. ListRoleBindings by
 	// group, and by identity (refused: serve has no such index).
 	register("iam-binding-filters", func(r *Run) {
