@@ -42,6 +42,7 @@ const richSeed: SeedDocument = {
           identities: [
             { name: 'deployer', description: 'CI deploys', claimMatch: { issuer: GH, subject: 'repo:acme/app:ref:refs/heads/main' } },
             { name: 'shadowed', claimMatch: { issuer: GH, subject: 'repo:acme/app:pull_request' } },
+            { name: 'workflows', claimMatch: { issuer: GH, subjectPattern: 'repo:acme/.*:ref:refs/heads/main', audience: 'https://api.example', claimPatterns: { workflow_ref: 'acme/.*@refs/heads/main' } } },
           ],
           roles: [{ name: 'releaser', description: 'Updates repos', capabilities: ['repo.list', 'repo.update'] }],
           roleBindings: [{ identity: 'deployer', role: 'editor' }, { identity: 'deployer', role: 'releaser' }],
@@ -258,6 +259,8 @@ test('export → seed into a new dir → export gives the identical document (al
     t.is(doc.organizations![0]!.name, 'acme');
     t.deepEqual(doc.organizations!.map((o) => o.name), ['acme', 'other org']);
     t.deepEqual(validateSeed(doc), doc);
+    // A pattern identity keeps its patterns (and only the fields it sets).
+    t.deepEqual(doc.organizations![0]!.groups![0]!.identities!.find((i) => i.name === 'workflows')?.claimMatch, richSeed.organizations![0]!.groups![0]!.identities![2]!.claimMatch);
     const ci = doc.organizations![0]!.groups![0]!.groups![0]!;
     t.deepEqual(ci.roleBindings, [
       { identity: 'acme/platform/shadowed', role: 'editor' },

@@ -191,11 +191,18 @@ for (const via of VIAS) {
       ['PUT', `/iam/v1/identities/${made.body.id}`, { name: `ci2-${via}`, claim_match: { issuer: identity.claimMatch.issuer, subject: `${identity.claimMatch.subject}:2` } }]);
     t.is(put.code, 0, put.message);
     t.like(await srv.ok('GET', `/iam/v2/identities/${made.body.id}`), { name: `ci2-${via}`, description: '', claimMatch: { subject: `${identity.claimMatch.subject}:2` } });
+    // The pattern forms are v2's too: made over v1, read over v2 and v1.
+    const claimMatch = { issuerPattern: 'https://token\\.actions\\.githubusercontent\\.com', subjectPattern: `repo:acme/.*:${via}`, audience: 'https://api.example', claims: { repository_owner: 'acme' }, claimPatterns: { ref: 'refs/heads/.*' } };
+    const pattern = await v1('iam.Identities/Create', { parentId: platform, identity: { name: `p-${via}`, claimMatch } }, ['POST', `/iam/v1/identities/${platform}`, { name: `p-${via}`, claimMatch }]);
+    t.is(pattern.code, 0, pattern.message);
+    t.like(await srv.ok('GET', `/iam/v2/identities/${pattern.body.id}`), { claimMatch: { ...claimMatch, issuer: '', subject: '' } });
+    t.like(pattern.body.claimMatch, claimMatch);
+    t.is((await v1('iam.Identities/Delete', { id: pattern.body.id }, ['DELETE', `/iam/v1/identities/${pattern.body.id}`])).code, 0);
     // What v2 has no field for is refused, not dropped.
-    const pattern = await v1('iam.Identities/Create', { parentId: platform, identity: { name: 'p', claimMatch: { issuerPattern: '.*', subject: 's' } } },
-      ['POST', `/iam/v1/identities/${platform}`, { name: 'p', claimMatch: { issuerPattern: '.*', subject: 's' } }]);
-    t.is(pattern.code, 3);
-    t.regex(pattern.message, /issuerPattern/);
+    const keys = { issuer: 'https://x.example', subject: 's', issuerKeys: '{"keys":[]}' };
+    const refused = await v1('iam.Identities/Create', { parentId: platform, identity: { name: 'p', static: keys } }, ['POST', `/iam/v1/identities/${platform}`, { name: 'p', static: keys }]);
+    t.is(refused.code, 3);
+    t.regex(refused.message, /static/);
 
     t.is((await v1('iam.Identities/Delete', { id: made.body.id }, ['DELETE', `/iam/v1/identities/${made.body.id}`])).code, 0);
     t.is((await srv.call('GET', `/iam/v2/identities/${made.body.id}`)).status, 404);

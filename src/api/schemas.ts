@@ -33,6 +33,8 @@ export const Group = z.looseObject({
   description: z.string().default(''),
   resourceLimits: z.record(z.string(), z.unknown()).default({}),
   verified: z.boolean().default(false),
+  kind: z.string().optional(),
+  status: z.string().optional(),
   createTime: Timestamp,
   updateTime: Timestamp,
 });
@@ -57,6 +59,10 @@ export const Identity = z.looseObject({
   description: z.string().default(''),
   claimMatch: ClaimMatch,
   email: z.string().optional(),
+  // The published relationship's other forms (claimMatch is then empty: it matches nothing).
+  staticKeys: z.record(z.string(), z.unknown()).optional(),
+  awsIdentity: z.record(z.string(), z.unknown()).optional(),
+  servicePrincipal: z.string().optional(),
   lastSeenTime: Timestamp.optional(),
   createTime: Timestamp,
   updateTime: Timestamp,
@@ -426,11 +432,16 @@ export function ruled(rule: FieldRule) {
 const Description = ruled(descriptionProblem);
 const UidRef = ruled(uidRefProblem);
 
+/** The published OrgKind's values (proto3 JSON names), but UNSPECIFIED: an organization's kind. */
+export const ORG_KINDS = ['ORG_KIND_STARTER', 'ORG_KIND_CUSTOMER', 'ORG_KIND_DEV', 'ORG_KIND_INFRA', 'ORG_KIND_AWS_MARKETPLACE'] as const;
+
 export const CreateGroupBody = z.strictObject({
   parent: UidRef,
   group: z.strictObject({
     name: ruled(groupNameProblem),
     description: Description.optional(),
+    // Taken to say why it is refused: a group made here is a subgroup, which inherits its organization's.
+    kind: z.string().optional(),
   }),
 });
 export type CreateGroupBody = z.infer<typeof CreateGroupBody>;
@@ -457,7 +468,7 @@ const Pattern = ruled(patternProblem);
 const ClaimValues = z.record(ruled(plainNameProblem), ruled(subjectProblem));
 
 /** Exactly one of issuer and issuerPattern, and of subject and subjectPattern; at most one of audience and audiencePattern. */
-const CreateClaimMatch = z.strictObject({
+export const CreateClaimMatch = z.strictObject({
   issuer: ruled(issuerProblem).optional(),
   issuerPattern: Pattern.optional(),
   subject: ruled(subjectProblem).optional(),
@@ -479,13 +490,71 @@ const CreateClaimMatch = z.strictObject({
   one('audience', false);
 });
 
+const CLAIM_MATCH_FIELDS = ['issuer', 'issuerPattern', 'subject', 'subjectPattern', 'audience', 'audiencePattern', 'claims', 'claimPatterns'] as const;
+
+/**
+ * The fields of a claimMatch that are set, as a create takes them: the wire form leaves an
+ * exact field empty beside its pattern, where the published messages (oneofs), seed files and
+ * the CLI's manifests name only what is set.
+ */
+export function setClaimMatchFields(claim: Readonly<Record<string, unknown>>): z.infer<typeof CreateClaimMatch> {
+  const set = (v: unknown) => v !== undefined && v !== null && v !== '' && !(typeof v === 'object' && Object.keys(v).length === 0);
+  return Object.fromEntries(CLAIM_MATCH_FIELDS.filter((f) => set(claim[f])).map((f) => [f, claim[f]]));
+}
+
+/** The published ServicePrincipal's values but UNSPECIFIED (proto3 JSON names). */
+export const SERVICE_PRINCIPALS = [
+  'SERVICE_PRINCIPAL_COSIGNED', 'SERVICE_PRINCIPAL_INGESTER', 'SERVICE_PRINCIPAL_CATALOG_SYNCER', 'SERVICE_PRINCIPAL_APKO_BUILDER',
+  'SERVICE_PRINCIPAL_ENTITLEMENT_SYNCER', 'SERVICE_PRINCIPAL_TENANT_SCANNER', 'SERVICE_PRINCIPAL_SEDIMENTOLOGY', 'SERVICE_PRINCIPAL_SKILLUP',
+] as const;
+
+/** A JWKS document as the published StaticKeys.issuer_keys carries it: JSON with a `keys` array. */
+const jwksProblem: FieldRule = (s) => {
+  try {
+    const doc = JSON.parse(s) as { keys?: unknown };
+    return Array.isArray(doc.keys) ? undefined : 'must be a JWKS document ({"keys": […]})';
+  } catch {
+    return 'must be a JWKS document ({"keys": […]})';
+  }
+};
+
+const StaticKeys = z.strictObject({
+  issuer: ruled(issuerProblem),
+  subject: ruled(subjectProblem),
+  issuerKeys: ruled(jwksProblem),
+  expirationTime: Timestamp.optional(),
+  audiences: z.array(ruled(subjectProblem)).max(1, 'must hold at most one audience (as the published field says)').optional(),
+});
+
+/** At most one of arn and arnPattern, and of userId and userIdPattern (the published oneofs). */
+const AwsIdentity = z.strictObject({
+  awsAccount: z.string().regex(/^\d{12}$/, 'must be 12 digits'),
+  arn: ruled(subjectProblem).optional(),
+  arnPattern: Pattern.optional(),
+  userId: ruled(subjectProblem).optional(),
+  userIdPattern: Pattern.optional(),
+}).check((ctx) => {
+  for (const f of ['arn', 'userId'] as const) {
+    if (ctx.value[f] !== undefined && ctx.value[`${f}Pattern`] !== undefined) ctx.issues.push({ code: 'custom', path: [f], input: ctx.value, message: `at most one of ${f} and ${f}Pattern may be set` });
+  }
+});
+
+const RELATIONSHIPS = ['claimMatch', 'staticKeys', 'awsIdentity', 'servicePrincipal'] as const;
+
+/** The published relationship oneof: exactly one of claimMatch, staticKeys, awsIdentity and servicePrincipal. */
 export const CreateIdentityBody = z.strictObject({
   parent: UidRef,
   identity: z.strictObject({
     name: ruled(plainNameProblem),
     description: Description.optional(),
     email: ruled(emailProblem).optional(),
-    claimMatch: CreateClaimMatch,
+    claimMatch: CreateClaimMatch.optional(),
+    staticKeys: StaticKeys.optional(),
+    awsIdentity: AwsIdentity.optional(),
+    servicePrincipal: z.enum(SERVICE_PRINCIPALS, `must be one of ${SERVICE_PRINCIPALS.join(', ')}`).optional(),
+  }).check((ctx) => {
+    const set = RELATIONSHIPS.filter((r) => ctx.value[r] !== undefined);
+    if (set.length !== 1) ctx.issues.push({ code: 'custom', path: ['claimMatch'], input: ctx.value, message: `exactly one of ${RELATIONSHIPS.join(', ')} must be set` });
   }),
 });
 export type CreateIdentityBody = z.infer<typeof CreateIdentityBody>;

@@ -25,13 +25,21 @@ function claimMatchOf(r: Record_): WireOut<'Identity'>['claimMatch'] {
   return { ...rest, ...claimOf(r) };
 }
 
-export function groupToWire(r: Record_): WireOut<'Group'> {
+/**
+ * A group's wire form: kind is its organization's (subgroups inherit it; set on the
+ * organization alone); status is READY, as serve provisions nothing; resource limits as stored.
+ */
+export function groupToWire(r: Record_, store: Store): WireOut<'Group'> {
+  const org = r.parent === null ? r : store.get(r.uid.split('/')[0]!, 'group');
+  const kind = org?.data.kind;
   return {
     uid: r.uid,
     name: r.name,
     description: str(r.data.description),
-    resourceLimits: {},
+    resourceLimits: (r.data.resourceLimits ?? {}) as Record<string, number>,
     verified: r.data.verified === true,
+    ...(typeof kind === 'string' ? { kind } : {}),
+    status: 'ORG_STATUS_READY',
     createTime: r.createTime,
     updateTime: r.updateTime,
   };
@@ -44,6 +52,9 @@ function identityToWire(r: Record_): WireOut<'Identity'> {
     description: str(r.data.description),
     claimMatch: claimMatchOf(r),
     ...(typeof r.data.email === 'string' ? { email: r.data.email } : {}),
+    ...(r.data.staticKeys ? { staticKeys: r.data.staticKeys as Record<string, unknown> } : {}),
+    ...(r.data.awsIdentity ? { awsIdentity: r.data.awsIdentity as Record<string, unknown> } : {}),
+    ...(typeof r.data.servicePrincipal === 'string' ? { servicePrincipal: r.data.servicePrincipal } : {}),
     ...(typeof r.data.lastSeenTime === 'string' ? { lastSeenTime: r.data.lastSeenTime } : {}),
     createTime: r.createTime,
     updateTime: r.updateTime,
@@ -194,6 +205,7 @@ function subscriptionToWire(r: Record_): WireOut<'Subscription'> {
  * identity, group and role): its cached JSON is encoded again after a write of one of them.
  */
 const WIRE_READS: { [W in WireName]?: readonly Kind[] } = {
+  Group: ['group'],
   RoleBinding: ['identity', 'group', 'role'],
   GroupInvite: ['role'],
 };

@@ -1,7 +1,10 @@
 // A store's data as a seed document (`pctl serve export`), and seed documents as YAML.
+import { setClaimMatchFields } from '../api/schemas.js';
 import { advisoryDocumentOf, associationStoreUid, vulnerabilityMetadataOf, type Oidc } from './domain/records.js';
 import type { SeedDocument, SeedGroup, SeedIdentity, SeedLibrary, SeedRepo, SeedRole, SeedRoleBinding } from './seed.js';
 import type { Kind, Record_, Store } from './store/store.js';
+
+const isClaimMatch = (d: Record<string, unknown>) => d.staticKeys === undefined && d.awsIdentity === undefined && d.servicePrincipal === undefined;
 
 
 type Row = Record_;
@@ -41,12 +44,12 @@ export function exportSeed(store: Store): SeedDocument {
     const out: SeedGroup = { name: g.name };
     const description = str(data(g).description);
     if (description) out.description = description;
-    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid);
+    // Seed files carry claimMatch identities only (the other relationships: docs/grpc.md).
+    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid && isClaimMatch(data(i)));
     if (identities.length) {
       out.identities = identities.map((i) => {
         const d = data(i);
-        const claim = (d.claimMatch ?? {}) as { issuer?: string; subject?: string };
-        const e: SeedIdentity = { name: i.name, claimMatch: { issuer: str(claim.issuer), subject: str(claim.subject) } };
+        const e: SeedIdentity = { name: i.name, claimMatch: setClaimMatchFields((d.claimMatch ?? {}) as Record<string, unknown>) };
         if (str(d.description)) return { name: e.name, description: str(d.description), claimMatch: e.claimMatch };
         return e;
       });

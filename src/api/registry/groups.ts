@@ -13,9 +13,9 @@ export const groups = defineResource({
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },
   filters: {},
-  // verified: the published UpdateGroup takes it (the Terraform provider's mask always names it).
-  updatable: ['name', 'description', 'verified'],
-  outputOnly: ['uid', 'createTime', 'updateTime', 'resourceLimits'],
+  // verified and kind: the published UpdateGroup takes them (the Terraform provider's mask always names verified, and kind when it changes).
+  updatable: ['name', 'description', 'verified', 'kind'],
+  outputOnly: ['uid', 'createTime', 'updateTime', 'resourceLimits', 'status'],
   references: true,
   editor: ['update'],
   view: {

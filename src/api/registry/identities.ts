@@ -13,7 +13,11 @@ export const identities = defineResource({
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },
   filters: {},
-  updatable: ['name', 'description', 'email', 'claimMatch', 'claimMatch.issuer', 'claimMatch.subject'],
+  // claimMatch as a whole (the published mask path claim_match) or any of its fields.
+  updatable: [
+    'name', 'description', 'email', 'claimMatch', 'claimMatch.issuer', 'claimMatch.issuerPattern', 'claimMatch.subject', 'claimMatch.subjectPattern',
+    'claimMatch.audience', 'claimMatch.audiencePattern', 'claimMatch.claims', 'claimMatch.claimPatterns',
+  ],
   outputOnly: ['uid', 'createTime', 'updateTime', 'lastSeenTime'],
   references: true,
   view: {

@@ -4,7 +4,7 @@
 // a code is shown once, at create). The caller's own identity and its bindings are left
 // out too: apply never manages the identity it runs as.
 import type { SeedDocument, SeedGroup, SeedRoleBinding } from '../../api/seed.js';
-import type { Group } from '../../api/schemas.js';
+import { setClaimMatchFields, type Group } from '../../api/schemas.js';
 import { groupPath, parentOf, type LiveState } from './live.js';
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -56,7 +56,7 @@ export function exportDocument(live: LiveState, rootUids: readonly string[], sel
     const identities = byName([...(identitiesIn.get(g.uid) ?? [])]);
     if (identities.length) {
       out.identities = identities.map((i) => ({
-        name: i.name, ...(i.description ? { description: i.description } : {}), claimMatch: { issuer: i.claimMatch.issuer, subject: i.claimMatch.subject },
+        name: i.name, ...(i.description ? { description: i.description } : {}), claimMatch: setClaimMatchFields(i.claimMatch),
       }));
     }
     const roles = byName([...(rolesIn.get(g.uid) ?? [])]);

@@ -8,7 +8,7 @@
 // (parents before children, identities and roles before bindings, deletes in reverse).
 import { ROLE_NAMES, resolveRef, type SeedDocument, type SeedGroup } from '../../api/seed.js';
 import { accountAssociations, groups, identities, identityProviders, repos, roleBindings, roles, type ResourceDescriptor } from '../../api/resources.js';
-import type { IdentityProvider, Role } from '../../api/schemas.js';
+import { setClaimMatchFields, type IdentityProvider, type Role } from '../../api/schemas.js';
 import type { GroupPathLookup } from '../../api/references.js';
 import type { ApiClient } from '../../client/index.js';
 import type { Resolver } from '../shared/resolve.js';
@@ -55,7 +55,7 @@ export interface Plan {
 
 /** A uid, or the create that will make it. */
 type Ref = string | Change;
-const claimKey = (c: { issuer: string; subject: string }) => `${c.issuer}\n${c.subject}`;
+const claimKey = (c: Readonly<Record<string, unknown>>) => canonical(setClaimMatchFields(c));
 const uidOf = (ref: Ref): string => (typeof ref === 'string' ? ref : ref.uid!);
 const pending = (refs: readonly (Ref | undefined)[]): Change[] => refs.filter((r): r is Change => typeof r === 'object');
 
@@ -217,12 +217,12 @@ class Planner {
     const deps = pending([ref]);
     (g.identities ?? []).forEach((want, i) => {
       const have = this.match('identity', this.live.identities, want.uid, ref, want.name, `${at}.identities[${i}]`);
-      const wantFields = { description: want.description ?? '', 'claimMatch.issuer': want.claimMatch.issuer, 'claimMatch.subject': want.claimMatch.subject };
+      const wantFields = { description: want.description ?? '', claimMatch: setClaimMatchFields(want.claimMatch) };
       let out: Ref;
       if (have) {
         this.used.add(have.uid);
         out = have.uid;
-        const fields = differences({ name: have.name, description: have.description, 'claimMatch.issuer': have.claimMatch.issuer, 'claimMatch.subject': have.claimMatch.subject }, { name: want.name, ...wantFields });
+        const fields = differences({ name: have.name, description: have.description, claimMatch: setClaimMatchFields(have.claimMatch) }, { name: want.name, ...wantFields });
         if (fields.length && this.opts.self.has(have.uid)) {
           this.notes.push(`identity ${path}/${want.name} is the one you are signed in as: apply leaves it as it is (${fields.map((f) => f.field).join(', ')} differ)`);
         } else {

@@ -2,7 +2,7 @@
 // organizations (groups without a parent) that only serve itself makes.
 import { failedPrecondition, invalidField } from '../../api/errors.js';
 import { byStoreKind, capability, groups as G } from '../../api/registry/index.js';
-import { UPDATE_RULES } from '../../api/schemas.js';
+import { ORG_KINDS, UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, patchRecord, resolve, type Deferred, type DomainContext } from './context.js';
@@ -14,7 +14,10 @@ export interface NewGroup {
   parent: string;
   name: string;
   description?: string | undefined;
+  kind?: string | undefined;
 }
+
+const INHERITED_KIND = "is inherited from the organization: only an organization's kind may be set";
 
 export function groupOperations(ctx: DomainContext) {
   return {
@@ -22,6 +25,7 @@ export function groupOperations(ctx: DomainContext) {
 
     async create(principal: Principal, input: NewGroup): Promise<Record_> {
       authorize(ctx, principal, capability(G, 'create'), G, input.parent, 'parent');
+      if (input.kind !== undefined && input.kind !== 'ORG_KIND_UNSPECIFIED') throw invalidField('group.kind', INHERITED_KIND);
       return commit(ctx, principal, 'groups.create', () => insertGroup(ctx, input));
     },
 
@@ -31,11 +35,18 @@ export function groupOperations(ctx: DomainContext) {
       const { name, description } = ruledChanges(patch, UPDATE_RULES.group);
       const verified = patch.get('verified');
       if (patch.has('verified') && verified !== undefined && verified !== null && typeof verified !== 'boolean') throw invalidField('verified', 'must be a boolean');
+      const kind = orgKindChange(patch);
       return commit(ctx, principal, 'groups.update', () => patchRecord(ctx, G, uid, patch, (rec) => {
         if (name !== undefined) rec.name = name;
         if (description !== undefined) rec.data.description = description;
         // A cleared verified (masked, absent from the body) is false, proto3's default.
         if (patch.has('verified')) rec.data.verified = verified === true;
+        if (kind === null) delete rec.data.kind;
+        else if (kind !== undefined) {
+          if (rec.parent !== null) throw invalidField('kind', INHERITED_KIND);
+          if (rec.data.verified !== true) throw failedPrecondition(`Organization ${rec.uid} is not verified: a kind may be set on a verified organization only`, [{ type: 'NOT_VERIFIED', subject: rec.uid, description: 'set verified in the same update or before' }]);
+          rec.data.kind = kind;
+        }
       }));
     },
 
@@ -48,6 +59,15 @@ export function groupOperations(ctx: DomainContext) {
       });
     },
   };
+}
+
+/** The kind an update sets: undefined when it names none, null when it clears it (unspecified). */
+function orgKindChange(patch: Changes): string | null | undefined {
+  if (!patch.has('kind')) return undefined;
+  const kind = patch.get('kind');
+  if (kind === undefined || kind === null || kind === '' || kind === 'ORG_KIND_UNSPECIFIED') return null;
+  if (typeof kind !== 'string' || !(ORG_KINDS as readonly string[]).includes(kind)) throw invalidField('kind', `must be one of ${ORG_KINDS.join(', ')}`);
+  return kind;
 }
 
 /** In a write: a group below an existing one. */

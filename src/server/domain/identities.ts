@@ -1,8 +1,8 @@
 // Identities: each names one issuer and subject pair (claimMatch), unique across the data
 // dir, so that a token maps to one identity. Deleting one deletes its role bindings.
-import { alreadyExists, invalidField } from '../../api/errors.js';
+import { alreadyExists, invalidArgument, invalidField } from '../../api/errors.js';
 import { capability, groups as G, identities as I, roleBindings as RB } from '../../api/registry/index.js';
-import { UPDATE_RULES } from '../../api/schemas.js';
+import { CreateClaimMatch, UPDATE_RULES, zodViolations } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import { isExact, type ClaimMatch } from '../auth/claim-match.js';
 import type { Record_ } from '../store/store.js';
@@ -17,8 +17,15 @@ export interface NewIdentity {
   name: string;
   description?: string | undefined;
   email?: string | undefined;
-  claimMatch: ClaimMatch;
+  /** Absent for the published relationship's other forms: then it matches no token. */
+  claimMatch?: ClaimMatch | undefined;
+  /** The other forms, stored and returned; serve matches no token to them (docs/grpc.md). */
+  staticKeys?: Record<string, unknown> | undefined;
+  awsIdentity?: Record<string, unknown> | undefined;
+  servicePrincipal?: string | undefined;
 }
+
+const STATIC_KEYS_MAX_MS = 365 * 86_400_000;
 
 export function identityOperations(ctx: DomainContext) {
   return {
@@ -32,20 +39,18 @@ export function identityOperations(ctx: DomainContext) {
     async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
       authorize(ctx, principal, capability(I, 'update'), I, uid);
       const patch = await resolve(changes);
-      const { name, description, email, 'claimMatch.issuer': issuer, 'claimMatch.subject': subject } = ruledChanges(patch, UPDATE_RULES.identity);
+      // claimMatch's fields are held to the create rules as a whole (changedClaimMatch).
+      const { name, description, email } = ruledChanges(patch, { name: UPDATE_RULES.identity.name, description: UPDATE_RULES.identity.description, email: UPDATE_RULES.identity.email });
       return commit(ctx, principal, 'identities.update', () => patchRecord(ctx, I, uid, patch, (rec) => {
-        const claim = rec.data.claimMatch as { issuer: string; subject: string };
-        if ((issuer !== undefined || subject !== undefined) && !isExact(claim)) {
-          throw invalidField('claimMatch', 'this identity matches by pattern; its claimMatch cannot be changed (create a new identity instead)');
-        }
-        const next = { issuer: issuer ?? claim.issuer, subject: subject ?? claim.subject };
-        if (next.issuer !== claim.issuer || next.subject !== claim.subject) {
+        const claim = rec.data.claimMatch as ClaimMatch;
+        const next = changedClaimMatch(claim, patch);
+        if (next && JSON.stringify(next) !== JSON.stringify(claim)) {
           // No escalation through identities: the new tokens get every binding it holds.
           ensureCouldGrantBindingsOf(ctx, principal, rec, `change the claimMatch of identity ${rec.uid}`);
-          claim.issuer = next.issuer;
-          claim.subject = next.subject;
-          ensureClaimUnique(ctx, principal, claim.issuer, claim.subject, rec.uid);
-          rec.altKey = claimKey(claim.issuer, claim.subject);
+          if (isExact(next)) ensureClaimUnique(ctx, principal, next.issuer!, next.subject!, rec.uid);
+          rec.data.claimMatch = next;
+          // A pattern identity is not found by index (the exchange tries each: claim-match.ts).
+          rec.altKey = isExact(next) ? claimKey(next.issuer!, next.subject!) : null;
         }
         if (name !== undefined) rec.name = name;
         if (description !== undefined) rec.data.description = description;
@@ -83,10 +88,53 @@ export function identityOperations(ctx: DomainContext) {
 
 /** In a write: a new identity in an existing group, its claimMatch not yet taken. */
 export function insertIdentity(ctx: DomainContext, principal: Principal, input: NewIdentity): Record_ {
-  const claimMatch = input.claimMatch;
+  const claimMatch = input.claimMatch ?? {};
   const rec = records.identity({ parent: input.parent, name: input.name, description: input.description, email: input.email, claimMatch, createTime: now(ctx) });
+  if (input.staticKeys) rec.data.staticKeys = staticKeysExpiring(ctx, input.staticKeys);
+  if (input.awsIdentity) rec.data.awsIdentity = input.awsIdentity;
+  if (input.servicePrincipal) rec.data.servicePrincipal = input.servicePrincipal;
   // A pattern identity is not found by index (the exchange tries each: claim-match.ts), nor unique.
   return insertChild(ctx, rec, () => isExact(claimMatch) && ensureClaimUnique(ctx, principal, claimMatch.issuer!, claimMatch.subject!));
+}
+
+const ONEOF_PAIRS = [['issuer', 'issuerPattern'], ['subject', 'subjectPattern'], ['audience', 'audiencePattern']] as const;
+
+/**
+ * The claimMatch an update makes (undefined when it names none of its fields), held to the
+ * create rules: a field set to a value replaces its other form (the published oneof: setting
+ * subject clears subjectPattern), unless the update sets both, which is refused; a field
+ * cleared (masked and absent, empty) is removed. The same for exact and pattern identities.
+ */
+function changedClaimMatch(current: ClaimMatch, patch: Changes): ClaimMatch | undefined {
+  const prefix = 'claimMatch.';
+  const fields = [...patch.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  if (!fields.length) return undefined;
+  const next: Record<string, unknown> = { ...current };
+  for (const field of fields) {
+    const value = patch.get(prefix + field);
+    const empty = value === undefined || value === null || value === '' || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0);
+    if (empty) {
+      delete next[field];
+      continue;
+    }
+    next[field] = value;
+    const pair = ONEOF_PAIRS.find((p) => (p as readonly string[]).includes(field));
+    const other = pair?.find((f) => f !== field);
+    if (other && !fields.includes(other)) delete next[other];
+  }
+  const parsed = CreateClaimMatch.safeParse(next);
+  if (!parsed.success) throw invalidArgument(zodViolations(parsed.error).map((v) => ({ ...v, field: v.field === 'body' ? 'claimMatch' : `claimMatch.${v.field}` })));
+  return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+}
+
+/** Static keys expire, by default and at most 365 days after creation (the published rule). */
+function staticKeysExpiring(ctx: DomainContext, keys: Record<string, unknown>): Record<string, unknown> {
+  const created = Date.parse(now(ctx));
+  const latest = created + STATIC_KEYS_MAX_MS;
+  const asked = typeof keys.expirationTime === 'string' ? Date.parse(keys.expirationTime) : latest;
+  if (asked > latest) throw invalidField('identity.staticKeys.expirationTime', 'must be at most 365 days after creation');
+  if (asked <= created) throw invalidField('identity.staticKeys.expirationTime', 'must be in the future');
+  return { ...keys, expirationTime: new Date(asked).toISOString() };
 }
 
 /**

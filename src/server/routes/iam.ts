@@ -15,7 +15,7 @@ export function iamRoutes(rest: RestContext): ResourceRoutes[] {
       const raw = await req.json();
       const nameProblem = groupNameViolation((raw as { group?: { name?: unknown } } | null)?.group?.name);
       const body = parseBody(S.CreateGroupBody, raw, nameProblem ? [nameProblem] : []);
-      return { body: groupToWire(await domain.groups.create(req.principal, { parent: body.parent, ...body.group })) };
+      return { body: groupToWire(await domain.groups.create(req.principal, { parent: body.parent, ...body.group }), rest.store) };
     },
   });
   return [groups];

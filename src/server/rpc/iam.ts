@@ -4,10 +4,10 @@
 // Methods with no source in serve answer UNIMPLEMENTED naming the closest call.
 import { create, getOption, type DescEnum, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { ApiError, Code, invalidField } from '../../api/errors.js';
-import { identities } from '../../api/registry/index.js';
+import { groups, identities } from '../../api/registry/index.js';
 import type { Principal } from '../auth/principal.js';
 import { claimKey } from '../domain/records.js';
-import { wireFormOf } from '../models.js';
+import { groupToWire, wireFormOf } from '../models.js';
 import type { Record_ } from '../store/store.js';
 import type { ReadContext } from './reads.js';
 import { CapabilitySchema, name as capabilityName } from '../../gen/capabilities/capabilities_pb.js';
@@ -49,10 +49,16 @@ const CAPS = capabilityNames(CapabilitySchema);
 const strings = (v: JsonValue | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const uidOf = (v: JsonValue | undefined): string | undefined => (v && typeof v === 'object' && !Array.isArray(v) && typeof v.uid === 'string' ? v.uid : undefined);
 
-/** Drops the fields serve does not hold yet, which the published message has (kind, status, resource limits). */
+/** Drops the output-only fields the published message carries, which a create body would refuse. */
 function without(json: JsonObject, ...fields: string[]): JsonObject {
   const out = { ...json };
   for (const f of fields) delete out[f];
+  return out;
+}
+
+function withoutEmpty(json: JsonObject, ...fields: string[]): JsonObject {
+  const out = { ...json };
+  for (const f of fields) if (out[f] === '') delete out[f];
   return out;
 }
 
@@ -68,11 +74,19 @@ function capabilitiesFromRest(r: JsonObject): JsonObject {
 const IAM: Record<string, ResourceMapping> = {
   Group: {
     path: '/iam/v2/groups', field: 'group', plural: 'groups',
-    // kind and status are not held by serve; resource limits are output only.
-    toRest: (g) => without(g, 'kind', 'status', 'resourceLimits'),
+    // status and resource limits are output only (the spec's REST refuses them in a create).
+    toRest: (g) => without(g, 'status', 'resourceLimits'),
     fromRest: (g) => ({ ...g, resourceLimits: Object.fromEntries(Object.entries((g.resourceLimits ?? {}) as JsonObject).filter(([, v]) => Number.isInteger(v))) }),
   },
-  Identity: { path: '/iam/v2/identities', field: 'identity', plural: 'identities' },
+  Identity: {
+    path: '/iam/v2/identities', field: 'identity', plural: 'identities',
+    // The spec's JSON leaves issuer and subject empty beside their patterns, and claimMatch
+    // empty beside the relationship's other forms; the published ones are oneofs.
+    fromRest: (i) => {
+      if (i.staticKeys !== undefined || i.awsIdentity !== undefined || i.servicePrincipal !== undefined) return without(i, 'claimMatch');
+      return i.claimMatch && typeof i.claimMatch === 'object' && !Array.isArray(i.claimMatch) ? { ...i, claimMatch: withoutEmpty(i.claimMatch, 'issuer', 'subject') } : i;
+    },
+  },
   Role: {
     path: '/iam/v2/roles', field: 'role', plural: 'roles',
     // The published Capability enum (CAP_IAM_GROUPS_LIST) is serve's capability name (groups.list) by the value's `name` option.
@@ -103,7 +117,6 @@ const SCIM = 'SCIM provisioning has no source in serve (its identity providers c
 /** The methods beyond Get/List/Create/Update/Delete, by service name (the same in v2 and v2beta1). */
 const SPECIAL: Record<string, Record<string, Transcoder>> = {
   GroupsService: {
-    LookupGroup: unimplemented('LookupGroup', 'looking a group up by the email domain of the caller\'s token has no source in serve (its groups are not matched to email domains); the closest is ListGroups with name'),
     RequestGroupAccess: unimplemented('RequestGroupAccess', 'group access requests have no source in serve; the closest is CreateGroupInvite'),
     CheckEligibility: unimplemented('CheckEligibility', 'email-domain eligibility has no source in serve; the closest is ListGroups'),
   },
@@ -142,6 +155,21 @@ interface Operation {
 
 /** The methods no one REST call answers, by service name: each the domain operation. */
 const OPERATIONS: Record<string, Record<string, Operation>> = {
+  GroupsService: {
+    // The verified organization named as the email domain of the caller's token (any caller:
+    // the published rule is unscoped). Every miss is one NOT_FOUND, as the published comment says.
+    LookupGroup: {
+      verb: 'GET', path: () => '/iam/v2/groups:lookupGroup',
+      run: (ctx, principal, _request, method) => {
+        const domain = principal.email?.split('@')[1]?.toLowerCase();
+        const org = domain ? ctx.store.roots(groups.storeKind).find((g) => g.name === domain && g.data.verified === true) : undefined;
+        if (!org) throw new ApiError(Code.NOT_FOUND, 'No verified organization matches the email domain of your token', { reason: 'NOT_FOUND' });
+        const field = method.output.fields.find((f) => f.name === 'group');
+        if (field?.fieldKind !== 'message') throw new Error('LookupGroupResponse.group is no message');
+        return Promise.resolve(create(method.output, { group: fromRestJson(field.message, groupToWire(org, ctx.store), IAM.Group!.fromRest) }));
+      },
+    },
+  },
   IdentitiesService: {
     // The identity of a literal issuer and subject pair (unique in serve), if the caller may read it.
     LookupIdentity: {
@@ -201,7 +229,36 @@ function iam(service: DescService): VendorService {
     special[method.name] = operationTranscoder(method, op.verb, op.path);
     operations.set(method, (ctx, principal, request) => op.run(ctx, principal, request, method));
   }
-  return { service, transcoders: standardTranscoders(service, IAM, special), operations };
+  const transcoders = standardTranscoders(service, IAM, special);
+  const bindings = service.methods.find((m) => m.name === 'ListRoleBindings');
+  if (bindings) transcoders.set(bindings, withBindingFilters(transcoders.get(bindings)!));
+  return { service, transcoders, operations };
+}
+
+/**
+ * ListRoleBindings' filters: a binding lives in its group, so `group` is REST's
+ * uidp.children_of. serve's lists have no index of a binding's identity or role: those
+ * filters are refused rather than ignored (an ignored filter would answer too much).
+ */
+function withBindingFilters(t: Transcoder): Transcoder {
+  return {
+    ...t,
+    toRest: (request) => {
+      const call = t.toRest(request);
+      const q = call.query;
+      for (const f of ['identity', 'role']) {
+        if (q.get(f)) throw invalidField(f, 'role bindings cannot be listed by identity or role on this server; the closest is group (or uidp), reading each binding\'s identity_uid and role_uid');
+        q.delete(f);
+      }
+      const group = q.get('group');
+      q.delete('group');
+      if (group) {
+        if (q.has('uidp.children_of') || q.has('uidp.descendants_of')) throw invalidField('group', 'cannot be combined with uidp (a group\'s bindings are uidp.children_of the group)');
+        q.set('uidp.children_of', group);
+      }
+      return call;
+    },
+  };
 }
 
 export const IAM_SERVICES: readonly VendorService[] = [

@@ -3,7 +3,7 @@
 // what v2 answers into what v1 answers; `fromV1` turns a v1 resource into v2's create body
 // fields; `replace` is the v2 update mask a v1 PUT (a whole resource) amounts to.
 import { invalidField } from '../../api/errors.js';
-import type * as S from '../../api/schemas.js';
+import * as S from '../../api/schemas.js';
 import type { Wire } from './operations.js';
 
 type V1 = Record<string, unknown>;
@@ -22,30 +22,24 @@ export const group = {
   replace: ['name', 'description'],
 };
 
-/** Identity ↔ Identity: created_at/updated_at/last_seen ↔ createTime/updateTime/lastSeenTime; claim_match ↔ claimMatch (exact issuer and subject only). */
+/** Identity ↔ Identity: created_at/updated_at/last_seen ↔ createTime/updateTime/lastSeenTime; claim_match ↔ claimMatch (exact or pattern forms). */
 export const identity = {
   toV1: (i: Wire): V1 => {
     const w = i as S.Identity;
     return {
       id: w.uid, name: w.name, description: w.description,
       createdAt: w.createTime, updatedAt: w.updateTime, ...(w.lastSeenTime ? { lastSeen: w.lastSeenTime } : {}),
-      claimMatch: { issuer: w.claimMatch.issuer, subject: w.claimMatch.subject },
+      claimMatch: S.setClaimMatchFields(w.claimMatch),
     };
   },
   fromV1: (i: V1): Wire => {
     for (const other of ['static', 'servicePrincipal', 'awsIdentity'] as const) {
-      if (i[other] !== undefined) throw invalidField(`identity.${other}`, 'has no v2 field in serve: v2 identities match an exact claimMatch issuer and subject');
+      if (i[other] !== undefined) throw invalidField(`identity.${other}`, 'has no v2 field in serve: v2 identities match a claimMatch');
     }
-    const claim = obj(i.claimMatch);
-    for (const pattern of ['issuerPattern', 'subjectPattern', 'audience', 'audiencePattern', 'claims', 'claimPatterns'] as const) {
-      const v = claim[pattern];
-      if (v !== undefined && !(typeof v === 'object' && v && Object.keys(v).length === 0)) {
-        throw invalidField(`identity.claim_match.${pattern}`, 'has no v2 field in serve: v2 identities match an exact issuer and subject');
-      }
-    }
-    return { name: str(i.name), description: str(i.description), claimMatch: { issuer: str(claim.issuer), subject: str(claim.subject) } };
+    return { name: str(i.name), description: str(i.description), claimMatch: S.setClaimMatchFields(obj(i.claimMatch)) };
   },
-  replace: ['name', 'description', 'claimMatch.issuer', 'claimMatch.subject'],
+  // The whole claimMatch: a v1 update replaces the identity.
+  replace: ['name', 'description', 'claimMatch'],
 };
 
 /** Role ↔ Role: v1 has no timestamps. */

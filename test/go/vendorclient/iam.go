@@ -251,7 +251,7 @@ func init() {
 
 	// iam-unimplemented: every method serve has no source for answers UNIMPLEMENTED.
 	register("iam-unimplemented", func(r *Run) {
-		invoke(r, "LookupGroup", "GroupsService", "LookupGroup", &iam.LookupGroupRequest{}, &iam.LookupGroupResponse{})
+		invoke(r, "CheckEligibility", "GroupsService", "CheckEligibility", &iam.CheckEligibilityRequest{}, &iam.CheckEligibilityResponse{})
 		invoke(r, "ListTermsAcceptances", "TermsService", "ListTermsAcceptances", &iam.ListTermsAcceptancesRequest{Group: r.Param("org")}, &iam.ListTermsAcceptancesResponse{})
 		invoke(r, "ListExternalGroupRoleMappings", "ExternalGroupRoleMappingsService", "ListExternalGroupRoleMappings", &iam.ListExternalGroupRoleMappingsRequest{}, &iam.ListExternalGroupRoleMappingsResponse{})
 	})
