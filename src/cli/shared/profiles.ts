@@ -23,7 +23,7 @@ export const profileView: View<ProfileRow> = {
   ],
 };
 
-export function profileRow(store: ConfigStore, name: string, profile: Profile, showToken = false): ProfileRow {
+export function profileRow(store: Pick<ConfigStore, 'currentProfileName'>, name: string, profile: Profile, showToken = false): ProfileRow {
   const row: ProfileRow = { name, apiUrl: profile.apiUrl, current: store.currentProfileName() === name };
   if (profile.token) row.token = showToken ? profile.token : MASK;
   return row;
