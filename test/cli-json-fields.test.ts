@@ -38,7 +38,7 @@ test('--json alone lists the fields; an unknown field or another -o is exit 2, b
   const listed = await pctl(['groups', 'list', '--json']);
   t.is(listed.code, 2);
   t.is(listed.stdout, '');
-  t.deepEqual(lines(listed.stderr).map((l) => l.trim()), ['Specify one or more comma-separated fields for --json:', 'uid', 'name', 'description', 'resourceLimits', 'verified', 'createTime', 'updateTime']);
+  t.deepEqual(lines(listed.stderr).map((l) => l.trim()), ['Specify one or more comma-separated fields for --json:', 'uid', 'name', 'description', 'resourceLimits', 'verified', 'kind', 'status', 'createTime', 'updateTime']);
   for (const [argv, message] of [
     [['repos', 'list', '--json', 'name,digest'], /^error: --json: unknown field digest \(available: uid, name, description/],
     [['groups', 'list', '--json', 'name', '-o', 'yaml'], /^error: --json prints JSON: it cannot be combined with -o yaml/],

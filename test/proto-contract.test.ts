@@ -90,7 +90,7 @@ test('every registry resource has a proto message with the zod schema\'s fields,
   }
 });
 
-/** JSON as protobuf-es writes it, compared with what serve sent: timestamps as instants, input-only fields dropped. */
+/** JSON as protobuf-es writes it, compared with what serve sent: timestamps as instants, input-only fields and empty maps dropped. */
 function normalize(value: unknown, message?: DescMessage): unknown {
   if (Array.isArray(value)) return value.map((v) => normalize(v, message));
   if (value && typeof value === 'object') {
@@ -98,6 +98,8 @@ function normalize(value: unknown, message?: DescMessage): unknown {
     for (const [k, v] of Object.entries(value)) {
       const field = message?.fields.find((f) => f.jsonName === k);
       if (field && behaviors(field).includes(INPUT_ONLY)) continue;
+      // An empty map (ClaimMatch's claims, claimPatterns) is left out of serve's JSON, as the spec's identities show none.
+      if (field?.fieldKind === 'map' && v && typeof v === 'object' && Object.keys(v).length === 0) continue;
       const sub = field?.fieldKind === 'message' || (field?.fieldKind === 'list' && field.listKind === 'message') ? field.message : undefined;
       out[k] = normalize(v, sub);
     }
