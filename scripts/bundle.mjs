@@ -6,7 +6,7 @@
 import { build } from 'esbuild';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,6 +48,43 @@ await build({
   // Bundled CommonJS (commander, yaml …) calls require() for node builtins.
   banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
   plugins: [builtinsAsCommonJs],
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
+// The simple commands (src/cli/fast.ts) as one CommonJS file, apart from the split bundle:
+// bin/pctl.js requires it before anything else, so `pctl version` or `pctl --help` loads
+// neither the ES module loader nor commander and the command tree. The root help it prints
+// is commander's own, rendered here from the same declarations (at 80 columns, as on a pipe).
+const { main } = await import(join(outdir, 'main.js'));
+let rootHelp = '';
+const captured = { write: (s) => ((rootHelp += s), true) };
+const helpIo = { stdout: captured, stderr: captured, stdin: process.stdin, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: 80 };
+if ((await main(['--help'], { io: helpIo, env: {} })) !== 0) throw new Error(`pctl --help failed while bundling:\n${rootHelp}`);
+// fast.cjs holds what fast.ts imports statically, nothing more: what a fast command imports on
+// use (a table on a terminal: cli-table3; the context's client and conf, never called) loads
+// as it is, a package from node_modules, a module of ours as tsc compiled it (dist/, built first).
+const onUseAsBuilt = {
+  name: 'on-use-as-built',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      if (!args.path.startsWith('.')) return { path: args.path, external: true };
+      const compiled = join(root, 'dist', relative(join(root, 'src'), join(args.resolveDir, args.path)));
+      return { path: relative(outdir, compiled).replace(/^(?!\.)/, './'), external: true };
+    });
+  },
+};
+await build({
+  entryPoints: [join(root, 'src', 'cli', 'fast.ts')],
+  outfile: join(outdir, 'fast.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: ['better-sqlite3', 'better-sqlite3-v12', 'jq-web', 'open'],
+  define: { PCTL_ROOT_HELP: JSON.stringify(rootHelp) },
+  plugins: [onUseAsBuilt],
   legalComments: 'none',
   logLevel: 'warning',
 });

@@ -3,9 +3,13 @@
 // in through dynamic import() when a command needs them. What it loads of ours is the
 // command declarations and the resource registry: data, no handlers.
 import test from 'ava';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { cli } from './helpers/cli.js';
+import { tempDir } from './helpers/temp.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -66,4 +70,59 @@ test('serve loads the gRPC stack, MCP, PostgreSQL and YAML on first use, not at 
   t.deepEqual(onFirstUse, [], `server/index.ts eagerly imports: ${onFirstUse.join(', ')}`);
   const generated = [...files].filter((f) => f.includes('/src/gen/'));
   t.deepEqual(generated, [], 'the generated descriptors load with the gRPC stack');
+});
+
+test('the simple commands (src/cli/fast.ts) load no package but env-paths, and not the command tree', (t) => {
+  const { files, packages } = eagerGraph(resolve(root, 'src/cli/fast.ts'));
+  const heavy = [...packages].filter((p) => !p.startsWith('node:') && p !== 'env-paths');
+  t.deepEqual(heavy, [], `fast.ts eagerly imports: ${heavy.join(', ')}`);
+  const tree = [...files].filter((f) => /\/src\/(cli\/(main|command|commands\/index)|api\/registry\/index)\.ts$/.test(f));
+  t.deepEqual(tree, [], 'fast.ts reaches the command tree');
+});
+
+/** bin/pctl.js as a user runs it: stdout a pipe, a config dir of its own. */
+function runBin(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [resolve(root, 'bin/pctl.js'), ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: env.PCTL_CONFIG_DIR ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+test('the simple commands answer byte for byte as the full CLI does (bin/pctl.js against main())', async (t) => {
+  if (!existsSync(resolve(root, 'dist/bundle/fast.cjs'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
+  const empty = tempDir('pctl-fast-');
+  const profiles = tempDir('pctl-fast-');
+  writeFileSync(resolve(profiles, 'config.json'), JSON.stringify({ currentProfile: 'b', profiles: { a: { apiUrl: 'http://127.0.0.1:1' }, b: { apiUrl: 'http://127.0.0.1:1', token: 'secret' } } }));
+  const lines = [[], ['--help'], ['-h'], ['--version'], ['-V'], ['version'], ['config', 'list'], ['config', 'ls']];
+  for (const dir of [empty, profiles]) {
+    const env = { PCTL_CONFIG_DIR: dir };
+    for (const args of lines) {
+      const fast = await runBin(args, env);
+      // The full CLI in this process, stdout a pipe (80 columns for help), the same environment.
+      const full = await cli(env)(args, { columns: 80 });
+      t.deepEqual({ code: fast.code, stdout: fast.stdout, stderr: fast.stderr }, { code: full.code, stdout: full.stdout, stderr: full.stderr }, `pctl ${args.join(' ')}`);
+    }
+  }
+});
+
+test('pctl config list | head -1: a simple command stops quietly when the reader is gone', async (t) => {
+  if (!existsSync(resolve(root, 'dist/bundle/fast.cjs'))) return t.fail('dist/ is not built (npm ci builds it; or run npm run build)');
+  // More than a pipe holds (64 KiB), so that writes go on after head has exited.
+  const dir = tempDir('pctl-fast-');
+  const many = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`p${String(i).padStart(4, '0')}`, { apiUrl: `http://127.0.0.1:1/${'x'.repeat(40)}` }]));
+  writeFileSync(resolve(dir, 'config.json'), JSON.stringify({ profiles: many }));
+  const r = spawnSync('sh', ['-c', `'${process.execPath}' '${resolve(root, 'bin/pctl.js')}' config list | head -1; echo "exit $?"`], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', PCTL_CONFIG_DIR: dir },
+  });
+  t.is(r.stdout, `\tp0000\thttp://127.0.0.1:1/${'x'.repeat(40)}\t\nexit 0\n`);
+  t.is(r.stderr, '');
 });

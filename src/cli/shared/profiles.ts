@@ -1,6 +1,6 @@
 // How profiles are shown: the token is always `***` unless explicitly asked for.
 import type { ConfigStore, Profile } from '../../config/index.js';
-import { col, type View } from '../../output/columns.js';
+import { col, type View } from '../../api/registry/define.js';
 import { UsageError } from '../errors.js';
 
 export interface ProfileRow {
