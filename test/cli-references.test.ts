@@ -4,7 +4,7 @@ import test from 'ava';
 import { closeAgent } from '../src/client/http.js';
 import type { SeedDocument } from '../src/server/seed.js';
 import { cli, lines } from './helpers/cli.js';
-import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
+import { startTestServer, storeUnderTest, tempDir, type TestServer } from './helpers/serve.js';
 
 const seed: SeedDocument = {
   organizations: [{
@@ -20,6 +20,8 @@ const seed: SeedDocument = {
   }],
 };
 
+// serve token reads a SQLite data dir.
+const sqliteTest = storeUnderTest === 'postgres' ? test.skip : test.serial;
 let srv: TestServer;
 let pctl: ReturnType<typeof cli>;
 const requests: string[] = [];
@@ -282,4 +284,85 @@ test.serial('role-bindings create --identity takes a name, a uid suffix or a nam
   const unknown = await counted(['role-bindings', 'create', '--parent', 'ci', '--identity', 'nobody', '--role', 'viewer']);
   t.is(unknown.code, 3);
   t.regex(unknown.stderr, /^error: --identity: Identity not found: no identity has the name or uid suffix "nobody" \(see: pctl identities list\)\n$/);
+});
+
+test.serial('roles: two custom roles of one name are ambiguous, as other kinds are; a uid suffix picks one', async (t) => {
+  const make = async (parent: string) => (await srv.ok('POST', '/iam/v2/roles', { parent, role: { name: 'auditor', capabilities: ['groups.list'] } })).uid as string;
+  const twins = [await make(uids.ci!), await make(uids.securityWeb!)];
+  const bot = (await srv.ok('POST', '/iam/v2/identities', { parent: uids.ci, identity: { name: 'audit-bot', claimMatch: { issuer: 'https://issuer.example', subject: 'audit-bot' } } })).uid as string;
+  const made: string[] = [];
+  t.teardown(async () => {
+    for (const uid of made) await srv.call('DELETE', `/iam/v2/roleBindings/${uid}`);
+    await srv.call('DELETE', `/iam/v2/identities/${bot}`);
+    for (const uid of twins) await srv.call('DELETE', `/iam/v2/roles/${uid}`);
+  });
+
+  const ambiguous = await counted(['role-bindings', 'create', '--parent', 'ci', '--identity', 'audit-bot', '--role', 'auditor']);
+  t.is(ambiguous.code, 2);
+  const err = lines(ambiguous.stderr);
+  t.is(err[0], 'error: --role: "auditor" is ambiguous: it matches 2 roles; give one of these uids instead');
+  t.deepEqual(err.slice(1).sort(), twins.map((uid) => `  ${uid}: auditor`).sort());
+  t.false(ambiguous.requests.some((l) => l.startsWith('POST')), 'nothing was created');
+  const get = await counted(['roles', 'get', 'auditor']);
+  t.is(get.code, 2);
+  t.is(lines(get.stderr)[0], 'error: "auditor" is ambiguous: it matches 2 roles; give one of these uids instead');
+
+  const bySuffix = await counted(['role-bindings', 'create', '--parent', 'ci', '--identity', 'audit-bot', '--role', last16(twins[0]!), '-o', 'json']);
+  t.is(bySuffix.code, 0, bySuffix.stderr);
+  const binding = JSON.parse(bySuffix.stdout);
+  made.push(binding.uid);
+  t.like(binding, { role: { uid: twins[0] } });
+  // A built-in role's name is no custom role's: still one match.
+  const viewer = await counted(['roles', 'get', 'viewer', '-o', 'json']);
+  t.is(viewer.code, 0, viewer.stderr);
+});
+
+test.serial('invites: a uid suffix names one (get, delete); none matching is not found, as for other kinds', async (t) => {
+  const created = await counted(['invites', 'create', '--parent', 'acme/platform/ci', '--role', 'viewer', '--ttl', '1d', '-o', 'json']);
+  t.is(created.code, 0, created.stderr);
+  const invite = JSON.parse(created.stdout) as { uid: string };
+  const got = await counted(['invites', 'get', last16(invite.uid), '-o', 'json']);
+  t.is(got.code, 0, got.stderr);
+  t.is(JSON.parse(got.stdout).uid, invite.uid);
+
+  const unknown = await counted(['invites', 'get', '0123456789abcdef']);
+  t.is(unknown.code, 3);
+  t.is(unknown.stderr, 'error: Invite not found: no invite has the uid suffix "0123456789abcdef" (see: pctl invites list)\n');
+
+  const deleted = await counted(['invites', 'delete', last16(invite.uid), '--yes']);
+  t.is(deleted.code, 0, deleted.stderr);
+  t.true(deleted.requests.includes(`DELETE /iam/v2/groupInvites/${invite.uid}`), deleted.requests.join('\n'));
+});
+
+sqliteTest('serve token --identity takes a name or a uid suffix, with the same errors as every reference', async (t) => {
+  const bot = await srv.person('token-bot', 'viewer', uids.acme!);
+  const twinIssuer = (await srv.ok('GET', `/iam/v2/identities/${encodeURIComponent(bot.id.uid)}`)).claimMatch.issuer as string;
+  const twins = [uids.ci!, uids.security!].map(async (parent) => (await srv.ok('POST', '/iam/v2/identities', { parent, identity: { name: 'token-twin', claimMatch: { issuer: twinIssuer, subject: `twin@${parent}` } } })).uid as string);
+  const twinUids = await Promise.all(twins);
+  t.teardown(async () => {
+    for (const uid of [bot.id.uid, ...twinUids]) await srv.call('DELETE', `/iam/v2/identities/${uid}`);
+  });
+  const serveToken = cli({ PCTL_CONFIG_DIR: tempDir('pctl-cfg-') });
+
+  for (const ref of ['token-bot', last16(bot.id.uid)]) {
+    const r = await serveToken(['serve', 'token', '--data', srv.dataDir, '--identity', ref]);
+    t.is(r.code, 0, r.stderr);
+    const token = r.stdout.trim();
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sub: string };
+    t.is(claims.sub, 'token-bot', ref);
+    // serve takes it: the identity's own token.
+    const asBot = await cli({ PCTL_API_URL: srv.url, PCTL_TOKEN: token, PCTL_CONFIG_DIR: tempDir('pctl-cfg-') })(['groups', 'get', 'acme', '-o', 'id']);
+    t.is(asBot.stdout, `${uids.acme}\n`, asBot.stderr);
+  }
+
+  const ambiguous = await serveToken(['serve', 'token', '--data', srv.dataDir, '--identity', 'token-twin']);
+  t.is(ambiguous.code, 2);
+  const err = lines(ambiguous.stderr);
+  t.is(err[0], 'error: --identity: "token-twin" is ambiguous: it matches 2 identities; give one of these uids instead');
+  t.deepEqual(err.slice(1).sort(), twinUids.map((uid) => `  ${uid}: token-twin`).sort());
+  t.is(ambiguous.stdout, '');
+
+  const unknown = await serveToken(['serve', 'token', '--data', srv.dataDir, '--identity', 'nobody']);
+  t.is(unknown.code, 3);
+  t.is(unknown.stderr, 'error: --identity: Identity not found: no identity has the name or uid suffix "nobody" (see: pctl identities list)\n');
 });

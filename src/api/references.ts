@@ -6,8 +6,10 @@
 //     step at a time, the organization by `name=`, each group below by `children_of` + `name=`;
 //   - a uid suffix at a `/` boundary (`0123456789abcdef`, `89abcdef01234567/0123456789abcdef`):
 //     found by scanning the list (at most SCAN_LIMIT items; beyond that, give the full uid).
-// One match resolves; several are ambiguous, none is not found. Roles are resolved apart: by
-// uid or exact name, from one listing (there are few of them).
+// A resource without a name of its own (an invite) takes a full uid or a uid suffix.
+// One match resolves; several are ambiguous, none is not found. Roles are resolved apart,
+// from one listing (there are few of them): by uid, exact name or uid suffix, with the same
+// rule (two custom roles of one name are ambiguous).
 //
 // Group names match `^[a-z0-9 ._-]{1,}$` (spec: "Validation"), so a name may be all hex: a
 // name path can look like a uid. The shapes decide, in this order: a full uid (40 hex, then
@@ -112,14 +114,18 @@ export class References {
     return p;
   }
 
-  /** A role by uid or by exact name (`viewer`); NOT_FOUND when neither matches. */
-  async role(uidOrName: string, field = 'role'): Promise<Named> {
+  /** A role by uid, exact name (`viewer`) or uid suffix; ambiguous when several match, NOT_FOUND when none does. */
+  async role(ref: string, field?: string): Promise<Named> {
     const all = await (this.#roles ??= collect(this.#lister.list(roles, {}, Infinity)));
-    const found = all.find((r) => r.uid === uidOrName) ?? all.find((r) => r.name === uidOrName);
-    if (found) return found;
-    throw new ApiError(Code.NOT_FOUND, `Role not found: ${uidOrName} (${this.#hint(roles)})`, {
+    const byUid = all.find((r) => r.uid === ref);
+    if (byUid) return byUid;
+    const suffix = ref.replace(/^\/+/, '');
+    const found = all.filter((r) => r.name === ref || (SUFFIX_RE.test(suffix) && r.uid.endsWith(`/${suffix}`)));
+    if (found.length === 1) return found[0]!;
+    if (found.length > 1) throw ambiguous(roles, ref, field, found);
+    throw new ApiError(Code.NOT_FOUND, `Role not found: ${ref} (${this.#hint(roles)})`, {
       reason: 'NOT_FOUND',
-      fieldViolations: [{ field, description: `no role has the uid or name ${uidOrName}` }],
+      fieldViolations: [{ field: field ?? 'role', description: `no role has the uid, name or uid suffix ${ref}` }],
     });
   }
 
@@ -181,7 +187,7 @@ export class References {
     if (d === groups && isNamePath(ref)) {
       walked = await this.groupPath(ref, field);
       if ('uid' in walked) found.set(walked.uid, walked.item as Named);
-    } else {
+    } else if (d.references !== 'uid suffix') {
       // A name (or what the declaration finds references by, e.g. advisoryIds): one filtered listing.
       const query: ListQuery = d.referenceFilter ? { filters: { [d.referenceFilter]: [ref] } } : { name: ref };
       for await (const item of this.#lister.list(d, query, MAX_CANDIDATES + 1)) found.set((item as Named).uid, item as Named);
@@ -200,19 +206,11 @@ export class References {
       const [item] = found.values();
       return { uid: item!.uid, item };
     }
-    if (found.size > 1) {
-      const shown = [...found.values()].slice(0, MAX_CANDIDATES);
-      const more = found.size > MAX_CANDIDATES ? ' (first ' + MAX_CANDIDATES + ' shown)' : '';
-      throw new UnresolvedReference(
-        'ambiguous',
-        `${where}"${ref}" is ambiguous: it matches ${found.size > MAX_CANDIDATES ? 'more than ' + MAX_CANDIDATES : found.size} ${d.nouns.many}${more}; give one of these uids instead`,
-        shown.map((c) => ({ field: c.uid, description: c.name ?? '' })),
-      );
-    }
+    if (found.size > 1) throw ambiguous(d, ref, field, [...found.values()]);
     const hint = complete
       ? this.#hint(d)
       : `only the first ${SCAN_LIMIT.toLocaleString('en-US')} ${d.nouns.many} were searched for a uid suffix; give the full uid`;
-    let what = `no ${noun} has the name or uid suffix "${ref}"`;
+    let what = d.references === 'uid suffix' ? `no ${noun} has the uid suffix "${ref}"` : `no ${noun} has the name or uid suffix "${ref}"`;
     if (walked && !('uid' in walked)) {
       const step = walked.parentUid === null ? `no organization is named "${walked.missing}"` : `no group in ${walked.at} is named "${walked.missing}"`;
       what = SUFFIX_RE.test(suffix) ? `no ${noun} has the uid suffix "${ref}", and ${step}` : `"${ref}": ${step}`;
@@ -233,6 +231,17 @@ export class References {
     }
     return p;
   }
+}
+
+/** Several items match `ref`: the error names them (the first MAX_CANDIDATES), uid → name. */
+function ambiguous(d: AnyResource, ref: string, field: string | undefined, found: readonly Named[]): UnresolvedReference {
+  const where = field ? `${field}: ` : '';
+  const more = found.length > MAX_CANDIDATES ? ' (first ' + MAX_CANDIDATES + ' shown)' : '';
+  return new UnresolvedReference(
+    'ambiguous',
+    `${where}"${ref}" is ambiguous: it matches ${found.length > MAX_CANDIDATES ? 'more than ' + MAX_CANDIDATES : found.length} ${d.nouns.many}${more}; give one of these uids instead`,
+    found.slice(0, MAX_CANDIDATES).map((c) => ({ field: c.uid, description: c.name ?? '' })),
+  );
 }
 
 async function collect(items: AsyncIterable<unknown>): Promise<Named[]> {

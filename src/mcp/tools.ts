@@ -136,10 +136,10 @@ const fieldsArg = z
 
 function uidArg(d: AnyResource): z.ZodString {
   const by = d === roles
-    ? 'its uid or its exact name (e.g. "viewer")'
+    ? 'its uid, its exact name (e.g. "viewer"), or a unique suffix of its uid'
     : d === groups
       ? 'its uid, its name, its name path from the organization (e.g. "acme/platform"), or a unique suffix of its uid'
-      : d.references ? 'its uid, its name, or a unique suffix of its uid' : 'its uid';
+      : d.references === 'uid suffix' ? 'its uid, or a unique suffix of it' : d.references ? 'its uid, its name, or a unique suffix of its uid' : 'its uid';
   const extra = d === accountAssociations ? " (an association's uid is its group's uid)" : '';
   return z.string().min(1).describe(`The ${d.nouns.one}: ${by}${extra}.`);
 }
@@ -151,7 +151,7 @@ type Target = AnyResource | 'role';
 const REFERENCE_FIELDS: Readonly<Record<string, Target>> = { parent: groups, identityUid: identities, roleUid: 'role', defaultRole: 'role' };
 
 function refDescription(target: Target, what: string): string {
-  if (target === 'role') return `${what}: a role's uid or its exact name (e.g. "viewer", "editor", "owner").`;
+  if (target === 'role') return `${what}: a role's uid, its exact name (e.g. "viewer", "editor", "owner"), or a unique suffix of its uid.`;
   const name = target === groups ? 'its name (e.g. "platform"), its name path from the organization (e.g. "acme/platform")' : 'its name';
   return `${what}: the ${target.nouns.one}'s uid, ${name}, or a unique suffix of its uid.`;
 }
@@ -220,7 +220,7 @@ function listTool(d: AnyResource): Tool {
 function getTool(d: AnyResource): Tool {
   return {
     name: toolName(d, 'get'),
-    description: `Get one ${d.nouns.one} by uid${d.references || d === roles ? ' or name' : ''}, with every field or those named in fields. ${d.cli.get?.description ?? d.cli.help.description}`,
+    description: `Get one ${d.nouns.one} by uid${d.references === true || d === roles ? ' or name' : ''}, with every field or those named in fields. ${d.cli.get?.description ?? d.cli.help.description}`,
     writes: false,
     annotations: { title: `Get a ${d.nouns.one}`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     input: z.strictObject({ uid: uidArg(d), fields: fieldsArg }),

@@ -140,8 +140,12 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
   writeOnly?: readonly string[];
   /** Operations beyond list that the built-in editor role may perform. */
   editor?: readonly Operation[];
-  /** Whether a name or a unique uid suffix is accepted wherever a uid of this resource is expected. */
-  references: boolean;
+  /**
+   * What is accepted wherever a uid of this resource is expected, besides the uid: a name or a
+   * unique uid suffix (true), a unique uid suffix only ('uid suffix': a resource without a name
+   * of its own, such as an invite), or nothing (false).
+   */
+  references: boolean | 'uid suffix';
   /** Filter values every listing sends unless it sets that filter itself (a parameter the API requires). */
   listDefaults?: Readonly<Record<string, readonly string[]>>;
   /** The list filter a reference is looked up by, when it is not the name (advisories: advisoryIds). */

@@ -20,7 +20,7 @@ export const groupInvites = defineResource({
   updatable: [],
   outputOnly: ['uid', 'role', 'expirationTime', 'code', 'keyId', 'createTime'],
   writeOnly: ['code'],
-  references: false,
+  references: 'uid suffix',
   view: {
     noun: 'invites',
     id: (i) => i.uid,

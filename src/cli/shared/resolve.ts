@@ -21,7 +21,12 @@ function clientLister(client: () => Promise<ApiClient>): Lister {
 
 /** References as the CLI words them: `see: pctl <noun> list`. */
 export function cliReferences(client: () => Promise<ApiClient>): References {
-  return new References(clientLister(client), { listHint: (d) => `see: pctl ${d.nouns.cli} list` });
+  return referencesOver(clientLister(client));
+}
+
+/** References over any lister, as the CLI words them (serve token's lists the data dir's store). */
+export function referencesOver(lister: Lister): References {
+  return new References(lister, { listHint: (d) => `see: pctl ${d.nouns.cli} list` });
 }
 
 export class Resolver {
@@ -47,7 +52,7 @@ export class Resolver {
 }
 
 /** An unresolved reference as the CLI's error: ambiguous is a usage error (exit 2), none is not found (exit 3). */
-async function cliErrors<T>(p: Promise<T>): Promise<T> {
+export async function cliErrors<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (err) {

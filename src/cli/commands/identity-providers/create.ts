@@ -17,7 +17,7 @@ export async function run(ctx: Context, [name]: string[], opts: FlagValues<typeo
   const secret = opts.clientSecret ? await readClientSecret(ctx) : undefined;
   const client = await ctx.client();
   const parent = (await groupUid(ctx, opts.parent, '--parent'))!;
-  const role = await resolveRole(client, opts.defaultRole);
+  const role = await resolveRole(client, opts.defaultRole, '--default-role');
   const oidc: CreateIdentityProviderBody['identityProvider']['oidc'] = { issuer: opts.issuer, clientId: opts.clientId };
   if (secret !== undefined) oidc.clientSecret = secret;
   if (opts.scope) oidc.additionalScopes = opts.scope;

@@ -13,7 +13,7 @@ export const createFlags = {
   parent: flag.required('--parent <group>', 'the group whose members sign in through it (uid, name, name path or uid suffix)', { complete: { live: 'groups' } }),
   issuer: flag.required('--issuer <url>', 'the OIDC issuer URL (https)'),
   clientId: flag.required('--client-id <id>', 'the OIDC client id'),
-  defaultRole: flag.required('--default-role <role>', 'the role first-time users get: a uid or a name (e.g. viewer)', { complete: { live: 'roles' } }),
+  defaultRole: flag.required('--default-role <role>', 'the role first-time users get: a uid, a name (e.g. viewer) or a uid suffix', { complete: { live: 'roles' } }),
   correlationRule: { ...flag.string('--correlation-rule <rule>', 'how users are matched, fixed after create: sub or oid (default sub)'), choices: ['sub', 'oid'] },
   description: flag.string('--description <text>', 'description'),
   pkce: flag.bool('--pkce', 'use PKCE in the sign-in flow'),
@@ -25,7 +25,7 @@ export const updateFlags = {
   description: flag.string('--description <text>', 'new description ("" clears it)'),
   issuer: flag.string('--issuer <url>', 'new OIDC issuer URL'),
   clientId: flag.string('--client-id <id>', 'new OIDC client id'),
-  defaultRole: flag.string('--default-role <role>', 'new default role: a uid or a name', { complete: { live: 'roles' } }),
+  defaultRole: flag.string('--default-role <role>', 'new default role: a uid, a name or a uid suffix', { complete: { live: 'roles' } }),
   pkce: { ...flag.string('--pkce <on|off>', 'use PKCE in the sign-in flow, or not'), choices: ['on', 'off'] },
   ...oidcFlags,
 };

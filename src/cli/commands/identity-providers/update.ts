@@ -28,7 +28,7 @@ export async function run(ctx: Context, [ref]: string[], opts: FlagValues<typeof
     '--name', '--description', '--issuer', '--client-id', '--default-role', '--scope', '--groups-claim', '--pkce', '--client-secret',
   ]);
   if (opts.clientSecret) change.set('oidc.clientSecret', await readClientSecret(ctx));
-  if (opts.defaultRole !== undefined) change.set('defaultRole', (await resolveRole(client, opts.defaultRole)).uid);
+  if (opts.defaultRole !== undefined) change.set('defaultRole', (await resolveRole(client, opts.defaultRole, '--default-role')).uid);
   const uid = await resolver(ctx).uid(identityProviders, ref!);
   return printResource(ctx, identityProviders.view, await client.update(identityProviders, uid, change.fields, change.mask));
 }

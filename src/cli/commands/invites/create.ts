@@ -29,7 +29,7 @@ export async function run(ctx: Context, _args: string[], opts: FlagValues<typeof
   const ttl = ttlDuration(opts.ttl ?? '7d');
   const client = await ctx.client();
   const parent = (await groupUid(ctx, opts.parent, '--parent'))!;
-  const role = await resolveRole(client, opts.role);
+  const role = await resolveRole(client, opts.role, '--role');
   const body: CreateGroupInviteBody = { parent, groupInvite: { roleUid: role.uid, ttl } };
   if (opts.email !== undefined) body.groupInvite.email = opts.email;
   if (opts.singleUse) body.groupInvite.singleUse = true;

@@ -3,7 +3,7 @@ import { defineCommand, flag } from '../../command.js';
 
 export const createFlags = {
   parent: flag.required('--parent <group>', 'the group to invite into (uid, name, name path or uid suffix)', { complete: { live: 'groups' } }),
-  role: flag.required('--role <role>', 'the role the invitee gets: a uid or a name (e.g. viewer)', { complete: { live: 'roles' } }),
+  role: flag.required('--role <role>', 'the role the invitee gets: a uid, a name (e.g. viewer) or a uid suffix', { complete: { live: 'roles' } }),
   email: flag.string('--email <address>', 'only a token with this email claim may redeem the invite'),
   ttl: { ...flag.string('--ttl <duration>', 'how long the invite stays valid: 30m, 12h, 7d … (1 minute to 30 days)'), default: '7d' },
   singleUse: flag.bool('--single-use', 'the first redeem consumes the invite'),

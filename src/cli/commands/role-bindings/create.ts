@@ -20,7 +20,7 @@ export async function run(ctx: Context, _args: string[], opts: CreateRoleBinding
   const client = await ctx.client();
   const parent = (await groupUid(ctx, opts.parent, '--parent'))!;
   const identityUid = await resolver(ctx).uid(identities, opts.identity, '--identity');
-  const role = await resolveRole(client, opts.role);
+  const role = await resolveRole(client, opts.role, '--role');
   const body: CreateRoleBindingBody = { parent, roleBinding: { identityUid, roleUid: role.uid } };
   return printResource(ctx, views.roleBindings, await client.create(roleBindings, body));
 }

@@ -34,7 +34,7 @@ const serveFlags = {
 };
 
 const tokenFlags = {
-  identity: flag.string('--identity <uid>', "identity uid (its claimMatch.issuer must be this serve); default: the data dir's owner", { complete: { live: 'identities' }, conflicts: 'asIssuer' }),
+  identity: flag.string('--identity <identity>', "the identity: uid, name or uid suffix (its claimMatch.issuer must be this serve); default: the data dir's owner", { complete: { live: 'identities' }, conflicts: 'asIssuer' }),
   asIssuer: flag.string('--as-issuer <url>', 'TESTS ONLY: a workload identity token with this iss (a CI provider\'s URL), signed with serve\'s key; the token exchange takes it only from a serve started with --trust-test-issuers'),
   subject: flag.string('--subject <sub>', 'with --as-issuer: the sub claim'),
   audience: flag.list('--audience <aud>', "with --as-issuer: the aud claim (repeatable; default: serve's issuer URL)"),
@@ -89,7 +89,7 @@ export const serveCommand = defineCommand({
         summary: "print a bearer token for an identity of serve's own issuer",
         description: "Print a bearer token for an identity whose claimMatch.issuer is this serve. It needs the data dir (the issuer's key), not the API.",
         examples: [
-          ['a one-day token for a test identity', 'pctl serve token --identity "$IDENTITY_UID" --ttl 1d --data ./data'],
+          ['a one-day token for a test identity', 'pctl serve token --identity ci-bot --ttl 1d --data ./data'],
           ['a fresh owner token (when owner.token has expired)', 'PCTL_TOKEN=$(pctl serve token --ttl 12h --data ./data); export PCTL_TOKEN'],
           ['tests: a GitHub Actions token (serve --trust-test-issuers)', 'pctl serve token --as-issuer https://token.actions.githubusercontent.com --subject repo:acme/app:ref:refs/heads/main --audience http://127.0.0.1:8700 --claim repository=acme/app'],
         ],

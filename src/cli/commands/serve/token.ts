@@ -1,9 +1,15 @@
-// `pctl serve token [--identity UID] [--ttl 1h] [--data DIR]`: a token of serve's own issuer
+// `pctl serve token [--identity REF] [--ttl 1h] [--data DIR]`: a token of serve's own issuer
 // for one of its identities, the owner by default (so an expired owner token is never a dead
 // end). Reads the data dir directly (works whether or not serve runs): access to the data dir
-// is the administrator's credential.
+// is the administrator's credential. --identity takes any reference (uid, name, uid suffix),
+// resolved by the one rule (src/api/references.ts) over the data dir's store.
+import { ApiError, Code } from '../../../api/errors.js';
+import type { Lister } from '../../../api/references.js';
+import { identities } from '../../../api/resources.js';
+import type { Store } from '../../../server/store/store.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { cliErrors, referencesOver } from '../../shared/resolve.js';
 import { resolveDataDir, tokenTtlSeconds } from './run.js';
 
 export interface TokenCommandOptions {
@@ -35,7 +41,9 @@ export async function runToken(ctx: Context, opts: TokenCommandOptions): Promise
       return 0;
     }
     if (opts.subject !== undefined || opts.audience?.length || opts.claim?.length) throw new UsageError('--subject, --audience and --claim go with --as-issuer');
-    const identity = opts.identity ?? store.getMeta('owner_identity')!;
+    const identity = opts.identity === undefined
+      ? store.getMeta('owner_identity')!
+      : (await cliErrors(referencesOver(storeLister(store)).resolve(identities, opts.identity, '--identity'))).uid;
     const { token, expiresAt } = await issueIdentityToken(store, key, identity, ttlSeconds, () => ctx.clock.now().getTime());
     ctx.io.stdout.write(`${token}\n`);
     if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Token for ${opts.identity ?? `the owner (${identity})`}, valid until ${expiresAt}. Use: PCTL_TOKEN=$(pctl serve token …) pctl …\n`);
@@ -43,6 +51,20 @@ export async function runToken(ctx: Context, opts: TokenCommandOptions): Promise
   } finally {
     await store.close();
   }
+}
+
+/**
+ * References read from the store as the list endpoint would answer them: every record of the
+ * kind, by name when asked. No caller to check: the data dir is the credential.
+ */
+function storeLister(store: Store): Lister {
+  return {
+    async *list(d, query, limit) {
+      const all = store.allByAltKey(d.storeKind).map(({ uid, name }) => ({ uid, name }));
+      yield* (query.name === undefined ? all : all.filter((r) => r.name === query.name)).slice(0, limit);
+    },
+    get: async (d, uid) => store.get(uid, d.storeKind) ?? Promise.reject(new ApiError(Code.NOT_FOUND, `${d.nouns.one} not found: ${uid}`)),
+  };
 }
 
 /** Claims a test token may not set with --claim: the ones serve sets, and what marks serve's own exchanged tokens. */
