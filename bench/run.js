@@ -527,8 +527,8 @@ async function cliStart() {
 }
 
 /**
- * A simple command (no request: `pctl version` without an API URL, `pctl config list`) against
- * `node -e 0`, per Node: the running one and those of PCTL_BENCH_NODES. Each Node gets its
+ * A simple command (no request: `pctl version` without an API URL, `pctl config list`, `pctl
+ * --help` on a pipe; bin/pctl.js answers them from dist/bundle/fast.cjs) against `node -e 0`, per Node: the running one and those of PCTL_BENCH_NODES. Each Node gets its
  * own compile cache dir (Node 22+ fills it on the warm-up run, as a user's first command does).
  */
 function startup() {
@@ -536,14 +536,16 @@ function startup() {
   for (const node of nodes) {
     const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
     const env = { PCTL_CONFIG_DIR: cliConfigDir(), NODE_COMPILE_CACHE: cliConfigDir(), PCTL_API_URL: undefined, PCTL_TOKEN: undefined, PCTL_PROFILE: undefined };
-    const [bare, ver, config] = interleavedWallMs([
+    const [bare, ver, config, help] = interleavedWallMs([
       { cmd: node, args: ['-e', '0'] },
       { cmd: node, args: [pctl, 'version'], env },
       { cmd: node, args: [pctl, 'config', 'list'], env },
+      { cmd: node, args: [pctl, '--help'], env },
     ]);
     const nodeFig = { what: `${version}: node -e 0`, value: bare, unit: 'ms', command: 'node -e 0 (median of 15, interleaved)' };
     report(nodeFig.what, bare, 'ms', { command: nodeFig.command });
     report(`${version}: pctl config list`, config, 'ms', { ratio: config / bare, command: 'pctl config list (median of 15, interleaved)' });
+    report(`${version}: pctl --help`, help, 'ms', { ratio: help / bare, command: 'pctl --help, stdout a pipe (median of 15, interleaved)' });
     target(`${version}: pctl version vs node -e 0`, { what: `${version}: pctl version`, value: ver, unit: 'ms', command: 'pctl version, no API URL (median of 15, interleaved)' }, nodeFig, { max: 1.5 });
   }
 }

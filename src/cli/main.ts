@@ -33,7 +33,7 @@ const ROOT_HELP: Help = {
 };
 
 const ROOT_NOTES =
-  '\nReferences: wherever a group or repo uid is expected, its name or a unique uid suffix works too; a group also by its name path (acme/platform).' +
+  '\nReferences: wherever a group, identity, role, repo, invite or identity provider uid is expected, its name (an invite has none) or a unique uid suffix works too; a group also by its name path (acme/platform).' +
   '\nEnvironment: PCTL_API_URL, PCTL_TOKEN, PCTL_PROFILE, PCTL_CONFIG_DIR, PCTL_DEBUG (1, or api for bodies), NO_COLOR' +
   '\nExit codes: 0 ok, 1 request failed, 2 usage error, 3 not found, 4 authentication or permission';
 
