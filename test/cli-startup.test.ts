@@ -102,7 +102,9 @@ test('the simple commands answer byte for byte as the full CLI does (bin/pctl.js
   const profiles = tempDir('pctl-fast-');
   writeFileSync(resolve(profiles, 'config.json'), JSON.stringify({ currentProfile: 'b', profiles: { a: { apiUrl: 'http://127.0.0.1:1' }, b: { apiUrl: 'http://127.0.0.1:1', token: 'secret' } } }));
   const lines = [[], ['--help'], ['-h'], ['--version'], ['-V'], ['version'], ['config', 'list'], ['config', 'ls']];
-  for (const dir of [empty, profiles]) {
+  const broken = tempDir('pctl-fast-');
+  writeFileSync(resolve(broken, 'config.json'), '{"profiles": ');
+  for (const dir of [empty, profiles, broken]) {
     const env = { PCTL_CONFIG_DIR: dir };
     for (const args of lines) {
       const fast = await runBin(args, env);

@@ -28,7 +28,7 @@ function fastCommand(argv: readonly string[], env: Env, packageDir: string): Ans
   if (line === 'version' && !apiConfigured(env)) return (out) => print(out, `Client: pctl ${packageVersion(packageDir)} (Node ${process.version})\n`);
   const rootHelp = typeof PCTL_ROOT_HELP === 'string' ? PCTL_ROOT_HELP : undefined;
   if ((line === '' || line === '--help' || line === '-h') && rootHelp !== undefined && !isatty(1)) return (out) => print(out, rootHelp);
-  if (line === 'config list' || line === 'config ls') return configList;
+  if ((line === 'config list' || line === 'config ls') && readable(env)) return configList;
   return undefined;
 }
 
@@ -44,10 +44,16 @@ function print(out: FdStream, text: string): number {
  */
 function apiConfigured(env: Env): boolean {
   if (env.PCTL_API_URL !== undefined || env.PCTL_TOKEN !== undefined || env.PCTL_PROFILE !== undefined) return true;
+  return !readable(env) || Boolean(readConfigFile(env.PCTL_CONFIG_DIR).currentProfile);
+}
+
+/** Whether the profiles can be read; where not, the full CLI says why (and exits 1). */
+function readable(env: Env): boolean {
   try {
-    return Boolean(readConfigFile(env.PCTL_CONFIG_DIR).currentProfile);
-  } catch {
+    readConfigFile(env.PCTL_CONFIG_DIR);
     return true;
+  } catch {
+    return false;
   }
 }
 
