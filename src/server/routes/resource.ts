@@ -7,8 +7,8 @@ import type { Resource } from '../../api/registry/index.js';
 import type { Domain } from '../domain/index.js';
 import type { Changes } from '../domain/patch.js';
 import type { Request, ResourceRoutes, Response } from '../handler.js';
-import { groupInviteToWire, wireFormOf, WireJson, type WireList } from '../models.js';
-import type { Created, Operations, ResourceOperations } from '../pipeline/operations.js';
+import { createdToWire, wireFormOf, WireJson, type WireList } from '../models.js';
+import type { Operations, ResourceOperations } from '../pipeline/operations.js';
 import type { ListPage } from '../store/list.js';
 import type { Record_, Store } from '../store/store.js';
 import { resolveChanges, updateMaskParam } from '../surfaces/changes.js';
@@ -26,11 +26,6 @@ function wireOf(rest: RestContext, d: Resource): WireJson {
   return new WireJson(rest.store, (r: Record_) => form.toWire(r, rest.store), form.reads);
 }
 
-/** What a create answers on the wire: the resource, with the secret only its create shows (an invite's code). */
-export function createdToWire(d: Resource, created: Created, store: Store): unknown {
-  return created.code === undefined ? wireFormOf(d.kind).toWire(created.record, store) : groupInviteToWire(created.record, store, created.code);
-}
-
 /** A PATCH's changes (body and updateMask), read when the operation asks (after authorizing the caller). */
 export function changesOf(req: Request, d: Resource): () => Promise<Changes> {
   return async () => resolveChanges(await req.json(), updateMaskParam(req.query), d);
@@ -44,7 +39,7 @@ export function resourceRoutes(rest: RestContext, ops: ResourceOperations, own: 
   const { list, get, create, update, delete: remove } = ops;
   if (list) routes.list = async (req) => listResponse(d.plural, await list.run(req.principal, { params: req.query }), wire);
   if (get) routes.get = async (req) => ({ bodyJson: wire.one(await get.run(req.principal, { uid: req.uid })) });
-  if (create) routes.create = async (req) => ({ body: createdToWire(d, await create.run(req.principal, create.parse(await req.json())), rest.store) });
+  if (create) routes.create = async (req) => ({ body: createdToWire(d.kind, await create.run(req.principal, create.parse(await req.json())), rest.store) });
   if (update) routes.update = async (req) => ({ body: toWire(await update.run(req.principal, { uid: req.uid, changes: changesOf(req, d) }), rest.store) });
   if (remove) routes.remove = async (req) => (await remove.run(req.principal, { uid: req.uid }), {});
   return { ...routes, ...own };
