@@ -46,7 +46,7 @@ import { controlHandler } from './control/routes.js';
 import { Snapshots } from './control/snapshots.js';
 import { Determinism } from './deterministic.js';
 import { systemRandom, type Random } from './random.js';
-import { routeOperations } from './v1/operations.js';
+import { resourceOperations } from './v1/operations.js';
 import { v1Surface, type V1Options } from './v1/index.js';
 import { v1Callers } from './v1/report.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, sinkLookup, type RetrySchedule } from './events/deliverer.js';
@@ -239,7 +239,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const consoleFiles = consoleRoutes();
     const dispatchCall = createDispatcher({
       routes,
-      surfaces: [v1Surface(routeOperations(routes), opts.v1 ?? { enabled: true }, opts.log)],
+      surfaces: [v1Surface(resourceOperations(operations, domain, store), opts.v1 ?? { enabled: true }, opts.log)],
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...protectedResourceRoutes(() => openedStore.getMeta('issuer') ?? ''),
