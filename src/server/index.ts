@@ -6,52 +6,52 @@ import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './aut
 import { AUDIENCE, importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
 import { RemoteIssuers } from './auth/issuers.js';
 import { securityTokenService } from './auth/sts.js';
-import { stsRoutes } from './routes/sts.js';
-import { oidcRoutes } from './routes/oidc.js';
-import { oauthRoutes } from './oauth/index.js';
-import { openApiRoutes } from './routes/openapi.js';
-import { bootstrap, followIssuer } from './bootstrap.js';
+import { stsRoutes } from './surfaces/oauth/sts-routes.js';
+import { oidcRoutes } from './surfaces/oauth/oidc.js';
+import { oauthRoutes } from './surfaces/oauth/index.js';
+import { openApiRoutes } from './surfaces/rest/openapi.js';
+import { bootstrap, followIssuer } from './data/bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
-import { createDispatcher, createHttp1Server, restHandler, toErrorResponse } from './http.js';
-import { http1Exchange, type Exchange, type Http2Exchange } from './exchange.js';
-import { healthEndpoint } from './health.js';
-import type { ResourceRoutes } from './handler.js';
+import { createDispatcher, createHttp1Server, restHandler, toErrorResponse } from './pipeline/dispatch.js';
+import { http1Exchange, type Exchange, type Http2Exchange } from './transport/exchange.js';
+import { healthEndpoint } from './transport/health.js';
+import type { ResourceRoutes } from './pipeline/handler.js';
 import type { Principal } from './auth/principal.js';
-import { consoleRoutes } from './console.js';
-import { createFront, type Front } from './front.js';
-import { DEFAULT_H2_TIMEOUTS, type H2Timeouts } from './h2/connection.js';
-import { rpcGate } from './rpc/gate.js';
-import { onFirstUse } from './lazy.js';
-import { MCP_PATH, mcpEndpoint, protectedResourceRoutes } from './mcp/endpoint.js';
+import { consoleRoutes } from './surfaces/console.js';
+import { createFront, type Front } from './transport/front.js';
+import { DEFAULT_H2_TIMEOUTS, type H2Timeouts } from './transport/h2/connection.js';
+import { rpcGate } from './surfaces/rpc/gate.js';
+import { onFirstUse } from './pipeline/lazy.js';
+import { MCP_PATH, mcpEndpoint, protectedResourceRoutes } from './surfaces/mcp/endpoint.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
-import { lockDataDir } from './lock.js';
+import { lockDataDir } from './data/lock.js';
 import { resources, type ResourceName } from '../api/registry/index.js';
-import { accountAssociationRoutes } from './routes/account-associations.js';
-import { advisoryDocumentRoutes } from './routes/advisory-documents.js';
-import { libraryRoutes } from './routes/libraries.js';
-import { pingRoutes } from './routes/ping.js';
-import { groupInviteRoutes } from './routes/group-invites.js';
-import { resourceRoutes, type RestContext } from './routes/resource.js';
+import { accountAssociationRoutes } from './surfaces/rest/account-associations.js';
+import { advisoryDocumentRoutes } from './surfaces/rest/advisory-documents.js';
+import { libraryRoutes } from './surfaces/rest/libraries.js';
+import { pingRoutes } from './surfaces/rest/ping.js';
+import { groupInviteRoutes } from './surfaces/rest/group-invites.js';
+import { resourceRoutes, type RestContext } from './surfaces/rest/resource.js';
 import { operationsOf } from './pipeline/operations.js';
-import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
+import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './data/seed.js';
 import { redactDatabaseUrl } from './store/shared.js';
 import { Store } from './store/store.js';
-import { createLimiter, DEFAULT_FAIR_QUEUING, type Limits } from './ratelimit.js';
+import { createLimiter, DEFAULT_FAIR_QUEUING, type Limits } from './pipeline/ratelimit.js';
 import type { FaultRule } from '../api/faults.js';
-import { FaultInjector } from './control/faults.js';
-import { DEFAULT_JOURNAL_SIZE, Journal } from './control/journal.js';
-import { controlHandler } from './control/routes.js';
-import { Snapshots } from './control/snapshots.js';
-import { Determinism } from './deterministic.js';
-import { systemRandom, type Random } from './random.js';
-import { resourceOperations } from './v1/operations.js';
-import { v1Surface, type V1Options } from './v1/index.js';
-import { v1Callers } from './v1/report.js';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, sinkLookup, type RetrySchedule } from './events/deliverer.js';
-import { recordEvents } from './events/feed.js';
-import { eventControlRoutes } from './events/routes.js';
+import { FaultInjector } from './pipeline/faults.js';
+import { DEFAULT_JOURNAL_SIZE, Journal } from './pipeline/journal.js';
+import { controlHandler } from './surfaces/control/routes.js';
+import { Snapshots } from './data/snapshots.js';
+import { Determinism } from './pipeline/deterministic.js';
+import { systemRandom, type Random } from './base/random.js';
+import { resourceOperations } from './surfaces/v1/operations.js';
+import { v1Surface, type V1Options } from './surfaces/v1/index.js';
+import { v1Callers } from './surfaces/v1/report.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, sinkLookup, type RetrySchedule } from './surfaces/events/deliverer.js';
+import { recordEvents } from './surfaces/events/feed.js';
+import { eventControlRoutes } from './surfaces/events/routes.js';
 
 export interface ServeOptions {
   /** owner.token, and (without `database`) the SQLite database, the signing key and the lock. */
@@ -287,7 +287,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // The gRPC stack is loaded by the first RPC: a serve only REST clients call never loads it.
     const rpc = onFirstUse('gRPC', async () => {
       const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }, { VENDOR_SERVICES }, { SIGN_IN_SERVICES }] = await Promise.all([
-        import('./rpc/index.js'), import('./v1/surface.js'), import('./rpc/vendor-services.js'), import('./rpc/sign-in.js'),
+        import('./surfaces/rpc/index.js'), import('./surfaces/v1/surface.js'), import('./surfaces/rpc/vendor-services.js'), import('./surfaces/rpc/sign-in.js'),
       ]);
       return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES, ...SIGN_IN_SERVICES], rest, VENDOR_SERVICES);
     }, opts.log);
