@@ -13,14 +13,15 @@ import { openApiRoutes } from './surfaces/rest/openapi.js';
 import { bootstrap, followIssuer } from './data/bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
-import { createDispatcher, createHttp1Server, restHandler, toErrorResponse } from './pipeline/dispatch.js';
+import { createDispatcher, createHttp1Server, restHandler, toErrorResponse, type Dispatch } from './pipeline/dispatch.js';
 import { http1Exchange, type Exchange, type Http2Exchange } from './transport/exchange.js';
 import { healthEndpoint } from './transport/health.js';
 import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './surfaces/console.js';
 import { createFront, type Front } from './transport/front.js';
 import { DEFAULT_H2_TIMEOUTS, type H2Timeouts } from './transport/h2/connection.js';
-import { loadRpcListeners, rpcGate } from './surfaces/rpc/gate.js';
+import { rpcGate, type Listeners } from './surfaces/rpc/gate.js';
+import type { ReadContext } from './surfaces/rpc/reads.js';
 import { onFirstUse } from './pipeline/lazy.js';
 import { MCP_PATH, mcpEndpoint, protectedResourceRoutes } from './surfaces/mcp/endpoint.js';
 import type { JWK } from 'jose';
@@ -323,6 +324,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     unlock();
     throw err;
   }
+}
+
+/** The RPC listeners, loaded on the first RPC: serve's own services, v1's, the vendor's published ones and sign-in. */
+async function loadRpcListeners(dispatch: Dispatch, rest: Parameters<typeof rpcGate>[1], ctx: ReadContext, log: ((line: string) => void) | undefined): Promise<Listeners> {
+  const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }, { VENDOR_SERVICES }, { SIGN_IN_SERVICES }] = await Promise.all([
+    import('./surfaces/rpc/index.js'), import('./surfaces/v1/surface.js'), import('./surfaces/rpc/vendor-services.js'), import('./surfaces/rpc/sign-in.js'),
+  ]);
+  return rpcListeners(dispatch, rest, log, [...API_SERVICES, ...V1_SERVICES, ...SIGN_IN_SERVICES], ctx, VENDOR_SERVICES);
 }
 
 /** `pctl` and each of `more`; a URL with and without its trailing slash (clients differ). */

@@ -4,8 +4,7 @@
 import type http from 'node:http';
 import { http1Exchange, http2Exchange, type Exchange, type Http2Exchange } from '../../transport/exchange.js';
 import type { RequestStream } from '../../transport/h2/connection.js';
-import { headersTooLarge, toErrorResponse, type Dispatch } from '../../pipeline/dispatch.js';
-import type { ReadContext } from './reads.js';
+import { headersTooLarge, toErrorResponse } from '../../pipeline/dispatch.js';
 
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -71,14 +70,4 @@ function unavailable(x: Exchange, err: unknown, log: ((line: string) => void) | 
   }
   const body = JSON.stringify(answer.body);
   x.respond(answer.status ?? 503, { ...answer.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body);
-}
-
-/** The RPC listeners, loaded: serve's own services, v1's, the vendor's published ones and sign-in. */
-export async function loadRpcListeners(
-  dispatch: Dispatch, rest: { node: NodeListener; http2: (x: Http2Exchange) => void }, ctx: ReadContext, log: ((line: string) => void) | undefined,
-): Promise<Listeners> {
-  const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }, { VENDOR_SERVICES }, { SIGN_IN_SERVICES }] = await Promise.all([
-    import('./index.js'), import('../v1/surface.js'), import('./vendor-services.js'), import('./sign-in.js'),
-  ]);
-  return rpcListeners(dispatch, rest, log, [...API_SERVICES, ...V1_SERVICES, ...SIGN_IN_SERVICES], ctx, VENDOR_SERVICES);
 }
