@@ -10,7 +10,7 @@ import loader from '@grpc/proto-loader';
 import { createRegistry, fromBinary } from '@bufbuild/protobuf';
 import { anyUnpack, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
-import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
+import { compressionGzip, createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -483,6 +483,25 @@ test.serial('the published services (v2 and v2beta1) over gRPC, gRPC-Web (HTTP/1
     // serve's capability names as the published enum: the built-in viewer role lists groups.
     const viewer = roles.roles.find((r) => r.name === 'viewer');
     t.true(viewer?.capabilities.includes(Capability.CAP_IAM_GROUPS_LIST), `${name}: ${JSON.stringify(viewer?.capabilities)}`);
+  }
+});
+
+test.serial("a published CreateGroup, over gRPC and over Connect's handlers (a gzip-compressed call), makes the group and is journaled as REST's POST /iam/v2/groups", async (t) => {
+  const { srv, org } = h;
+  const headers = { authorization: `Bearer ${srv.ownerToken}` };
+  const since = srv.journal.last;
+  const calls = {
+    grpc: createClient(PublishedGroups, createGrpcTransport({ baseUrl: srv.url })),
+    compressed: createClient(PublishedGroups, createConnectTransport({ baseUrl: srv.url, httpVersion: '1.1', sendCompression: compressionGzip, compressMinBytes: 0 })),
+  };
+  for (const [name, groups] of Object.entries(calls)) {
+    const made = await groups.createGroup({ parent: org, group: { name: `published-${name}`, description: 'made over RPC' } }, { headers });
+    t.true(made.uid.startsWith(`${org}/`), name);
+    const stored = await srv.ok('GET', `/iam/v2/groups/${made.uid}`);
+    t.like(stored, { name: `published-${name}`, description: 'made over RPC' }, name);
+    const entry = srv.journal.since(since).find((e) => e.rpc === 'chainguard.platform.iam.v2.GroupsService/CreateGroup' && e.responseBody?.includes(made.uid));
+    t.like(entry, { method: 'POST', path: '/iam/v2/groups', status: 200 }, name);
+    t.true(entry?.requestBody?.includes(`published-${name}`), `${name}: ${entry?.requestBody}`);
   }
 });
 
