@@ -115,7 +115,7 @@ function identityProviderToWire(r: Record_): WireOut<'IdentityProvider'> {
 }
 
 /** The role expanded; `code` only when given (the create response). */
-export function groupInviteToWire(r: Record_, store: Store, code?: string): WireOut<'GroupInvite'> {
+function groupInviteToWire(r: Record_, store: Store, code?: string): WireOut<'GroupInvite'> {
   const role = store.get(str(r.data.roleUid));
   return {
     uid: r.uid,
@@ -130,7 +130,7 @@ export function groupInviteToWire(r: Record_, store: Store, code?: string): Wire
   };
 }
 
-export function accountAssociationToWire(r: Record_): WireOut<'AccountAssociation'> {
+function accountAssociationToWire(r: Record_): WireOut<'AccountAssociation'> {
   const d = r.data as Partial<AccountAssociationFields>;
   return {
     uid: r.parent ?? '',

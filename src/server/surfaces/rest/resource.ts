@@ -27,7 +27,7 @@ function wireOf(rest: RestContext, d: Resource): WireJson {
 }
 
 /** A PATCH's changes (body and updateMask), read when the operation asks (after authorizing the caller). */
-export function changesOf(req: Request, d: Resource): () => Promise<Changes> {
+function changesOf(req: Request, d: Resource): () => Promise<Changes> {
   return async () => resolveChanges(await req.json(), updateMaskParam(req.query), d);
 }
 
