@@ -7,7 +7,7 @@ import { rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from '../src/server/store/sqlite.js';
 import { newChildUid, records, timestamp } from '../src/server/domain/records.js';
-import { systemRandom } from '../src/server/random.js';
+import { systemRandom } from '../src/server/base/random.js';
 import { request, startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';

@@ -2,7 +2,7 @@
 // operations alone (every write path goes through them), and the uids and keys records get.
 import { createHash } from 'node:crypto';
 import type { AccountAssociationFields, AdvisoryDocument, CORRELATION_RULES, VulnerabilityMetadata } from '../../api/schemas.js';
-import type { Random } from '../random.js';
+import type { Random } from '../base/random.js';
 import { isExact, type ClaimMatch } from '../auth/claim-match.js';
 import { bindingKey, claimKey, type Kind, type Record_ } from '../store/record.js';
 

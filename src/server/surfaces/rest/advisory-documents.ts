@@ -1,0 +1,17 @@
+// /advisory/v2/ (Integrations): security advisory documents by package, and vulnerability
+// metadata. Read-only, public data: any valid token reads them (no capability).
+import type { ResourceRoutes } from '../../pipeline/handler.js';
+import { vulnerabilityMetadataToWire, WireJson } from '../wire.js';
+import { listResponse, type RestContext } from './resource.js';
+
+const ADVISORY_DOCUMENTS_PATH = '/advisory/v2/documents';
+const VULNERABILITY_METADATA_PATH = '/advisory/v2/metadata';
+
+export function advisoryDocumentRoutes(rest: RestContext): ResourceRoutes[] {
+  const { domain } = rest;
+  const metadataJson = new WireJson(rest.store, vulnerabilityMetadataToWire);
+  return [
+    { path: ADVISORY_DOCUMENTS_PATH, list: async (req) => ({ body: { documents: await domain.advisoryDocuments.list(req.principal, req.query) } }) },
+    { path: VULNERABILITY_METADATA_PATH, list: async (req) => listResponse('vulnerabilityMetadata', await domain.vulnerabilityMetadata.list(req.principal, req.query), metadataJson) },
+  ];
+}
