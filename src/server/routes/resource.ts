@@ -15,6 +15,7 @@ import type { ResourceRoutes, Response } from '../handler.js';
 import { wireFormOf, WireJson, type WireList } from '../models.js';
 import type { ListPage } from '../store/list.js';
 import type { Record_, Store } from '../store/store.js';
+import { listOptionsOf, parseListQuery } from './list-query.js';
 import { changesOf, parseBody } from './parse.js';
 
 /** What a REST route needs: the domain, and the store its wire forms read related records from. */
@@ -45,7 +46,10 @@ export function resourceRoutes(rest: RestContext, d: Resource, ops: GenericOpera
   const toWire = wireFormOf(d.kind).toWire;
   const has = (op: Resource['operations'][number]) => d.operations.includes(op);
   const { list, get, create, update, delete: remove } = ops;
-  if (list && has('list')) routes.list = async (req) => listResponse(d.plural, await list(req.principal, req.query), wire);
+  if (list && has('list')) {
+    const opts = listOptionsOf(d);
+    routes.list = async (req) => listResponse(d.plural, await list(req.principal, () => parseListQuery(req.query, opts)), wire);
+  }
   if (get && has('get')) routes.get = async (req) => ({ bodyJson: wire.one(await get(req.principal, req.uid)) });
   const body = createBodyOf(d);
   if (create && has('create') && body) {

@@ -11,6 +11,7 @@ import type { Domain } from '../domain/index.js';
 import type { Response } from '../handler.js';
 import { wireFormOf } from '../models.js';
 import type { Kind, Record_, Store } from '../store/store.js';
+import { listOptionsOf, parseListQuery } from '../routes/list-query.js';
 import type { Transcoder } from './transcode.js';
 
 /** A read answered by the domain: the caller, the request message, and the query the rule makes of it. */
@@ -32,9 +33,10 @@ export function directReadOf(rest: ReadContext, output: DescMessage, transcoder:
       const form = wireFormOf(d.kind);
       const items = new ProtoCache(rest.store, itemsField.message, (r) => form.toWire(r, rest.store), form.reads);
       const list = ops.list;
+      const opts = listOptionsOf(d);
       const envelope = envelopeOf(output);
       return async (principal, _request, query) => {
-        const page = await list(principal, query);
+        const page = await list(principal, () => parseListQuery(query, opts));
         return protoAnswer(output, [envelope(page), items.fields(itemsField, page.items)]);
       };
     }
