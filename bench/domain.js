@@ -5,10 +5,10 @@
 // owner, interleaved A B A B over rounds; the median ns per call of each.
 import { performance } from 'node:perf_hooks';
 import { groups } from '../dist/api/registry/index.js';
-import { bootstrap } from '../dist/server/bootstrap.js';
+import { bootstrap } from '../dist/server/data/bootstrap.js';
 import { domainContext, readable } from '../dist/server/domain/context.js';
 import { createDomain } from '../dist/server/domain/index.js';
-import { systemRandom } from '../dist/server/random.js';
+import { systemRandom } from '../dist/server/base/random.js';
 import { Store } from '../dist/server/store/store.js';
 import { median } from './lib.js';
 

@@ -3,7 +3,7 @@
 import { startServer } from '../dist/server/index.js';
 import { Store } from '../dist/server/store/store.js';
 import { newChildUid, timestamp } from '../dist/server/domain/records.js';
-import { systemRandom } from '../dist/server/random.js';
+import { systemRandom } from '../dist/server/base/random.js';
 
 export async function populate(dataDir, n) {
   const srv = await startServer({ dataDir, port: 0 });

@@ -1,4 +1,4 @@
-// npm run bench [-- --json] [-- --quick] [-- --large] [-- --startup] [-- --scoped] [-- --stores] [-- --org-as-code] [-- --domain] [-- --protocols] [-- --writes] [-- --page] [-- --get] [-- --scale [size]]
+// npm run bench [-- --json] [-- --quick] [-- --large] [-- --startup] [-- --scoped] [-- --stores] [-- --org-as-code] [-- --domain] [-- --protocols] [-- --writes] [-- --page] [-- --get] [-- --scale [size] [-- --postgres]]
 // One report of ratios measured in the same run, each with the command behind it, and at
 // the end the targets of issue 16 (each a ratio of two figures of this run, both shown).
 // Load generator: autocannon (npm), 10 connections, in this process; servers run in
@@ -12,6 +12,7 @@ import { domainBoundary } from './domain.js';
 import { orgAsCode } from './org-as-code.js';
 import { populate } from './populate.js';
 import { scale } from './scale.js';
+import { scalePostgres } from './scale-postgres.js';
 import { autocannonRun, fmt, interleavedWallMs, median, pctl, reqPerSec, sequentialRate, startChild, startServe, tempDir } from './lib.js';
 import { fileURLToPath } from 'node:url';
 
@@ -39,6 +40,8 @@ const startupOnly = process.argv.includes('--startup');
 // --scale [size] runs only the store at a size (groups; default 100000): seed load, bytes per group, lists after a write.
 const scaleAt = process.argv.indexOf('--scale');
 const scaleSize = scaleAt === -1 ? undefined : Number(/^\d+$/.test(process.argv[scaleAt + 1] ?? '') ? process.argv[scaleAt + 1] : 100_000);
+// --scale [size] --postgres: PostgreSQL replicas at that size instead (bench/scale-postgres.js).
+const scalePostgresToo = process.argv.includes('--postgres');
 const duration = quick ? 2 : 5;
 // --large adds the 1M run (minutes to populate); --quick is a smoke run.
 const SCALES = quick ? [1_000, 20_000] : process.argv.includes('--large') ? [1_000, 10_000, 100_000, 1_000_000] : [1_000, 10_000, 100_000];
@@ -784,7 +787,8 @@ try {
   } else if (startupOnly) {
     startup();
   } else if (scaleSize !== undefined) {
-    await scale(scaleSize, report, cleanup);
+    if (scalePostgresToo) await scalePostgres(scaleSize, report, cleanup);
+    else await scale(scaleSize, report, cleanup);
   } else {
     await asyncBoundary();
     await cliStart();

@@ -12,7 +12,7 @@ import { fmt, median, pctl, startServe, stopChild, tempDir } from './lib.js';
  * A seed of `n` groups: one organization, 10 teams, 100 subgroups a team, the rest leaves spread
  * over the subgroups (~1,000 leaves each at 1M): depth-3 scopes exist at every size.
  */
-function scaleSeed(n) {
+export function scaleSeed(n) {
   let made = 1;
   const org = { name: 'scale', groups: [] };
   const subs = [];

@@ -4,6 +4,7 @@ import test from 'ava';
 import { rmSync } from 'node:fs';
 import { systemRandom } from '../src/server/base/random.js';
 import { parseSeedText, type SeedDocument, type SeedGroup } from '../src/server/data/seed.js';
+import { parseListQuery } from '../src/server/surfaces/list-query.js';
 import { ListEngine } from '../src/server/store/list.js';
 import { insertGroups, startTestServer, tempDir, tempStore } from './helpers/serve.js';
 
@@ -53,7 +54,7 @@ test('a bulk load that fails commits nothing: its rows are gone and the lists re
   }));
   await t.throwsAsync(failed, { message: 'a rule refused the last entry' });
   for (const order of ['name', 'createTime desc', 'updateTime', 'uid']) {
-    const page = lists.list(new URLSearchParams({ order_by: order, 'uidp.descendants_of': 'org' }), { kind: 'group' });
+    const page = lists.list(parseListQuery(new URLSearchParams({ order_by: order, 'uidp.descendants_of': 'org' })), { kind: 'group' });
     t.is(page.totalCount, 3, order);
     t.deepEqual(page.items.map((g) => g.name).sort(), ['kept-0', 'kept-1', 'kept-2'], order);
   }

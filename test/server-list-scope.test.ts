@@ -3,6 +3,7 @@
 // brute-force answer, and, by the rows the list engine counts as read (countRowsRead), that a
 // list's cost stays flat as the database grows.
 import test from 'ava';
+import { parseListQuery } from '../src/server/surfaces/list-query.js';
 import { compareText, ListEngine, type ListScope } from '../src/server/store/list.js';
 import { within } from '../src/server/auth/authorize.js';
 import { newChildUid, newOrganizationUid } from '../src/server/domain/records.js';
@@ -72,7 +73,7 @@ function pageAll(lists: ListEngine, kind: Kind, query: Record<string, string>, s
   do {
     const q = new URLSearchParams({ ...query, page_size: String(pageSize) });
     if (token) q.set('page_token', token);
-    const page = lists.list(q, { kind, scope });
+    const page = lists.list(parseListQuery(q), { kind, scope });
     uids.push(...page.items.map((r) => r.uid));
     totals.add(page.totalCount);
     token = page.nextPageToken;
@@ -126,13 +127,13 @@ test('skip, from the start or (past the middle) from the end: the same slice a f
       const full = expected(visible, order);
       for (const skip of [0, 1, 15, Math.floor(n / 2), n - 25, n - 21, n - 20, n - 19, n - 1, n, n + 5, 1_000_000]) {
         const what = `${scope.key.length > 100 ? 'three subtrees' : `${n} rows`}, ${order}, skip ${skip}`;
-        const page = lists.list(new URLSearchParams({ order_by: order, skip: String(skip), page_size: '20' }), { kind: 'group', scope });
+        const page = lists.list(parseListQuery(new URLSearchParams({ order_by: order, skip: String(skip), page_size: '20' })), { kind: 'group', scope });
         t.deepEqual(page.items.map((r) => r.uid), full.slice(skip, skip + 20), what);
         t.is(page.skipped, skip);
         t.is(page.totalCount, n);
         t.is(page.nextPageToken === '', skip + 20 >= n, `${what}: a next page exactly when one remains`);
         if (page.nextPageToken) {
-          const next = lists.list(new URLSearchParams({ order_by: order, page_token: page.nextPageToken, page_size: '20' }), { kind: 'group', scope });
+          const next = lists.list(parseListQuery(new URLSearchParams({ order_by: order, page_token: page.nextPageToken, page_size: '20' })), { kind: 'group', scope });
           t.deepEqual(next.items.map((r) => r.uid), full.slice(skip + 20, skip + 40), `${what}: the cursor continues`);
         }
       }
@@ -150,7 +151,7 @@ test('roles: built-in ones merge with the custom roles of the granted subtrees; 
     t.deepEqual(uids, expected(visible, order), order);
     t.deepEqual(totals, [4]);
   }
-  const none = lists.list(new URLSearchParams(), { kind: 'role', scope: scopeOf([]) });
+  const none = lists.list(parseListQuery(new URLSearchParams()), { kind: 'role', scope: scopeOf([]) });
   t.deepEqual(none.items, []);
   t.is(none.totalCount, 0);
 });
@@ -233,9 +234,9 @@ test('the children of a group, and the rows outside the hierarchy, come in order
     for (const [kind, query] of cases) {
       for (const order of orders) {
         const params = { ...query, ...(order ? { order_by: order } : {}), page_size: '20' };
-        const first = lists.list(new URLSearchParams(params), { kind });
+        const first = lists.list(parseListQuery(new URLSearchParams(params)), { kind });
         const before = lists.rowsRead!;
-        const second = lists.list(new URLSearchParams({ ...params, page_token: first.nextPageToken }), { kind });
+        const second = lists.list(parseListQuery(new URLSearchParams({ ...params, page_token: first.nextPageToken })), { kind });
         t.is(second.items.length, 20);
         cost[`${kind} ${JSON.stringify(query)} ${order}`] = lists.rowsRead! - before;
       }

@@ -1,6 +1,7 @@
 // A large subtree is read through the sort index and a small one through its uid range
 // (list.ts picks by the match count); both must page in exactly the requested order.
 import test from 'ava';
+import { parseListQuery } from '../src/server/surfaces/list-query.js';
 import { ListEngine } from '../src/server/store/list.js';
 import { newChildUid, newOrganizationUid } from '../src/server/domain/records.js';
 import { systemRandom } from '../src/server/base/random.js';
@@ -35,7 +36,7 @@ test('descendants_of pages completely and in order, for a subtree above and belo
       do {
         const q = new URLSearchParams({ 'uidp.descendants_of': root, order_by: order, page_size: '200' });
         if (token) q.set('page_token', token);
-        const page = lists.list(q, { kind: 'group' });
+        const page = lists.list(parseListQuery(q), { kind: 'group' });
         t.is(page.totalCount, expected);
         for (const r of page.items) seen.push({ uid: r.uid, key: order.startsWith('name') ? r.name : order.startsWith('created') ? r.createTime : r.updateTime });
         token = page.nextPageToken;

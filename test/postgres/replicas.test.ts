@@ -209,6 +209,22 @@ pgTest('replicas started at the same moment bootstrap once: one organization, on
   t.is(new Set(kids).size, 1, `one signing key: ${kids.join(', ')}`);
 });
 
+pgTest('a replica joining a bootstrapped database does not wait for another replica\'s start', async (t) => {
+  const database = await sharedTestDatabase(t);
+  const first = await startTestServer({ database });
+  t.teardown(() => first.dispose());
+  // Another replica in the middle of its start: it holds the start lock.
+  const starting = new pg.Client({ connectionString: database });
+  await starting.connect();
+  t.teardown(() => starting.end());
+  await starting.query("SELECT pg_advisory_lock(hashtext('pctl serve ' || current_schema()))");
+  const joined = await startTestServer({ database });
+  t.teardown(() => joined.dispose());
+  t.is(joined.organizationUid, first.organizationUid);
+  const made = await first.ok('POST', G, { parent: first.organizationUid, group: { name: 'seen-by-the-joiner' } });
+  t.is((await joined.call('GET', `${G}/${encodeURIComponent(made.uid)}`)).status, 200);
+});
+
 pgTest('a database that fails under a running serve: 503, code 14, Retry-After, nothing half-written; never a 500', async (t) => {
   const database = await sharedTestDatabase(t);
   const srv = await startTestServer({ database });

@@ -7,11 +7,10 @@ import { advisories as ADV, artifacts as AR, capability } from '../../api/regist
 import { ECOSYSTEMS, ecosystemOf, ecosystemRule, type AdvisoryDocument, type VulnerabilityMetadata } from '../../api/schemas.js';
 import { permissionDenied } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
-import { singleParam } from '../base/params.js';
-import type { ListPage } from '../store/list.js';
+import type { ListPage, ListQuery } from '../store/list.js';
 import type { Record_ } from '../store/store.js';
-import { now, type DomainContext } from './context.js';
-import { readOperations, type ListParams } from './reads.js';
+import { now, resolve, type DomainContext } from './context.js';
+import { readOperations, type ListInput } from './reads.js';
 import { advisoryDocumentOf, newAdvisoryUid, newChildUid, records } from './records.js';
 
 export interface NewLibrary {
@@ -23,6 +22,12 @@ export interface NewLibrary {
 }
 
 export interface NewAdvisory { advisoryId: string; artifactName: string; updateTime?: string | undefined }
+
+/** Which advisory documents: those of the package `id` (or all), each cut to the advisories naming one of `cves` (none: all). */
+export interface AdvisoryDocumentQuery { id?: string | undefined; cves: readonly string[] }
+
+/** The artifacts' filter (ListQuery.filters): their ecosystems. */
+const ECOSYSTEMS_FILTER = 'ecosystems';
 
 export function artifactOperations(ctx: DomainContext) {
   const { store, authz } = ctx;
@@ -36,34 +41,30 @@ export function artifactOperations(ctx: DomainContext) {
       requireCap(principal);
     },
 
-    /** `ecosystems` is required; `query`, a substring of the name in any case; by name unless order_by says otherwise. */
-    async list(principal: Principal, params: ListParams): Promise<ListPage> {
+    /** `ecosystems` is required; nameContains, a substring of the name in any case; by name unless the query orders otherwise. */
+    async list(principal: Principal, input: ListInput): Promise<ListPage> {
       requireCap(principal);
-      const ecosystems = ecosystemsOf(params);
-      const search = singleParam(params, 'query', ['query']);
-      const query = withDefaultOrder(params, 'name');
-      query.delete('query');
-      query.set('ecosystems', ecosystems.join(','));
-      return ctx.lists.list(query, { kind: AR.storeKind, filterColumns: { ecosystems: 'alt_key' }, ...(search ? { nameContains: search } : {}) });
+      const query = await resolve(input);
+      const ecosystems = ecosystemsOf(query.filters?.[ECOSYSTEMS_FILTER] ?? []);
+      return ctx.lists.list(
+        { ...query, order: query.order ?? { field: 'name', desc: false }, filters: { [ECOSYSTEMS_FILTER]: ecosystems } },
+        { kind: AR.storeKind, filterColumns: { [ECOSYSTEMS_FILTER]: 'alt_key' } },
+      );
     },
 
     /** How many artifacts each of the `ecosystems` holds. */
-    async count(principal: Principal, params: ListParams): Promise<{ ecosystem: string; totalCount: number }[]> {
+    async count(principal: Principal, ecosystems: readonly string[]): Promise<{ ecosystem: string; totalCount: number }[]> {
       requireCap(principal);
-      return ecosystemsOf(params).map((ecosystem) => ({ ecosystem, totalCount: store.countByAltKey(AR.storeKind, ecosystem) }));
+      return ecosystemsOf(ecosystems).map((ecosystem) => ({ ecosystem, totalCount: store.countByAltKey(AR.storeKind, ecosystem) }));
     },
 
-    /** An artifact's versions, oldest first unless order_by says otherwise. */
-    async versions(principal: Principal, artifactUid: string, params: ListParams): Promise<ListPage> {
+    /** An artifact's versions (the artifact is the scope: the query names none), oldest first unless the query orders otherwise. */
+    async versions(principal: Principal, artifactUid: string, input: ListInput): Promise<ListPage> {
       requireCap(principal);
       const artifact = store.get(artifactUid, AR.storeKind);
       if (!artifact) throw notFound(AR.kind, artifactUid);
-      const query = withDefaultOrder(params, 'createTime');
-      for (const scope of ['uidp.children_of', 'uidp.childrenOf', 'uidp.descendants_of', 'uidp.descendantsOf']) {
-        if (query.has(scope)) throw invalidField(scope, 'is not a parameter of this list (the artifact is in the path)');
-      }
-      query.set('uidp.children_of', artifact.uid);
-      return ctx.lists.list(query, { kind: 'artifactVersion' });
+      const query: ListQuery = await resolve(input);
+      return ctx.lists.list({ ...query, order: query.order ?? { field: 'createTime', desc: false }, childrenOf: artifact.uid }, { kind: 'artifactVersion' });
     },
   };
 }
@@ -75,10 +76,7 @@ export function advisoryOperations(ctx: DomainContext) {
 export function advisoryDocumentOperations(ctx: DomainContext) {
   return {
     /** Not paged: every document of the package `id` (or all), each cut to the advisories naming one of `cves`. */
-    async list(_principal: Principal, params: ListParams): Promise<AdvisoryDocument[]> {
-      for (const key of params.keys()) if (key !== 'id' && key !== 'cves') throw invalidField(key, 'is not a known query parameter');
-      const id = singleParam(params, 'id', ['id']);
-      const cves = params.getAll('cves').flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+    async list(_principal: Principal, { id, cves }: AdvisoryDocumentQuery): Promise<AdvisoryDocument[]> {
       return ctx.store
         .roots('advisoryDocument')
         .filter((r) => id === undefined || r.name === id)
@@ -91,8 +89,8 @@ export function advisoryDocumentOperations(ctx: DomainContext) {
 
 export function vulnerabilityMetadataOperations(ctx: DomainContext) {
   return {
-    async list(_principal: Principal, params: ListParams): Promise<ListPage> {
-      return ctx.lists.list(params, { kind: 'vulnerabilityMetadata', filterColumns: { id: 'name', ids: 'name' } });
+    async list(_principal: Principal, input: ListInput): Promise<ListPage> {
+      return ctx.lists.list(await resolve(input), { kind: 'vulnerabilityMetadata', filterColumns: { id: 'name', ids: 'name' } });
     },
   };
 }
@@ -139,9 +137,8 @@ export function insertVulnerabilityMetadata(ctx: DomainContext, metadata: Vulner
   return rec;
 }
 
-/** `ecosystems`: required, repeatable and comma-separated, JAVA or PYTHON in any case. */
-function ecosystemsOf(query: URLSearchParams): string[] {
-  const values = query.getAll('ecosystems').flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+/** `ecosystems`: required (several, or comma-separated), JAVA or PYTHON in any case. */
+function ecosystemsOf(values: readonly string[]): string[] {
   if (!values.length) throw invalidField('ecosystems', `is required: ${ECOSYSTEMS.join(', ')} (repeatable)`);
   const out = new Set<string>();
   for (const v of values) {
@@ -150,11 +147,4 @@ function ecosystemsOf(query: URLSearchParams): string[] {
     out.add(ecosystem);
   }
   return [...out];
-}
-
-/** A catalogue reads best sorted: artifacts by name, versions oldest first, unless order_by says otherwise. */
-function withDefaultOrder(query: URLSearchParams, order: string): URLSearchParams {
-  const out = new URLSearchParams(query);
-  if (!out.has('order_by') && !out.has('orderBy')) out.set('order_by', order);
-  return out;
 }

@@ -2,16 +2,19 @@
 // `.list` grants, filtered by the declared filters) and get (404, then 403).
 import { capability, type Resource } from '../../api/registry/index.js';
 import type { Principal } from '../auth/principal.js';
-import type { FilterColumns, ListPage } from '../store/list.js';
+import type { FilterColumns, ListPage, ListQuery } from '../store/list.js';
 import type { Record_ } from '../store/store.js';
-import { readable, type DomainContext } from './context.js';
+import { readable, resolve, type Deferred, type DomainContext } from './context.js';
 
-/** The spec's shared list parameters (page_size, page_token, order_by, skip, uidp.*, name) and a resource's filters, by name. */
-export type ListParams = URLSearchParams;
+/**
+ * What a list asks for (page, order, uidp scope, name, the resource's filters), parsed by the
+ * surface; deferred, so that a caller without access learns nothing from how it is judged.
+ */
+export type ListInput = Deferred<ListQuery>;
 
 export interface ReadOperations {
   /** A page of what the caller may see; the records are the store's shared ones: read-only. */
-  list: (principal: Principal, params: ListParams) => Promise<ListPage>;
+  list: (principal: Principal, query: ListInput) => Promise<ListPage>;
   /** One resource the caller may read (404, then 403); read-only. */
   get: (principal: Principal, uid: string) => Promise<Record_>;
 }
@@ -24,8 +27,10 @@ export function readOperations(ctx: DomainContext, d: Resource): ReadOperations 
   const filterColumns = filterColumnsOf(d);
   const cap = d.operations.includes('list') ? capability(d, 'list') : '';
   return {
-    list: async (principal, params) =>
-      ctx.lists.list(params, { kind: d.storeKind, filterColumns, scope: ctx.authz.scope(principal, cap, d.visibility === 'global') }),
+    list: async (principal, query) => {
+      const scope = ctx.authz.scope(principal, cap, d.visibility === 'global');
+      return ctx.lists.list(await resolve(query), { kind: d.storeKind, filterColumns, scope });
+    },
     get: async (principal, uid) => readable(ctx, principal, d, uid),
   };
 }

@@ -6,13 +6,12 @@
 // and overlay configuration, README) are stored as given and returned: serve builds nothing.
 import { alreadyExists, invalidArgument, type FieldViolation } from '../../api/errors.js';
 import { capability, groups as G, repos as RP, tags as TG } from '../../api/registry/index.js';
-import { singleParam } from '../base/params.js';
 import { descriptionProblem, repoNameProblem, UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, mustGet, now, resolve, type Deferred, type DomainContext } from './context.js';
 import { ruledChanges, type Changes } from './patch.js';
-import { readOperations, type ListParams } from './reads.js';
+import { readOperations, type ListInput } from './reads.js';
 import { newChildUid, records } from './records.js';
 
 /** The repo fields serve stores as given (proto3 JSON names and values of the vendor's Repo), besides name and description. */
@@ -217,10 +216,10 @@ export function tagOperations(ctx: DomainContext) {
     },
 
     /** The spec scopes tags by their repo: a repo that does not exist is a 404, not an empty list. */
-    async list(principal: Principal, params: ListParams) {
-      const repo = singleParam(params, 'uidp.children_of', ['uidp.children_of', 'uidp.childrenOf']);
-      if (repo) authorize(ctx, principal, capability(TG, 'list'), RP, repo, 'uidp.children_of');
-      return reads.list(principal, params);
+    async list(principal: Principal, input: ListInput) {
+      const query = await resolve(input);
+      if (query.childrenOf) authorize(ctx, principal, capability(TG, 'list'), RP, query.childrenOf, 'uidp.children_of');
+      return reads.list(principal, query);
     },
   };
 }

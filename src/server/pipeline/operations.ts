@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Deferred } from '../domain/context.js';
 import type { Domain } from '../domain/index.js';
 import type { Changes } from '../domain/patch.js';
-import type { ListParams } from '../domain/reads.js';
+import type { ListInput as ListQueryInput } from '../domain/reads.js';
 import type { ListPage } from '../store/list.js';
 import type { Record_ } from '../store/store.js';
 import { groupNameViolation, parseBody } from './input.js';
@@ -34,7 +34,8 @@ interface Operation<I, O> {
   run(principal: Principal, input: I): Promise<O>;
 }
 
-interface ListInput { params: ListParams }
+/** A list's typed query, parsed by the surface once the operation's access checks have passed. */
+interface ListInput { query: ListQueryInput }
 interface UidInput { uid: string }
 /** A create's input: the resource's fields and its parent, as the create request's JSON holds them. */
 type CreateInput = { parent: string } & Record<string, unknown>;
@@ -67,7 +68,7 @@ function itemPath(d: Resource, uid: string): string {
 
 /** The domain's operations in the generic shapes (method syntax: each module's own input types fit). */
 interface GenericDomain {
-  list?(principal: Principal, params: ListParams): Promise<ListPage>;
+  list?(principal: Principal, query: ListQueryInput): Promise<ListPage>;
   get?(principal: Principal, uid: string): Promise<Record_>;
   create?(principal: Principal, input: CreateInput): Promise<Record_ | { invite: Record_; code: string }>;
   update?(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_>;
@@ -85,7 +86,7 @@ function resourceOperations(d: Resource, ops: GenericDomain): ResourceOperations
   const declare = <I, O>(verb: Verb, rest: (input: I) => RestName, run: (principal: Principal, input: I) => Promise<O>): Operation<I, O> =>
     ({ name: `${d.plural}.${verb}`, resource: d, verb, capability: capability(d, verb), rest, run });
   const out: ResourceOperations = { resource: d };
-  if (has('list')) out.list = declare('list', () => ({ method: 'GET', path: d.path }), (p, i: ListInput) => ops.list!(p, i.params));
+  if (has('list')) out.list = declare('list', () => ({ method: 'GET', path: d.path }), (p, i: ListInput) => ops.list!(p, i.query));
   if (has('get')) out.get = declare('get', (i: UidInput) => ({ method: 'GET', path: itemPath(d, i.uid) }), (p, i: UidInput) => ops.get!(p, i.uid));
   const body = createBodyOf(d);
   if (has('create') && body) {

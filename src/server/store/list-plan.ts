@@ -1,10 +1,9 @@
-// The list planner: a list query's parameters (both spellings of each), the segments it reads
+// The list planner: a list query's segments it reads
 // (one uid range per visible subtree, narrowed by uidp.*), the index each segment is read
 // through (by its estimated cost) and the SQL of each. Pure: what ListEngine (list.ts) runs
 // and caches is decided here.
-import { invalidField, ApiError, Code } from '../../api/errors.js';
-import { ORDER_FIELDS } from '../../api/resources.js';
 import { ALL, belowScope, childrenScope, UNPARENTED } from './counts.js';
+import type { SortField } from './list-query.js';
 import type { Kind, Record_ } from './record.js';
 
 /** Whether uid is the group itself or lies below it (a grant on a group covers its subtree). */
@@ -12,44 +11,7 @@ export function within(uid: string, groupUid: string): boolean {
   return uid === groupUid || uid.startsWith(`${groupUid}/`);
 }
 
-/** The wire names of the shared list parameters, with the camelCase spellings accepted too. */
-export const PARAM_ALIASES: Record<string, string> = {
-  page_size: 'page_size', pageSize: 'page_size',
-  page_token: 'page_token', pageToken: 'page_token',
-  order_by: 'order_by', orderBy: 'order_by',
-  skip: 'skip',
-  'uidp.descendants_of': 'uidp.descendants_of', 'uidp.descendantsOf': 'uidp.descendants_of',
-  'uidp.children_of': 'uidp.children_of', 'uidp.childrenOf': 'uidp.children_of',
-  name: 'name',
-};
-
-export const SORT_COLUMNS = { uid: 'uid', name: 'name', createTime: 'create_time', updateTime: 'update_time' } as const;
-
-/**
- * The declared filter a query parameter names, in either spelling (`artifactNames` or
- * `artifact_names`, `key_id` or `keyId`), as the shared parameters and gRPC transcoding accept.
- */
-export function filterParam(filterColumns: FilterColumns, rawKey: string): string | undefined {
-  if (Object.hasOwn(filterColumns, rawKey)) return rawKey;
-  const other = otherSpelling(rawKey);
-  return other !== rawKey && Object.hasOwn(filterColumns, other) ? other : undefined;
-}
-
-// The same few parameter names come with every request: each one's other spelling is made once.
-const otherSpellings = new Map<string, string>();
-
-/** `artifact_names` → `artifactNames`, `keyId` → `key_id`. */
-function otherSpelling(key: string): string {
-  let other = otherSpellings.get(key);
-  if (other === undefined) {
-    other = key.includes('_')
-      ? key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
-      : key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-    if (otherSpellings.size >= 1000) otherSpellings.clear();
-    otherSpellings.set(key, other);
-  }
-  return other;
-}
+export const SORT_COLUMNS: Record<SortField, string> = { uid: 'uid', name: 'name', createTime: 'create_time', updateTime: 'update_time' };
 
 /** A resource-specific filter: query parameter → the column it matches exactly. */
 export type FilterColumns = Record<string, 'name' | 'alt_key' | 'parent'>;
@@ -66,7 +28,7 @@ export interface ListScope {
   key: string;
 }
 
-type SortField = keyof typeof SORT_COLUMNS;
+
 
 /**
  * One indexed slice of the result. A scoped list is the union of its segments (one per
@@ -306,28 +268,4 @@ export function sortValue(rec: Record_, field: SortField): string {
     case 'createTime': return rec.createTime;
     case 'updateTime': return rec.updateTime;
   }
-}
-
-export function parseNonNegativeInt(raw: string | undefined, field: string): number {
-  if (raw === undefined || raw === '') return 0;
-  if (!/^-?\d+$/.test(raw.trim())) throw invalidField(field, 'must be an integer');
-  const n = Number(raw);
-  if (n < 0) throw invalidField(field, 'must not be negative');
-  if (!Number.isSafeInteger(n)) throw invalidField(field, 'is too large');
-  return n;
-}
-
-export function parseOrderBy(raw: string | undefined): { sortField: SortField; desc: boolean } {
-  if (raw === undefined || raw.trim() === '') return { sortField: 'uid', desc: false };
-  const parts = raw.trim().split(/\s+/);
-  const field = Object.hasOwn(ORDER_FIELDS, parts[0]!) ? ORDER_FIELDS[parts[0]!] : undefined;
-  const direction = (parts[1] ?? 'asc').toLowerCase();
-  if (!field || parts.length > 2 || (direction !== 'asc' && direction !== 'desc')) {
-    const known = 'uid, name, createTime (created_at), updateTime (updated_at)';
-    throw new ApiError(Code.INVALID_ARGUMENT, `Invalid argument: order_by: must be one of ${known}, optionally followed by asc or desc`, {
-      reason: 'INVALID_ARGUMENT',
-      fieldViolations: [{ field: 'order_by', description: `must be one of ${known}, optionally followed by asc or desc` }],
-    });
-  }
-  return { sortField: field, desc: direction === 'desc' };
 }

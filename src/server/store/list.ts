@@ -8,24 +8,23 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidField } from '../../api/errors.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_TOKEN_TTL_MS } from '../../api/resources.js';
-import { repeatedParam } from '../base/params.js';
 import type { Random } from '../base/random.js';
 import type { Kind, Record_, Store } from './store.js';
 import {
-  chooseIndex, compareText, conditions, countedScope, drivingIndex, type FilterColumns, filterParam, type IndexName, type ListScope, orderBy, PARAM_ALIASES, type ParsedQuery, parseNonNegativeInt, parseOrderBy, rangeAfterCursor, type Segment, segmentsOf, SORT_COLUMNS, sortValue, versionScope,
+  chooseIndex, compareText, conditions, countedScope, drivingIndex, type FilterColumns, type IndexName, type ListScope, orderBy, type ParsedQuery, rangeAfterCursor, type Segment, segmentsOf, SORT_COLUMNS, sortValue, versionScope,
 } from './list-plan.js';
+import type { ListQuery } from './list-query.js';
 import { ALL } from './counts.js';
 
 export { compareText, within, type FilterColumns, type ListScope } from './list-plan.js';
+export type { ListQuery } from './list-query.js';
 
 export interface ListOptions {
   kind: Kind;
-  /** Resource-specific repeatable filters (`artifactNames=a,b&artifactNames=c`). */
+  /** The columns the query's declared filters match (ListQuery.filters, by declared name). */
   filterColumns?: FilterColumns;
   /** Access scoping; without it every row of the kind is listed. */
   scope?: ListScope;
-  /** Only rows whose name contains this, ignoring ASCII case (a search parameter the route reads itself). */
-  nameContains?: string;
 }
 
 export interface ListPage {
@@ -114,7 +113,7 @@ export class ListEngine {
    * The same page served again is the same `items` array, so what is derived from it can be
    * cached by it (WireJson).
    */
-  list(query: URLSearchParams, opts: ListOptions): ListPage {
+  list(query: ListQuery, opts: ListOptions): ListPage {
     const q = this.parse(query, opts);
     const counts = this.segmentCounts(q);
     const totalCount = counts.reduce((a, b) => a + b, 0);
@@ -245,71 +244,47 @@ export class ListEngine {
     return (this.store.prepare(sql).get(...params) as { n: number }).n;
   }
 
-  // The same list asked again (a poller, a page reloaded) parses to the same query: parsed
-  // once per filter columns and spelling of its parameters, its page token read every time
-  // (a token expires).
-  private readonly parsed = new WeakMap<FilterColumns, Map<string, { q: ParsedQuery; token: string | undefined }>>();
+  // The same list asked again (a poller, a page reloaded) plans to the same query: planned
+  // once per filter columns and query, its page token read every time (a token expires).
+  private readonly parsed = new WeakMap<FilterColumns, Map<string, ParsedQuery>>();
 
-  private parse(query: URLSearchParams, opts: ListOptions): ParsedQuery {
-    // Each part with its length: no value can pass for another's end and the next's start.
-    let key = `${opts.kind} ${lengthPrefixed(opts.scope?.key ?? '')}${lengthPrefixed(opts.nameContains ?? '')}`;
-    for (const [k, v] of query) key += lengthPrefixed(k) + lengthPrefixed(v);
+  private parse(query: ListQuery, opts: ListOptions): ParsedQuery {
+    const key = JSON.stringify([
+      opts.kind, opts.scope?.key ?? '', query.pageSize ?? 0, query.skip ?? 0, query.order?.field ?? 'uid', query.order?.desc ?? false,
+      query.descendantsOf ?? null, query.childrenOf ?? null, query.name ?? null, query.nameContains ?? null, query.filters ?? null,
+    ]);
     const filterColumns = opts.filterColumns ?? NO_FILTERS;
     let byKey = this.parsed.get(filterColumns);
-    if (!byKey) this.parsed.set(filterColumns, (byKey = new Map<string, { q: ParsedQuery; token: string | undefined }>()));
-    let hit = byKey.get(key);
-    if (!hit) {
-      hit = this.parseNow(query, { ...opts, filterColumns });
+    if (!byKey) this.parsed.set(filterColumns, (byKey = new Map<string, ParsedQuery>()));
+    let q = byKey.get(key);
+    if (!q) {
+      q = this.plan(query, { ...opts, filterColumns });
       if (byKey.size >= 1000) byKey.clear();
-      byKey.set(key, hit);
+      byKey.set(key, q);
     }
-    return hit.token ? { ...hit.q, cursor: this.readToken(hit.token, hit.q.fingerprint) } : hit.q;
+    return query.pageToken ? { ...q, cursor: this.readToken(query.pageToken, q.fingerprint) } : q;
   }
 
-  private parseNow(query: URLSearchParams, opts: ListOptions & { filterColumns: FilterColumns }): { q: ParsedQuery; token: string | undefined } {
-    const filterColumns = opts.filterColumns;
-    const single = new Map<string, string>();
-    const multi = new Map<string, string[]>();
-    const spelledAs = new Map<string, string>(); // wire name → the spelling given
-    for (const [rawKey, value] of query) {
-      const filter = filterParam(filterColumns, rawKey);
-      if (filter) {
-        const values = value.split(',').map((v) => v.trim()).filter(Boolean);
-        multi.set(filter, [...(multi.get(filter) ?? []), ...values]);
-        continue;
-      }
-      // hasOwn: `constructor`, `__proto__` and friends are not parameters (they reached SQL as column names).
-      const key = Object.hasOwn(PARAM_ALIASES, rawKey) ? PARAM_ALIASES[rawKey] : undefined;
-      if (!key) throw invalidField(rawKey, 'is not a known query parameter');
-      const earlier = spelledAs.get(key);
-      if (earlier !== undefined) throw repeatedParam(key, earlier, rawKey);
-      spelledAs.set(key, rawKey);
-      single.set(key, value);
-    }
-
-    const pageSize = parseNonNegativeInt(single.get('page_size'), 'page_size') || PAGE_SIZE_DEFAULT;
-    const skip = parseNonNegativeInt(single.get('skip'), 'skip');
-    const { sortField, desc } = parseOrderBy(single.get('order_by'));
-
-    const descendantsOf = single.get('uidp.descendants_of');
-    if (descendantsOf === '') throw invalidField('uidp.descendants_of', 'must not be empty');
-    const childrenOf = single.get('uidp.children_of');
-    if (childrenOf === '') throw invalidField('uidp.children_of', 'must not be empty');
-    const name = single.get('name');
-    const inFilters = [...multi]
+  private plan(query: ListQuery, opts: ListOptions & { filterColumns: FilterColumns }): ParsedQuery {
+    const { filterColumns } = opts;
+    const sortField = query.order?.field ?? 'uid';
+    const desc = query.order?.desc ?? false;
+    const { descendantsOf, childrenOf, name, nameContains } = query;
+    const inFilters = Object.entries(query.filters ?? {})
       .sort(([a], [b]) => a.localeCompare(b))
       .filter(([, values]) => values.length)
-      .map(([key, values]) => ({ column: filterColumns[key]!, values }));
-
-    const fingerprint = this.fingerprintOf(JSON.stringify([opts.kind, descendantsOf ?? null, childrenOf ?? null, name ?? null, inFilters, sortField, desc, opts.scope?.key ?? '', opts.nameContains ?? null]));
-    const parsed: ParsedQuery = {
-      kind: opts.kind, pageSize: Math.min(pageSize, PAGE_SIZE_MAX), skip, sortField, desc, inFilters, fingerprint,
+      .map(([key, values]) => {
+        if (!Object.hasOwn(filterColumns, key)) throw new Error(`${key} is not a declared filter of ${opts.kind}`);
+        return { column: filterColumns[key]!, values: [...values] };
+      });
+    const fingerprint = this.fingerprintOf(JSON.stringify([opts.kind, descendantsOf ?? null, childrenOf ?? null, name ?? null, inFilters, sortField, desc, opts.scope?.key ?? '', nameContains ?? null]));
+    return {
+      kind: opts.kind, pageSize: Math.min(query.pageSize || PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX), skip: query.skip ?? 0, sortField, desc, inFilters, fingerprint,
       segments: segmentsOf(opts.scope, descendantsOf, childrenOf),
       ...(childrenOf !== undefined ? { parent: childrenOf } : {}),
       ...(name !== undefined ? { name } : {}),
-      ...(opts.nameContains ? { nameContains: opts.nameContains } : {}),
+      ...(nameContains ? { nameContains } : {}),
     };
-    return { q: parsed, token: single.get('page_token') || undefined };
   }
 
   private signToken(payload: TokenPayload): string {
@@ -375,10 +350,6 @@ export class ListEngine {
     this.verifiedTokens.set(token, payload);
     return payload;
   }
-}
-
-function lengthPrefixed(text: string): string {
-  return `${text.length}:${text}`;
 }
 
 function parseTokenPayload(text: string): TokenPayload | undefined {

@@ -58,13 +58,20 @@ export class PostgresDatabase implements SharedDatabase {
 
   /**
    * Connects, takes the start lock (a session advisory lock named after the schema, so that
-   * two replicas starting at once never both migrate or bootstrap) and migrates. The caller
+   * two replicas starting at once never both migrate or bootstrap) and migrates; on a database
+   * already migrated and bootstrapped, takes none. The caller
    * loads, bootstraps if the data is empty, then calls started() to let the next replica in.
    */
   static async open(url: string): Promise<PostgresDatabase> {
     const db = new PostgresDatabase(url);
     try {
       const client = await db.pool.connect();
+      // A database of this schema version, bootstrapped: nothing to migrate or bootstrap, so
+      // no lock; replicas started together load at once instead of one after another.
+      if (await db.readyWithoutStart(client)) {
+        client.release();
+        return db;
+      }
       db.startLock = client;
       await client.query("SELECT pg_advisory_lock(hashtext('pctl serve ' || current_schema()))");
       await db.migrate(client);
@@ -73,6 +80,15 @@ export class PostgresDatabase implements SharedDatabase {
       await db.close();
       throw new Error(`cannot use the database ${redactDatabaseUrl(url)}: ${(err as Error).message}`, { cause: err });
     }
+  }
+
+  /** Whether the database is at this pctl's schema version and bootstrapped (read without the start lock). */
+  private async readyWithoutStart(client: pg.PoolClient): Promise<boolean> {
+    const present = await client.query<{ present: boolean }>("SELECT to_regclass('pctl_schema') IS NOT NULL AS present");
+    if (!present.rows[0]?.present) return false;
+    const res = await client.query<{ version: number }>('SELECT version FROM pctl_schema');
+    if ((res.rows[0]?.version ?? 0) !== MIGRATIONS.length) return false;
+    return ((await client.query("SELECT 1 FROM meta WHERE key = 'bootstrapped'")).rowCount ?? 0) > 0;
   }
 
   private async migrate(client: pg.PoolClient): Promise<void> {

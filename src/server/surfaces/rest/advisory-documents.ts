@@ -2,6 +2,7 @@
 // metadata. Read-only, public data: any valid token reads them (no capability).
 import type { ResourceRoutes } from '../../pipeline/handler.js';
 import { vulnerabilityMetadataToWire, WireJson } from '../wire.js';
+import { parseAdvisoryDocumentQuery, parseListQuery, VULNERABILITY_METADATA_LIST } from '../list-query.js';
 import { listResponse, type RestContext } from './resource.js';
 
 const ADVISORY_DOCUMENTS_PATH = '/advisory/v2/documents';
@@ -11,7 +12,7 @@ export function advisoryDocumentRoutes(rest: RestContext): ResourceRoutes[] {
   const { domain } = rest;
   const metadataJson = new WireJson(rest.store, vulnerabilityMetadataToWire);
   return [
-    { path: ADVISORY_DOCUMENTS_PATH, list: async (req) => ({ body: { documents: await domain.advisoryDocuments.list(req.principal, req.query) } }) },
-    { path: VULNERABILITY_METADATA_PATH, list: async (req) => listResponse('vulnerabilityMetadata', await domain.vulnerabilityMetadata.list(req.principal, req.query), metadataJson) },
+    { path: ADVISORY_DOCUMENTS_PATH, list: async (req) => ({ body: { documents: await domain.advisoryDocuments.list(req.principal, parseAdvisoryDocumentQuery(req.query)) } }) },
+    { path: VULNERABILITY_METADATA_PATH, list: async (req) => listResponse('vulnerabilityMetadata', await domain.vulnerabilityMetadata.list(req.principal, () => parseListQuery(req.query, VULNERABILITY_METADATA_LIST)), metadataJson) },
   ];
 }

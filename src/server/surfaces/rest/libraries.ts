@@ -4,6 +4,7 @@ import { ApiError, Code } from '../../../api/errors.js';
 import { artifacts } from '../../../api/registry/index.js';
 import type { ResourceRoutes } from '../../pipeline/handler.js';
 import { artifactToWire, artifactVersionToWire, WireJson } from '../wire.js';
+import { ARTIFACT_LIST, ARTIFACT_VERSION_LIST, parseListQuery, repeatedValues } from '../list-query.js';
 import { listResponse, type RestContext } from './resource.js';
 
 export function libraryRoutes(rest: RestContext): ResourceRoutes {
@@ -12,11 +13,11 @@ export function libraryRoutes(rest: RestContext): ResourceRoutes {
   const versionJson = new WireJson(rest.store, artifactVersionToWire);
   return {
     path: artifacts.path,
-    list: async (req) => listResponse(artifacts.plural, await ops.list(req.principal, req.query), artifactJson),
+    list: async (req) => listResponse(artifacts.plural, await ops.list(req.principal, () => parseListQuery(req.query, ARTIFACT_LIST)), artifactJson),
     // The item paths: `count` and `{uid}/versions`.
     get: async (req) => {
       if (req.uid === 'count') {
-        const counts = await ops.count(req.principal, req.query);
+        const counts = await ops.count(req.principal, repeatedValues(req.query, 'ecosystems'));
         return { body: { counts: counts.map(({ ecosystem, totalCount }) => ({ ecosystem, totalCount: String(totalCount) })) } };
       }
       const m = /^(.+)\/versions$/.exec(req.uid);
@@ -24,7 +25,7 @@ export function libraryRoutes(rest: RestContext): ResourceRoutes {
         await ops.access(req.principal);
         throw new ApiError(Code.NOT_FOUND, `No such API route: GET ${req.path}`, { reason: 'ROUTE_NOT_FOUND' });
       }
-      return listResponse('artifactVersions', await ops.versions(req.principal, m[1]!, req.query), versionJson);
+      return listResponse('artifactVersions', await ops.versions(req.principal, m[1]!, () => parseListQuery(req.query, ARTIFACT_VERSION_LIST)), versionJson);
     },
   };
 }

@@ -10,6 +10,7 @@ import type { Request, ResourceRoutes, Response } from '../../pipeline/handler.j
 import { createdToWire, wireFormOf, WireJson, type WireList } from '../wire.js';
 import type { Operations, ResourceOperations } from '../../pipeline/operations.js';
 import type { ListPage } from '../../store/list.js';
+import { listOptionsOf, parseListQuery } from '../list-query.js';
 import type { Record_, Store } from '../../store/store.js';
 import { resolveChanges, updateMaskParam } from '../changes.js';
 
@@ -37,7 +38,10 @@ export function resourceRoutes(rest: RestContext, ops: ResourceOperations, own: 
   const wire = wireOf(rest, d);
   const toWire = wireFormOf(d.kind).toWire;
   const { list, get, create, update, delete: remove } = ops;
-  if (list) routes.list = async (req) => listResponse(d.plural, await list.run(req.principal, { params: req.query }), wire);
+  if (list) {
+    const opts = listOptionsOf(d);
+    routes.list = async (req) => listResponse(d.plural, await list.run(req.principal, { query: () => parseListQuery(req.query, opts) }), wire);
+  }
   if (get) routes.get = async (req) => ({ bodyJson: wire.one(await get.run(req.principal, { uid: req.uid })) });
   if (create) routes.create = async (req) => ({ body: createdToWire(d.kind, await create.run(req.principal, create.parse(await req.json())), rest.store) });
   if (update) routes.update = async (req) => ({ body: toWire(await update.run(req.principal, { uid: req.uid, changes: changesOf(req, d) }), rest.store) });

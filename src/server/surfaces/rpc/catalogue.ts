@@ -6,6 +6,7 @@
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { invalidField } from '../../../api/errors.js';
 import type { AdvisoryDocument } from '../../../api/schemas.js';
+import { advisories as ADV } from '../../../api/registry/index.js';
 import { SecurityAdvisoryService as AdvisoryV2 } from '../../../gen/chainguard/platform/advisory/v2/advisory_pb.js';
 import { SecurityAdvisoryService as AdvisoryV2beta1 } from '../../../gen/chainguard/platform/advisory/v2beta1/advisory_pb.js';
 import { ArtifactsService as ArtifactsV2 } from '../../../gen/chainguard/platform/libraries/v2/artifacts_pb.js';
@@ -14,8 +15,9 @@ import { RequestGroupsService } from '../../../gen/chainguard/platform/libraries
 import { AdvisoriesService as AdvisoriesV2 } from '../../../gen/chainguard/platform/vulnerabilities/v2/advisories_pb.js';
 import { AdvisoriesService as AdvisoriesV2beta1 } from '../../../gen/chainguard/platform/vulnerabilities/v2beta1/advisories_pb.js';
 import { artifactToWire, artifactVersionToWire, vulnerabilityMetadataToWire, wireFormOf } from '../wire.js';
+import { ARTIFACT_LIST, ARTIFACT_VERSION_LIST, listOptionsOf, VULNERABILITY_METADATA_LIST } from '../list-query.js';
 import type { Record_ } from '../../store/store.js';
-import { listOf, listParams, pageJson, required, str, strings, unimplemented, vendorServices, type DomainService } from './domain-calls.js';
+import { listOf, listQuery, pageJson, required, str, strings, unimplemented, vendorServices, type DomainService } from './domain-calls.js';
 
 const advisoryForm = wireFormOf('Advisory');
 
@@ -39,7 +41,7 @@ const advisories: DomainService = {
         if (!param) throw invalidField(field, `is not a filter serve answers (it filters advisories by ${Object.keys(ADVISORY_FILTERS).join(' and ')})`);
         filters[param] = strings(value);
       }
-      const page = await listOf(r, (p) => c.domain.advisories.list(c.principal, p), (uid) => c.domain.advisories.get(c.principal, uid), filters);
+      const page = await listOf(r, (p) => c.domain.advisories.list(c.principal, p), (uid) => c.domain.advisories.get(c.principal, uid), filters, listOptionsOf(ADV));
       return pageJson('advisories', page, (i) => advisoryForm.toWire(i, c.store) as JsonValue);
     },
   },
@@ -69,14 +71,12 @@ const securityAdvisory: DomainService = {
   services: [AdvisoryV2, AdvisoryV2beta1],
   calls: {
     ListDocuments: async (c, r) => {
-      const params = new URLSearchParams();
-      if (str(r.id)) params.set('id', str(r.id));
-      for (const cve of strings(r.cves)) params.append('cves', cve);
-      return { documents: (await c.domain.advisoryDocuments.list(c.principal, params)).map(documentJson) };
+      const cves = strings(r.cves).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+      return { documents: (await c.domain.advisoryDocuments.list(c.principal, { id: str(r.id) || undefined, cves })).map(documentJson) };
     },
     ListVulnerabilityMetadata: async (c, r) => {
       const more = { ...(str(r.id) ? { id: str(r.id) } : {}), ...(strings(r.ids).length ? { ids: strings(r.ids).join(',') } : {}) };
-      const page = await c.domain.vulnerabilityMetadata.list(c.principal, listParams(r, more));
+      const page = await c.domain.vulnerabilityMetadata.list(c.principal, listQuery(r, more, VULNERABILITY_METADATA_LIST));
       return pageJson('vulnerabilityMetadata', page, metadataJson);
     },
     ListResolvedVulnsReports: unimplemented('resolved-vulnerability reports of images', 'GET /advisory/v2/documents (the advisories and their fixed events)'),
@@ -99,13 +99,12 @@ const artifacts: DomainService = {
     ListArtifacts: async (c, r) => {
       if (r.cudaVersion !== undefined || r.remediated === true) throw invalidField(r.cudaVersion !== undefined ? 'cuda_version' : 'remediated', 'is not a filter serve answers (ecosystems and query are)');
       const more = { ecosystems: ecosystemsOf(r) || undefined, query: str(r.query) || undefined };
-      return pageJson('artifacts', await c.domain.artifacts.list(c.principal, listParams(r, more)), artifactJson);
+      return pageJson('artifacts', await c.domain.artifacts.list(c.principal, listQuery(r, more, ARTIFACT_LIST)), artifactJson);
     },
-    ListArtifactVersions: async (c, r) => pageJson('artifactVersions', await c.domain.artifacts.versions(c.principal, required(r, 'artifact_id', 'artifactId'), listParams(r)), (i) => artifactVersionToWire(i) as JsonValue),
+    ListArtifactVersions: async (c, r) => pageJson('artifactVersions', await c.domain.artifacts.versions(c.principal, required(r, 'artifact_id', 'artifactId'), listQuery(r, {}, ARTIFACT_VERSION_LIST)), (i) => artifactVersionToWire(i) as JsonValue),
     GetArtifactCount: async (c, r) => {
-      const params = new URLSearchParams();
-      if (ecosystemsOf(r)) params.set('ecosystems', ecosystemsOf(r));
-      const counts = await c.domain.artifacts.count(c.principal, params);
+      const ecosystems = ecosystemsOf(r).split(',').map((v) => v.trim()).filter(Boolean);
+      const counts = await c.domain.artifacts.count(c.principal, ecosystems);
       return { counts: counts.map(({ ecosystem, totalCount }) => ({ ecosystem: prefixed('ECOSYSTEM_', ecosystem), totalCount: String(totalCount) })) } as JsonValue;
     },
   },

@@ -8,6 +8,8 @@ import { fromJson, toJson, type DescMethod, type DescService, type JsonObject, t
 import { ApiError, Code, invalidField } from '../../../api/errors.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Domain } from '../../domain/index.js';
+import type { ListInput } from '../../domain/reads.js';
+import { parseListQuery, type ListQueryOptions } from '../list-query.js';
 import type { ListPage } from '../../store/list.js';
 import type { Record_, Store } from '../../store/store.js';
 import { transcoderOf, type Transcoder } from './transcode.js';
@@ -70,7 +72,7 @@ export function required(request: JsonObject, field: string, jsonName = field): 
  * The list parameters of a published List request: its UIDPFilter (descendants_of and
  * children_of; ids are answered by gets, see listOf), the page fields, and `more`.
  */
-export function listParams(request: JsonObject, more: Record<string, string | string[] | undefined> = {}): URLSearchParams {
+function listParams(request: JsonObject, more: Record<string, string | string[] | undefined>): URLSearchParams {
   const params = new URLSearchParams();
   const uidp = obj(request.uidp);
   if (uidp.ancestorsOf || uidp.inRoot) {
@@ -86,6 +88,15 @@ export function listParams(request: JsonObject, more: Record<string, string | st
   return params;
 }
 
+/**
+ * The list query of a published List request (listParams), parsed as REST's query is, once
+ * the domain asks for it (after the caller is authorized).
+ */
+export function listQuery(request: JsonObject, more: Record<string, string | string[] | undefined> = {}, opts?: ListQueryOptions): ListInput {
+  const params = listParams(request, more);
+  return () => parseListQuery(params, opts);
+}
+
 /** A published List response: its plural field, the page's token and counts (total_count is an int64: a string in JSON). */
 export function pageJson(plural: string, page: ListPage, item: (r: Record_) => JsonValue): JsonObject {
   return { [plural]: page.items.map(item), nextPageToken: page.nextPageToken, totalCount: String(page.totalCount), skipped: page.skipped };
@@ -96,10 +107,11 @@ export function pageJson(plural: string, page: ListPage, item: (r: Record_) => J
  * of `more.name` when given), else one page of `list`.
  */
 export async function listOf(
-  request: JsonObject, list: (params: URLSearchParams) => Promise<ListPage>, get: (uid: string) => Promise<Record_>, more: Record<string, string | string[] | undefined> = {},
+  request: JsonObject, list: (query: ListInput) => Promise<ListPage>, get: (uid: string) => Promise<Record_>, more: Record<string, string | string[] | undefined> = {},
+  opts?: ListQueryOptions,
 ): Promise<ListPage> {
   const ids = strings(obj(request.uidp).ids);
-  if (!ids.length) return list(listParams(request, more));
+  if (!ids.length) return list(listQuery(request, more, opts));
   const items: Record_[] = [];
   const name = more.name;
   for (const uid of new Set(ids)) {

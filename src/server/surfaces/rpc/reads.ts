@@ -13,6 +13,7 @@ import { createdToWire, wireFormOf } from '../wire.js';
 import type { Operations } from '../../pipeline/operations.js';
 import type { Kind, Record_, Store } from '../../store/store.js';
 import { resolveChanges, updateMaskParam } from '../changes.js';
+import { listOptionsOf, parseListQuery } from '../list-query.js';
 import type { RestCall, Transcoder } from './transcode.js';
 
 /** An RPC answered by its operation: the caller, the request message, and the REST-equivalent call the rule names it by. */
@@ -63,9 +64,10 @@ export function directReadOf(rest: ReadContext, output: DescMessage, transcoder:
       const form = wireFormOf(d.kind);
       const items = new ProtoCache(rest.store, itemsField.message, (r) => form.toWire(r, rest.store), form.reads);
       const list = ops.list;
+      const opts = listOptionsOf(d);
       const envelope = envelopeOf(output);
       return async (principal, _request, call) => {
-        const page = await list(principal, call.query);
+        const page = await list(principal, () => parseListQuery(call.query, opts));
         return protoAnswer(output, [envelope(page), items.fields(itemsField, page.items)]);
       };
     }

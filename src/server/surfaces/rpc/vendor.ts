@@ -13,6 +13,7 @@ import { createdToWire, wireFormOf } from '../wire.js';
 import type { ResourceOperations } from '../../pipeline/operations.js';
 import type { Record_ } from '../../store/store.js';
 import { resolveChanges } from '../changes.js';
+import { listOptionsOf, parseListQuery } from '../list-query.js';
 import type { ReadContext } from './reads.js';
 import { appendQuery, type RestCall, type Transcoder } from './transcode.js';
 
@@ -147,7 +148,7 @@ function standardMethod(method: DescMethod, resources: Record<string, ResourceMa
           return call('GET', r.path, query);
         }, unreachable),
         operation: async (ctx, principal, _req, restCall) => {
-          const page = await op(ctx, 'list').run(principal, { params: restCall.query });
+          const page = await op(ctx, 'list').run(principal, { query: () => parseListQuery(restCall.query, listOptionsOf(ctx.operations[name].resource)) });
           // The page's own fields those of the response has (total_count an int64: a string in JSON), then its items.
           const answer = fromJson(output, { nextPageToken: page.nextPageToken, totalCount: String(page.totalCount), skipped: page.skipped }, { ignoreUnknownFields: true });
           (answer as unknown as Record<string, Message[]>)[items.localName] = page.items.map((rec) => message(items.message, ctx, rec));

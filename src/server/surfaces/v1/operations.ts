@@ -14,6 +14,7 @@ import { parseBody } from '../../pipeline/input.js';
 import type { Operations as ResourceOperationTable, ResourceOperations } from '../../pipeline/operations.js';
 import type { Record_, Store } from '../../store/store.js';
 import { resolveChanges } from '../changes.js';
+import { listOptionsOf, parseListQuery } from '../list-query.js';
 
 export type Wire = Record<string, unknown>;
 
@@ -61,7 +62,7 @@ export function resourceOperations(table: ResourceOperationTable, domain: Domain
   const page: Operations['page'] = async (d, principal, params) => {
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) for (const one of [v].flat()) query.append(k, one);
-    const p = await must(d, 'list').run(principal, { params: query });
+    const p = await must(d, 'list').run(principal, { query: () => parseListQuery(query, listOptionsOf(d)) });
     return { items: p.items.map((r) => wire(d, r)), nextPageToken: p.nextPageToken, totalCount: String(p.totalCount) };
   };
   return {

@@ -1,0 +1,230 @@
+// A replica's in-memory SQLite mirror of a shared database (serve --database, PostgreSQL):
+// reads are answered from the mirror, which follows the shared log; a batch of writes runs
+// against the mirror under the shared write lock, is rolled back there, and what it did goes
+// to the shared database as log entries (and outbox rows) in one commit, then comes back
+// into the mirror from the log like anyone else's.
+import { changeOf, type ChangeFeed, type ResourceChange } from './changes.js';
+import type { ResourceCounts } from './counts.js';
+import type { DB } from './db.js';
+import type { MetaValues, WriteGuard } from './meta.js';
+import type { OutboxEntry, SqliteOutbox } from './outbox.js';
+import { rowToRecord } from './record.js';
+import { databaseUnavailable, type Change, type SharedDatabase, type WriteTransaction } from './shared.js';
+import type { Row, Statements } from './statements.js';
+import { SERVE_ORIGIN, type BatchCommitter, type PendingWrite, type Writer } from './writer.js';
+
+export interface MirrorParts {
+  db: DB;
+  stmts: Statements;
+  counts: ResourceCounts;
+  changes: ChangeFeed;
+  meta: MetaValues;
+  /** The outbox hooks write into the mirror's own tables; a batch carries what they hold into the commit. */
+  sqliteOutbox: SqliteOutbox;
+}
+
+export class Mirror implements WriteGuard, BatchCommitter {
+  /** The log position the mirror stands at. */
+  private seq = 0;
+  /** What the writes of a batch touched, while the batch runs against the mirror. */
+  private touched: { uids: Set<string>; meta: Set<string> } | undefined;
+  private refreshing: Promise<void> | undefined;
+  private queuedRefresh: Promise<void> | undefined;
+  /** Set while apply() writes what the log says into the mirror. */
+  private applying = false;
+
+  constructor(readonly shared: SharedDatabase, private readonly parts: MirrorParts, private readonly writer: Writer) {}
+
+  // ---- WriteGuard: a mirror takes writes only from a batch or the log ----------------------
+
+  /** Anything else would be seen by this replica alone and lost at its next start. */
+  private checkWritable(): void {
+    if (!this.touched && !this.applying) throw new Error('a store on a shared database is written only through write()');
+  }
+
+  row(uid: string): void {
+    this.checkWritable();
+    this.touched?.uids.add(uid);
+  }
+
+  meta(key: string): void {
+    this.checkWritable();
+    this.touched?.meta.add(key);
+  }
+
+  // ---- Following the log ---------------------------------------------------------------------
+
+  /**
+   * Brings the mirror up to what the shared database has committed. Called before each
+   * request, so that a request sees every write acknowledged before it arrived, by whichever
+   * replica. Requests arriving while a refresh is under way share the next one (it starts
+   * after they arrived).
+   */
+  refresh(): Promise<void> {
+    if (!this.refreshing) {
+      const run = this.catchUp();
+      // The callers see a failure through `run`; the requests queued behind it start another.
+      this.refreshing = run.then(
+        () => { this.refreshing = undefined; },
+        () => { this.refreshing = undefined; },
+      );
+      return run;
+    }
+    return (this.queuedRefresh ??= this.refreshing.then(() => {
+      this.queuedRefresh = undefined;
+      return this.refresh();
+    }));
+  }
+
+  private async catchUp(): Promise<void> {
+    let changes: Change[] | 'gap';
+    try {
+      changes = await this.shared.changesSince(this.seq);
+    } catch (err) {
+      throw databaseUnavailable(err);
+    }
+    if (changes === 'gap') await this.reload();
+    else this.apply(changes);
+  }
+
+  /** Loads every row and meta value of the shared database into the mirror (at start; after a gap). */
+  async reload(): Promise<void> {
+    const { db, stmts, counts, changes } = this.parts;
+    const state = await this.shared.loadAll();
+    if (state.seq < this.seq) return; // a write of ours, applied meanwhile, is newer than this read
+    db.transaction(() => {
+      db.exec('DELETE FROM resources; DELETE FROM meta');
+      for (const row of state.rows) stmts.put.run(row);
+      for (const [key, value] of state.meta) stmts.metaSet.run(key, value);
+      counts.rebuild();
+    })();
+    this.seq = state.seq;
+    this.writer.replacedAll();
+    changes.publishReset();
+  }
+
+  /** Applies log entries to the mirror, in order; those it already holds (a write of its own) are skipped. */
+  private apply(changes: readonly Change[]): void {
+    const fresh = changes.filter((c) => c.seq > this.seq);
+    if (!fresh.length) return;
+    this.applying = true;
+    let published: ResourceChange[];
+    try {
+      published = this.applyToMirror(fresh);
+    } finally {
+      this.applying = false;
+    }
+    this.seq = fresh[fresh.length - 1]!.seq;
+    this.parts.changes.publish(published);
+  }
+
+  /** Writes log entries into the mirror; the resource changes they are, when someone listens. */
+  private applyToMirror(fresh: readonly Change[]): ResourceChange[] {
+    const { db, stmts, counts, meta } = this.parts;
+    const listening = this.parts.changes.active;
+    const out: ResourceChange[] = [];
+    db.transaction(() => counts.batch(() => {
+      for (const c of fresh) {
+        if (c.target === 'm') {
+          if (c.value === null) stmts.metaDelete.run(c.key);
+          else stmts.metaSet.run(c.key, c.value);
+          meta.forget(c.key);
+          continue;
+        }
+        const before = stmts.row(c.key);
+        const after = c.value === null ? undefined : (JSON.parse(c.value) as Row);
+        if (after) stmts.put.run(after);
+        else stmts.remove.run(c.key);
+        if (before) counts.changed(before, -1);
+        if (after) counts.changed(after, 1);
+        // A row that moved to another parent (a put may) has two places; the epoch covers both.
+        const moved = before && after && (before.parent !== after.parent || before.kind !== after.kind);
+        this.writer.wrote(c.key, moved ? undefined : (after ?? before));
+        if (!listening) continue;
+        const origin = { actor: c.actor ?? null, time: c.time ?? '', operation: c.operation ?? null };
+        const change = changeOf(c.seq, before && rowToRecord(before), after && rowToRecord(after), origin);
+        if (change) out.push(change);
+      }
+    }))();
+    return out;
+  }
+
+  // ---- Writing -------------------------------------------------------------------------------
+
+  /**
+   * A batch of writes against a shared database: under its write lock, the mirror catches up,
+   * the writes run against it (each in a savepoint, as in Writer.flush()), and what they left
+   * behind is read back and rolled back from the mirror, which takes it again from the log
+   * once PostgreSQL has committed it. No write settles before that COMMIT.
+   */
+  async commitBatch(batch: PendingWrite[]): Promise<(() => void)[]> {
+    const settle: (() => void)[] = [];
+    let tx: WriteTransaction | undefined;
+    try {
+      tx = await this.shared.beginWrite(this.seq);
+      if (tx.missed === 'gap') await this.reload();
+      else this.apply(tx.missed);
+      const { changes, outbox } = this.runAgainstMirror(batch, settle);
+      await tx.commit(changes, outbox);
+      this.apply(changes);
+    } catch (err) {
+      await tx?.rollback();
+      const failure = databaseUnavailable(err);
+      for (const item of batch) item.reject(failure);
+      return [];
+    }
+    return settle;
+  }
+
+  /** Runs the batch in a mirror transaction that is rolled back; returns the log entries of what it did. */
+  private runAgainstMirror(batch: PendingWrite[], settle: (() => void)[]): { changes: Change[]; outbox: OutboxEntry[] } {
+    const { db, stmts } = this.parts;
+    const entries: Change[] = [];
+    db.exec('BEGIN');
+    try {
+      for (const item of batch) {
+        db.exec('SAVEPOINT request');
+        this.touched = { uids: new Set(), meta: new Set() };
+        const mark = entries.length;
+        // The item's rows go into the log in the order they were first written; a change
+        // the feed reports carries its row's log seq.
+        const logged = new Map<string, number>();
+        const origin = item.origin ?? SERVE_ORIGIN();
+        const logRow = (uid: string): number => {
+          let seq = logged.get(uid);
+          if (seq === undefined) {
+            const row = stmts.row(uid);
+            seq = this.seq + entries.length + 1;
+            entries.push({
+              seq, target: 'r', key: uid, value: row ? JSON.stringify(row) : null, actor: origin.actor, time: origin.time, operation: origin.operation,
+            });
+            logged.set(uid, seq);
+          }
+          return seq;
+        };
+        try {
+          const value = this.writer.runItem(item, logRow);
+          for (const uid of this.touched.uids) logRow(uid);
+          for (const key of this.touched.meta) {
+            const row = stmts.metaGet.get(key) as { value: string } | undefined;
+            entries.push({ seq: this.seq + entries.length + 1, target: 'm', key, value: row?.value ?? null });
+          }
+          db.exec('RELEASE request');
+          settle.push(() => item.resolve(value));
+        } catch (err) {
+          entries.length = mark;
+          db.exec('ROLLBACK TO request');
+          db.exec('RELEASE request');
+          this.writer.rolledBack();
+          settle.push(() => item.reject(err));
+        }
+      }
+      // The outbox rows the hooks wrote: the mirror's outbox tables hold nothing else.
+      return { changes: entries, outbox: this.parts.sqliteOutbox.takeAll() };
+    } finally {
+      this.touched = undefined;
+      db.exec('ROLLBACK');
+      this.writer.rolledBack();
+    }
+  }
+}
