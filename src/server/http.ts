@@ -90,6 +90,8 @@ export interface Call {
   rpc?: string;
   /** The operation that answers the call once its caller is known (an RPC the domain answers directly), instead of routing by path. */
   operation?: (principal: Principal) => Promise<Response>;
+  /** What the journal shows of an operation's request (no route reads a body through json()). */
+  journalRequest?: () => string;
 }
 
 /** What routing learned of a call, for the journal. */
@@ -161,7 +163,7 @@ export function createDispatcher(opts: HttpOptions): Dispatch {
         status: answered.fault ? 0 : (answered.status ?? 200),
         durationMs: Math.round((performance.now() - started) * 10) / 10,
         identity: facts.identity, matched: facts.matched, fault, deprecated: marked?.journal,
-        requestBody: bodies.request,
+        requestBody: bodies.request ?? call.journalRequest,
         responseBody: responseText(answered),
       });
     }

@@ -28,13 +28,13 @@ import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
 import { lockDataDir } from './lock.js';
 import { resources, type ResourceName } from '../api/registry/index.js';
-import { iamRoutes } from './routes/iam.js';
 import { accountAssociationRoutes } from './routes/account-associations.js';
 import { advisoryDocumentRoutes } from './routes/advisory-documents.js';
 import { libraryRoutes } from './routes/libraries.js';
 import { pingRoutes } from './routes/ping.js';
 import { groupInviteRoutes } from './routes/group-invites.js';
-import { resourceRoutes, type GenericOperations, type RestContext } from './routes/resource.js';
+import { resourceRoutes, type RestContext } from './routes/resource.js';
+import { operationsOf } from './pipeline/operations.js';
 import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
 import { redactDatabaseUrl } from './store/shared.js';
 import { Store } from './store/store.js';
@@ -46,7 +46,7 @@ import { controlHandler } from './control/routes.js';
 import { Snapshots } from './control/snapshots.js';
 import { Determinism } from './deterministic.js';
 import { systemRandom, type Random } from './random.js';
-import { routeOperations } from './v1/operations.js';
+import { resourceOperations } from './v1/operations.js';
 import { v1Surface, type V1Options } from './v1/index.js';
 import { v1Callers } from './v1/report.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, sinkLookup, type RetrySchedule } from './events/deliverer.js';
@@ -182,12 +182,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const ctx = domainContext(store, clock, random, { countRowsRead: opts.countListRows === true }, opts.allowPrivateSinks === true);
     await ctx.lists.ensureTokenKey();
     const domain = createDomain(ctx);
-    const rest: RestContext = { domain, store };
-    // Every registry resource is served: by its route module's handlers, else generically from its declaration and
-    // domain module (a module whose operations do not have the generic shapes, as group invites' create, has a route module).
-    const own = new Map([...iamRoutes(rest), groupInviteRoutes(rest), accountAssociationRoutes(rest), libraryRoutes(rest)].map((r) => [r.path, r]));
+    const operations = operationsOf(domain);
+    const rest: RestContext = { domain, operations, store };
+    // Every registry resource is served: generically from its operations, with a route module's
+    // custom methods and paths where it has some.
+    const own = new Map([groupInviteRoutes(rest), accountAssociationRoutes(rest), libraryRoutes(rest)].map((r) => [r.path, r]));
     const routes: ResourceRoutes[] = [
-      ...(Object.entries(resources) as [ResourceName, (typeof resources)[ResourceName]][]).map(([name, d]) => own.get(d.path) ?? resourceRoutes(rest, d, domain[name] as GenericOperations)),
+      ...(Object.keys(resources) as ResourceName[]).map((name) => own.get(resources[name].path) ?? resourceRoutes(rest, operations[name])),
       ...advisoryDocumentRoutes(rest),
     ];
     const touch = (uid: string, at: number) => domain.identities.touch(uid, at);
@@ -238,7 +239,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const consoleFiles = consoleRoutes();
     const dispatchCall = createDispatcher({
       routes,
-      surfaces: [v1Surface(routeOperations(routes), opts.v1 ?? { enabled: true }, opts.log)],
+      surfaces: [v1Surface(resourceOperations(operations, domain, store), opts.v1 ?? { enabled: true }, opts.log)],
       publicRoutes: {
         ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
         ...protectedResourceRoutes(() => openedStore.getMeta('issuer') ?? ''),

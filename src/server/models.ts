@@ -279,3 +279,8 @@ const TO_WIRE: { [W in WireName]?: (r: Record_, store: Store) => WireOut<W> } = 
 export function wireFormOf(kind: WireName): { toWire: (r: Record_, store: Store) => unknown; reads: readonly Kind[] } {
   return { toWire: TO_WIRE[kind] ?? storedAsWire, reads: WIRE_READS[kind] ?? [] };
 }
+
+/** What a create answers on the wire: the resource, with the secret only its create shows (an invite's code). */
+export function createdToWire(kind: WireName, created: { record: Record_; code?: string }, store: Store): unknown {
+  return created.code === undefined ? wireFormOf(kind).toWire(created.record, store) : groupInviteToWire(created.record, store, created.code);
+}

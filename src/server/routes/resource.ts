@@ -1,25 +1,22 @@
-// REST for a resource: parse the request, call one domain operation, render its wire form.
-// Every resource gets its declared operations from its declaration and its domain module:
-// list and get (the generic reads), create (the create body's resource object and parent),
-// update (body and updateMask as changes) and delete. A route module replaces any of them
-// (a create whose input is not its body's resource object) and adds custom methods.
-import type * as z from 'zod';
+// REST for a resource: parse the request into an operation's input (pipeline/operations.ts),
+// run the one operation, render its output as the resource's wire form. Every resource gets
+// the operations its declaration and domain module have: list and get, create (the create
+// body), update (body and updateMask resolved here into changes) and delete. A route module
+// adds custom methods and the paths beyond the generic ones.
 import type { Resource } from '../../api/registry/index.js';
-import { CREATE_BODIES } from '../../api/schemas.js';
-import type { Deferred } from '../domain/context.js';
 import type { Domain } from '../domain/index.js';
 import type { Changes } from '../domain/patch.js';
-import type { ReadOperations } from '../domain/reads.js';
-import type { Principal } from '../auth/principal.js';
-import type { ResourceRoutes, Response } from '../handler.js';
-import { wireFormOf, WireJson, type WireList } from '../models.js';
+import type { Request, ResourceRoutes, Response } from '../handler.js';
+import { createdToWire, wireFormOf, WireJson, type WireList } from '../models.js';
+import type { Operations, ResourceOperations } from '../pipeline/operations.js';
 import type { ListPage } from '../store/list.js';
 import type { Record_, Store } from '../store/store.js';
-import { changesOf, parseBody } from './parse.js';
+import { resolveChanges, updateMaskParam } from '../surfaces/changes.js';
 
-/** What a REST route needs: the domain, and the store its wire forms read related records from. */
+/** What a REST route needs: the operations, the domain (custom methods), and the store its wire forms read related records from. */
 export interface RestContext {
   domain: Domain;
+  operations: Operations;
   store: Store;
 }
 
@@ -29,42 +26,23 @@ function wireOf(rest: RestContext, d: Resource): WireJson {
   return new WireJson(rest.store, (r: Record_) => form.toWire(r, rest.store), form.reads);
 }
 
-/** The writes a domain module offers in the generic shapes (method syntax: a module's own input types fit). */
-interface WriteOperations {
-  create(principal: Principal, input: { parent: string }): Promise<Record_>;
-  update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_>;
-  delete(principal: Principal, uid: string): Promise<void>;
+/** A PATCH's changes (body and updateMask), read when the operation asks (after authorizing the caller). */
+export function changesOf(req: Request, d: Resource): () => Promise<Changes> {
+  return async () => resolveChanges(await req.json(), updateMaskParam(req.query), d);
 }
 
-/** What the generic routes call: a domain module's operations in the generic shapes. */
-export type GenericOperations = Partial<ReadOperations> & Partial<WriteOperations>;
-
-export function resourceRoutes(rest: RestContext, d: Resource, ops: GenericOperations, own: Omit<ResourceRoutes, 'path'> = {}): ResourceRoutes {
+export function resourceRoutes(rest: RestContext, ops: ResourceOperations, own: Omit<ResourceRoutes, 'path'> = {}): ResourceRoutes {
+  const d = ops.resource;
   const routes: ResourceRoutes = { path: d.path };
   const wire = wireOf(rest, d);
   const toWire = wireFormOf(d.kind).toWire;
-  const has = (op: Resource['operations'][number]) => d.operations.includes(op);
   const { list, get, create, update, delete: remove } = ops;
-  if (list && has('list')) routes.list = async (req) => listResponse(d.plural, await list(req.principal, req.query), wire);
-  if (get && has('get')) routes.get = async (req) => ({ bodyJson: wire.one(await get(req.principal, req.uid)) });
-  const body = createBodyOf(d);
-  if (create && has('create') && body) {
-    routes.create = async (req) => {
-      const parsed = parseBody(body.schema, await req.json());
-      const input = { ...(parsed[body.key] as Record<string, unknown>), parent: parsed.parent as string };
-      return { body: toWire(await create(req.principal, input), rest.store) };
-    };
-  }
-  if (update && has('update')) routes.update = async (req) => ({ body: toWire(await update(req.principal, req.uid, changesOf(req, d)), rest.store) });
-  if (remove && has('delete')) routes.remove = async (req) => (await remove(req.principal, req.uid), {});
+  if (list) routes.list = async (req) => listResponse(d.plural, await list.run(req.principal, { params: req.query }), wire);
+  if (get) routes.get = async (req) => ({ bodyJson: wire.one(await get.run(req.principal, { uid: req.uid })) });
+  if (create) routes.create = async (req) => ({ body: createdToWire(d.kind, await create.run(req.principal, create.parse(await req.json())), rest.store) });
+  if (update) routes.update = async (req) => ({ body: toWire(await update.run(req.principal, { uid: req.uid, changes: changesOf(req, d) }), rest.store) });
+  if (remove) routes.remove = async (req) => (await remove.run(req.principal, { uid: req.uid }), {});
   return { ...routes, ...own };
-}
-
-/** The declaration's create body (`{parent, <key>: {...}}`) and the key of its resource object. */
-function createBodyOf(d: Resource): { schema: z.ZodObject; key: string } | undefined {
-  const schema = (CREATE_BODIES as Partial<Record<string, z.ZodObject>>)[d.kind];
-  const key = schema && Object.keys(schema.shape).find((k) => k !== 'parent');
-  return schema && key ? { schema, key } : undefined;
 }
 
 /**

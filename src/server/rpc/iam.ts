@@ -30,7 +30,7 @@ import { RoleBindingsService as BindingsV2beta1 } from '../../gen/chainguard/pla
 import { RolesService as RolesV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/roles_pb.js';
 import { TermsService as TermsV2beta1 } from '../../gen/chainguard/platform/iam/v2beta1/terms_pb.js';
 import type { Transcoder } from './transcode.js';
-import { fromRestJson, operationTranscoder, standardTranscoders, uidPath, unimplemented, type ResourceMapping, type VendorOperation, type VendorService } from './vendor.js';
+import { fromRestJson, operationTranscoder, standardMethods, uidPath, unimplemented, type ResourceMapping, type VendorOperation, type VendorService } from './vendor.js';
 
 /** The Capability enum's values by serve's capability names (`groups.list`), from the enum's `name` option, and back. */
 function capabilityNames(e: DescEnum): { toName: Map<string, string>; fromName: Map<string, string> } {
@@ -229,10 +229,10 @@ function iam(service: DescService): VendorService {
     special[method.name] = operationTranscoder(method, op.verb, op.path);
     operations.set(method, (ctx, principal, request) => op.run(ctx, principal, request, method));
   }
-  const transcoders = standardTranscoders(service, IAM, special);
+  const standard = standardMethods(service, IAM, special);
   const bindings = service.methods.find((m) => m.name === 'ListRoleBindings');
-  if (bindings) transcoders.set(bindings, withBindingFilters(transcoders.get(bindings)!));
-  return { service, transcoders, operations };
+  if (bindings) standard.transcoders.set(bindings, withBindingFilters(standard.transcoders.get(bindings)!));
+  return { service, transcoders: standard.transcoders, operations: new Map([...standard.operations, ...operations]) };
 }
 
 /**

@@ -9,7 +9,7 @@ import type http from 'node:http';
 import { createConnectRouter, createContextValues, createContextKey, Code, ConnectError, type ConnectRouter, type ContextValues, type HandlerContext } from '@connectrpc/connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
-import { fromJson, toJson, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { fromJson, toBinary, toJson, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { AdvisoryService } from '../../gen/platform/advisory/v2/advisory_pb.js';
@@ -22,13 +22,12 @@ import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '..
 import { StreamGone } from '../h2/connection.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
 import type { Response } from '../handler.js';
-import type { Principal } from '../auth/principal.js';
 import type { Listeners } from './gate.js';
-import { directReadOf, type ReadContext } from './reads.js';
+import { directReadOf, directWriteOf, type DirectRead, type ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
 import { hasHttpRule, transcoderOf, type RestCall, type Transcoder } from './transcode.js';
-import type { VendorService } from './vendor.js';
-import { grpcPercentEncode, protocolOf, serveUnary, type UnaryMethod } from './unary.js';
+import type { VendorOperation, VendorService } from './vendor.js';
+import { callOf, grpcPercentEncode, messageOf, NOT_METADATA, protocolOf, serveUnary, type UnaryMethod } from './unary.js';
 
 /** The API's services, as proto/ defines them. */
 export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService];
@@ -38,9 +37,6 @@ const DETAIL_SCHEMAS: Record<string, DescMessage> = {
   [BAD_REQUEST_TYPE]: BadRequestSchema,
   [PRECONDITION_FAILURE_TYPE]: PreconditionFailureSchema,
 };
-
-/** Headers of the REST answer that are HTTP's own, not metadata for an RPC caller. */
-const NOT_METADATA = new Set(['content-type', 'content-length', 'connection', 'allow']);
 
 const callerAddress = createContextKey('');
 
@@ -69,15 +65,15 @@ export function rpcListeners(
     for (const method of service.methods) {
       const transcoder = transcoders.get(method);
       if (method.methodKind !== 'unary' || !transcoder) continue;
-      // The vendor's messages are not serve's wire form: their reads go through REST's route,
-      // and the methods no REST call answers through their operation.
+      const own = ownServices.includes(service);
+      // The vendor's methods are each an operation answering its message; serve's own List and
+      // Get answer protobuf from the domain, its writes the resource's wire form.
       const operation = operations.get(method);
-      const read = operation
-        ? async (principal: Principal, request: Message) => ({ body: toJson(method.output, await operation(reads, principal, request)) })
-        : ownServices.includes(service) ? directReadOf(reads, method.output, transcoder) : undefined;
+      const answer = operation ? messageAnswer(reads, method, operation) : own ? (directReadOf(reads, method.output, transcoder) ?? directWriteOf(reads, transcoder)) : undefined;
       unary.set(`/${service.typeName}/${method.name}`, {
-        name: `${service.typeName}/${method.name}`, method, transcoder, read, ...(operation ? { operationOnly: true } : {}),
-        ...(ownServices.includes(service) ? {} : { reshaped: true }),
+        name: `${service.typeName}/${method.name}`, method, transcoder, operation: answer,
+        ...(answer && (operation || transcoder.verb !== 'GET') ? { answersJson: true } : {}),
+        ...(own ? {} : { reshaped: true }),
         ...(transcoder.verb === 'GET' ? { seen: new Map() } : {}),
       });
     }
@@ -88,7 +84,7 @@ export function rpcListeners(
     readMaxBytes: MAX_BODY_BYTES,
     acceptCompression: [compressionGzip, compressionBrotli],
   });
-  for (const service of services) registerService(router, service, transcoders, dispatch, log);
+  for (const service of services) registerService(router, service, unary, dispatch, log);
   registerReflection(router, services);
   const connectHandlers = new Map(router.handlers.map((h) => [h.requestPath, h]));
   const contextOf = (address: string) => createContextValues().set(callerAddress, address);
@@ -191,7 +187,16 @@ function transcodersOf(own: readonly DescService[], vendor: readonly VendorServi
   return out;
 }
 
-function registerService(router: ConnectRouter, service: DescService, transcoders: ReadonlyMap<DescMethod, Transcoder>, dispatch: Dispatch, log?: (line: string) => void): void {
+/** A vendor operation's answer: its response message in protobuf, and as JSON for the journal when read. */
+function messageAnswer(reads: ReadContext, method: DescMethod, operation: VendorOperation): DirectRead {
+  return async (principal, request, call) => {
+    const message = await operation(reads, principal, request, call);
+    return { proto: [toBinary(method.output, message)], journalText: () => JSON.stringify(toJson(method.output, message)) };
+  };
+}
+
+/** Connect's handlers: the same methods, the same call (unary.ts's callOf) through the same pipeline; only the reading and writing of the wire is Connect's. */
+function registerService(router: ConnectRouter, service: DescService, unary: ReadonlyMap<string, UnaryMethod>, dispatch: Dispatch, log?: (line: string) => void): void {
   // A failure outside the dispatcher (a path field left empty; an answer proto/ cannot hold,
   // which is our bug) is reported the way the dispatcher reports one.
   const failure = (err: unknown) => {
@@ -199,29 +204,20 @@ function registerService(router: ConnectRouter, service: DescService, transcoder
     return toConnectError(answer.body as Status, metadataOf(answer));
   };
   for (const method of service.methods) {
-    const transcoder = transcoders.get(method);
-    if (!transcoder) continue;
+    const m = unary.get(`/${service.typeName}/${method.name}`);
+    if (!m) continue;
     // Every API method is unary (lists are paged, not streamed).
     router.rpc(method as DescMethodUnary, async (request: Message, ctx: HandlerContext) => {
       let call: RestCall;
       try {
-        call = transcoder.toRest(request);
+        call = m.transcoder.toRest(request);
       } catch (err) {
         throw failure(err);
       }
       const headers: http.IncomingHttpHeaders = {};
       ctx.requestHeader.forEach((value, key) => { headers[key] = value; });
-      const answer = await dispatch({
-        method: call.method,
-        path: call.path,
-        query: call.query,
-        headers,
-        address: ctx.values.get(callerAddress),
-        // No depth check as for REST: protobuf's decoder refuses more than 100 levels (50 of a Struct), so no RPC body nests as deep as MAX_JSON_DEPTH.
-        json: () => Promise.resolve(call.body()),
-        form: () => Promise.resolve(new URLSearchParams()),
-        rpc: `${service.typeName}/${method.name}`,
-      });
+      const json = (ctx.requestHeader.get('content-type') ?? '').includes('json');
+      const answer = await dispatch(callOf(m, request, call, headers, ctx.values.get(callerAddress), json));
       // Injected faults: a reset reaches a gRPC client as UNAVAILABLE (what grpc-js reports
       // for a connection cut); a stall waits until the client gives up or serve closes.
       if (answer.fault === 'reset') throw new ConnectError('connection reset (injected fault)', Code.Unavailable);
@@ -233,7 +229,7 @@ function registerService(router: ConnectRouter, service: DescService, transcoder
       if ((answer.status ?? 200) >= 400) throw toConnectError(answer.body as Status, metadata);
       metadata.forEach((value, key) => ctx.responseHeader.set(key, value));
       try {
-        return transcoder.fromRest(answer.bodyJson === undefined ? answer.body : JSON.parse(answer.bodyJson.text));
+        return messageOf(m, answer);
       } catch (err) {
         throw failure(err);
       }

@@ -9,16 +9,47 @@ import { resources, type ResourceName } from '../../api/registry/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { Domain } from '../domain/index.js';
 import type { Response } from '../handler.js';
-import { wireFormOf } from '../models.js';
+import { createdToWire, wireFormOf } from '../models.js';
+import type { Operations } from '../pipeline/operations.js';
 import type { Kind, Record_, Store } from '../store/store.js';
-import type { Transcoder } from './transcode.js';
+import { resolveChanges, updateMaskParam } from '../surfaces/changes.js';
+import type { RestCall, Transcoder } from './transcode.js';
 
-/** A read answered by the domain: the caller, the request message, and the query the rule makes of it. */
-export type DirectRead = (principal: Principal, request: Message, query: URLSearchParams) => Promise<Response>;
+/** An RPC answered by its operation: the caller, the request message, and the REST-equivalent call the rule names it by. */
+export type DirectRead = (principal: Principal, request: Message, call: RestCall) => Promise<Response>;
 
 export interface ReadContext {
   domain: Domain;
+  operations: Operations;
   store: Store;
+}
+
+/**
+ * The operation behind a write of serve's own services (a resource's Create, Update, Delete,
+ * by the method's rule): its input read from the request message (its proto3 JSON is the
+ * create request's JSON; an update's body and update_mask resolved into changes here), its
+ * output the resource's wire form (Connect's JSON as REST's, protobuf from it).
+ */
+export function directWriteOf(rest: ReadContext, transcoder: Transcoder): DirectRead | undefined {
+  const { verb, template } = transcoder;
+  for (const name of Object.keys(resources) as ResourceName[]) {
+    const ops = rest.operations[name];
+    const d = ops.resource;
+    const toWire = wireFormOf(d.kind).toWire;
+    const uidOf = (call: RestCall) => call.path.slice(d.path.length + 1).split('/').map(decodeURIComponent).join('/');
+    const item = template.startsWith(`${d.path}/{`) && template.endsWith('=**}');
+    const { create, update, delete: remove } = ops;
+    if (verb === 'POST' && template === d.path && create) {
+      return async (principal, _request, call) => ({ body: createdToWire(d.kind, await create.run(principal, create.parse(call.body())), rest.store) });
+    }
+    if (verb === 'PATCH' && item && update) {
+      return async (principal, _request, call) => ({
+        body: toWire(await update.run(principal, { uid: uidOf(call), changes: () => resolveChanges(call.body(), updateMaskParam(call.query), d) }), rest.store),
+      });
+    }
+    if (verb === 'DELETE' && item && remove) return async (principal, _request, call) => (await remove.run(principal, { uid: uidOf(call) }), {});
+  }
+  return undefined;
 }
 
 /** The domain read behind an RPC, when it is a resource's generic List or Get. */
@@ -33,8 +64,8 @@ export function directReadOf(rest: ReadContext, output: DescMessage, transcoder:
       const items = new ProtoCache(rest.store, itemsField.message, (r) => form.toWire(r, rest.store), form.reads);
       const list = ops.list;
       const envelope = envelopeOf(output);
-      return async (principal, _request, query) => {
-        const page = await list(principal, query);
+      return async (principal, _request, call) => {
+        const page = await list(principal, call.query);
         return protoAnswer(output, [envelope(page), items.fields(itemsField, page.items)]);
       };
     }

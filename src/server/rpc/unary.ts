@@ -11,9 +11,11 @@ import { anyPack } from '@bufbuild/protobuf/wkt';
 import { ApiError, BAD_REQUEST_TYPE, Code, codeName, ERROR_INFO_TYPE, httpStatusForCode, PRECONDITION_FAILURE_TYPE, type Status } from '../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from '../../gen/google/rpc/status_pb.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Principal } from '../auth/principal.js';
 import type { Response } from '../handler.js';
 import type { Exchange } from '../exchange.js';
-import { MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../http.js';
+import { MAX_BODY_BYTES, toErrorResponse, type Call, type Dispatch } from '../http.js';
 import type { DirectRead } from './reads.js';
 import type { RestCall, Transcoder } from './transcode.js';
 
@@ -22,11 +24,12 @@ export interface UnaryMethod {
   /** `platform.iam.v2.IamService/GetGroup`. */
   name: string;
   method: DescMethod;
+  /** Names the call by its REST equivalent (the journal, fault rules), and for a method no operation answers, makes that REST call. */
   transcoder: Transcoder;
-  /** Set when the domain answers it directly in protobuf. */
-  read?: DirectRead | undefined;
-  /** `read` is the method's only answer (no REST route has it): used for Connect's JSON too. */
-  operationOnly?: true;
+  /** The operation that answers it, when one does (a resource's List and Get in protobuf, its writes, the vendor's methods). */
+  operation?: DirectRead | undefined;
+  /** `operation` answers Connect's JSON too (else a read's JSON is REST's own text). */
+  answersJson?: true;
   /** The REST answer is not the response's JSON (the vendor's messages): Connect's JSON is made from the message. */
   reshaped?: true;
   /**
@@ -61,8 +64,8 @@ export function protocolOf(req: Pick<Exchange, 'method' | 'headers' | 'httpVersi
   return undefined;
 }
 
-/** Headers of a REST answer that are HTTP's own, not metadata for an RPC caller. */
-const NOT_METADATA = new Set(['content-type', 'content-length', 'connection', 'allow', 'keep-alive', 'transfer-encoding', 'upgrade']);
+/** Headers of an answer that are HTTP's own, not metadata for an RPC caller (both bridges: this one and Connect's). */
+export const NOT_METADATA = new Set(['content-type', 'content-length', 'connection', 'allow', 'keep-alive', 'transfer-encoding', 'upgrade']);
 
 const DETAIL_SCHEMAS: Record<string, DescMessage> = {
   [ERROR_INFO_TYPE]: ErrorInfoSchema,
@@ -82,19 +85,7 @@ export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol
   }, deadlineMs);
   try {
     const { request, call } = decodeCall(m, await x.readBody(MAX_BODY_BYTES + 5, tooLarge, 'The client closed the stream before the request was complete'), protocol);
-    const read = m.read && (!protocol.json || m.operationOnly) ? m.read : undefined;
-    const answer = await dispatch({
-      method: call.method,
-      path: call.path,
-      query: call.query,
-      headers: x.headers,
-      address: x.address,
-      // No depth check as for REST: protobuf's decoder refuses more than 100 levels (50 of a Struct).
-      json: () => Promise.resolve(call.body()),
-      form: () => Promise.resolve(new URLSearchParams()),
-      rpc: m.name,
-      ...(read ? { operation: (principal) => read(principal, request, call.query) } : {}),
-    });
+    const answer = await dispatch(callOf(m, request, call, x.headers, x.address, protocol.json));
     // Injected faults: a reset reaches an RPC caller as UNAVAILABLE (what grpc-js reports for
     // a connection cut); a stall waits until the caller gives up, its deadline passes, or serve closes.
     if (answer.fault === 'reset') return replyError(x, protocol, { code: Code.UNAVAILABLE, message: 'connection reset (injected fault)', details: [] }, undefined);
@@ -109,17 +100,48 @@ export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol
     }
     const metadata = metadataOf(answer);
     if ((answer.status ?? 200) >= 400) return replyError(x, protocol, answer.body as Status, metadata);
-    if (!protocol.json) return replyMessage(x, protocol, answer.proto ?? [toBinary(m.method.output, m.transcoder.fromRest(answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body))], metadata);
+    if (!protocol.json) return replyMessage(x, protocol, answer.proto ?? [toBinary(m.method.output, messageOf(m, answer))], metadata);
     // Connect's JSON is REST's JSON: the route's text as it is, when it has one (not for the
     // vendor's messages, whose JSON differs from the spec's: made from the response message).
-    if (m.reshaped) return replyMessage(x, protocol, JSON.stringify(toJson(m.method.output, m.transcoder.fromRest(answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body))), metadata);
-    if (answer.bodyJson && !answer.proto) return replyMessage(x, protocol, answer.bodyJson.text, metadata, answer.bodyJson.bytes);
-    return replyMessage(x, protocol, JSON.stringify(answer.proto ? toJson(m.method.output, fromBinary(m.method.output, Buffer.concat(answer.proto))) : (answer.body ?? {})), metadata);
+    if (answer.proto || m.reshaped) return replyMessage(x, protocol, JSON.stringify(toJson(m.method.output, messageOf(m, answer))), metadata);
+    if (answer.bodyJson) return replyMessage(x, protocol, answer.bodyJson.text, metadata, answer.bodyJson.bytes);
+    return replyMessage(x, protocol, JSON.stringify(answer.body ?? {}), metadata);
   } catch (err) {
     replyError(x, protocol, toErrorResponse(err, log).body as Status, undefined);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The call the pipeline runs for one RPC, whichever bridge read it (this fast path or Connect's
+ * handlers): named by its REST equivalent; answered by the method's operation when it has one
+ * (for Connect's JSON only when the operation answers JSON), else by that REST call's route.
+ */
+export function callOf(m: UnaryMethod, request: Message, call: RestCall, headers: IncomingHttpHeaders, address: string, json: boolean): Call {
+  const op = m.operation && (!json || m.answersJson) ? m.operation : undefined;
+  return {
+    method: call.method,
+    path: call.path,
+    query: call.query,
+    headers,
+    address,
+    // No depth check as for REST: protobuf's decoder refuses more than 100 levels (50 of a Struct).
+    json: () => Promise.resolve(call.body()),
+    form: () => Promise.resolve(new URLSearchParams()),
+    rpc: m.name,
+    ...(op ? {
+      operation: (principal: Principal) => op(principal, request, call),
+      // What the journal shows of a write's request: the REST-equivalent body, else the request message's JSON.
+      ...(call.method === 'GET' ? {} : { journalRequest: () => JSON.stringify(call.body() ?? toJson(m.method.input, request)) }),
+    } : {}),
+  };
+}
+
+/** A successful answer as the method's response message: its protobuf, else the REST answer's JSON transcoded. */
+export function messageOf(m: UnaryMethod, answer: Response): Message {
+  if (answer.proto) return fromBinary(m.method.output, Buffer.concat(answer.proto));
+  return m.transcoder.fromRest(answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body);
 }
 
 /** grpc-timeout (`100m`, `5S` …) or connect-timeout-ms, in milliseconds. */

@@ -1,12 +1,19 @@
 // The seam between the v1 surface and serve's operations: what v1 asks of them, in v2's wire
-// shapes (the mapping in mapping.ts is v1 ↔ v2 wire). Each call goes through v2's REST handler
-// of the same resource in process, with the caller's principal: that handler parses v2's wire
-// body, calls the one domain operation (src/server/domain/) and renders v2's wire form, which
-// is exactly the conversion v1 needs; so authorization, validation, uniqueness and cascades
-// are the domain's, and no rule of theirs is restated here.
-import type { Resource } from '../../api/registry/index.js';
+// shapes (the mapping in mapping.ts is v1 ↔ v2 wire). Each call runs the resource's operation
+// (pipeline/operations.ts) with the caller's principal, its input read from v2's JSON as every
+// surface of the spec's JSON reads it, its output the resource's v2 wire form; so
+// authorization, validation, uniqueness and cascades are the domain's, and no rule of theirs
+// is restated here.
+import * as S from '../../api/schemas.js';
+import { ApiError, Code } from '../../api/errors.js';
+import type { Resource, ResourceName } from '../../api/registry/index.js';
 import type { Principal } from '../auth/principal.js';
-import type { Request, ResourceRoutes, Response } from '../handler.js';
+import type { Domain } from '../domain/index.js';
+import { createdToWire, wireFormOf, WireJson } from '../models.js';
+import { parseBody } from '../pipeline/input.js';
+import type { Operations as ResourceOperationTable, ResourceOperations } from '../pipeline/operations.js';
+import type { Record_, Store } from '../store/store.js';
+import { resolveChanges } from '../surfaces/changes.js';
 
 export type Wire = Record<string, unknown>;
 
@@ -33,24 +40,29 @@ export interface Operations {
 
 const PAGE = '200';
 
-/** Operations by the v2 route handlers of each resource. */
-export function routeOperations(routes: readonly ResourceRoutes[]): Operations {
-  const byPath = new Map(routes.map((r) => [r.path, r]));
-  const handlers = (d: Resource) => byPath.get(d.path)!;
-  const call = async (handler: ResourceRoutes['get'], d: Resource, principal: Principal, uid: string, opts: { query?: URLSearchParams; body?: unknown } = {}): Promise<unknown> => {
-    if (!handler) throw new Error(`v2 has no such handler for ${d.path}`);
-    const req: Request = {
-      method: 'POST', path: uid ? `${d.path}/${uid}` : d.path, query: opts.query ?? new URLSearchParams(), uid, principal, headers: {},
-      json: () => Promise.resolve(opts.body),
-      form: () => Promise.resolve(new URLSearchParams()),
-    };
-    return bodyOf(await handler(req));
+/** Operations by the resources' operations. */
+export function resourceOperations(table: ResourceOperationTable, domain: Domain, store: Store): Operations {
+  const ops = (d: Resource): ResourceOperations => table[d.plural as ResourceName];
+  const wires = new Map<Resource, WireJson>();
+  // A record's v2 JSON, as REST sends it (its cached text, parsed: v1's mapping reads plain JSON).
+  const wire = (d: Resource, r: Record_): Wire => {
+    let w = wires.get(d);
+    if (!w) {
+      const form = wireFormOf(d.kind);
+      wires.set(d, (w = new WireJson(store, (rec: Record_) => form.toWire(rec, store), form.reads)));
+    }
+    return JSON.parse(w.one(r).text) as Wire;
+  };
+  const must = <V extends keyof Omit<ResourceOperations, 'resource'>>(d: Resource, verb: V): NonNullable<ResourceOperations[V]> => {
+    const op = ops(d)[verb];
+    if (!op) throw new Error(`v2 has no ${verb} of ${d.plural}`);
+    return op;
   };
   const page: Operations['page'] = async (d, principal, params) => {
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) for (const one of [v].flat()) query.append(k, one);
-    const body = (await call(handlers(d).list, d, principal, '', { query })) as Wire;
-    return { items: body[d.plural] as Wire[], nextPageToken: typeof body.nextPageToken === 'string' ? body.nextPageToken : '', totalCount: typeof body.totalCount === 'string' ? body.totalCount : '0' };
+    const p = await must(d, 'list').run(principal, { params: query });
+    return { items: p.items.map((r) => wire(d, r)), nextPageToken: p.nextPageToken, totalCount: String(p.totalCount) };
   };
   return {
     page,
@@ -64,15 +76,17 @@ export function routeOperations(routes: readonly ResourceRoutes[]): Operations {
       } while (token);
       return items;
     },
-    get: async (d, principal, uid) => (await call(handlers(d).get, d, principal, uid)) as Wire,
-    create: async (d, principal, body) => (await call(handlers(d).create, d, principal, '', { body })) as Wire,
+    get: async (d, principal, uid) => wire(d, await must(d, 'get').run(principal, { uid })),
+    create: async (d, principal, body) => {
+      const create = must(d, 'create');
+      return createdToWire(d.kind, await create.run(principal, create.parse(body)), store) as Wire;
+    },
     update: async (d, principal, uid, fields, mask) =>
-      (await call(handlers(d).update, d, principal, uid, { body: fields, query: new URLSearchParams({ updateMask: mask.join(',') }) })) as Wire,
-    remove: async (d, principal, uid) => void (await call(handlers(d).remove, d, principal, uid)),
-    action: async (d, principal, uid, verb, body) => (await call(handlers(d).actions?.[verb], d, principal, uid, { body })) as Wire,
+      wireFormOf(d.kind).toWire(await must(d, 'update').run(principal, { uid, changes: () => resolveChanges(fields, mask.join(','), d) }), store) as Wire,
+    remove: async (d, principal, uid) => void (await must(d, 'delete').run(principal, { uid })),
+    action: async (d, principal, uid, verb, body) => {
+      if (d.plural !== 'accountAssociations' || verb !== 'check') throw new ApiError(Code.UNIMPLEMENTED, `v2 has no ${d.plural}:${verb}`);
+      return { ...(await domain.accountAssociations.check(principal, uid, async () => parseBody(S.CheckAccountAssociationBody, body).providerType)) };
+    },
   };
-}
-
-function bodyOf(r: Response): unknown {
-  return r.bodyJson ? JSON.parse(r.bodyJson.text) : r.body;
 }

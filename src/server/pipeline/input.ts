@@ -1,12 +1,8 @@
-// Reading a REST request into a domain operation's input: the body against its wire schema
-// (every problem a field violation), and a PATCH's body and updateMask into changes.
+// An operation's input from its JSON form (the spec's JSON, whichever surface read it): checked
+// against its wire schema, every problem a field violation.
 import * as z from 'zod';
 import { invalidArgument, type FieldViolation } from '../../api/errors.js';
 import * as S from '../../api/schemas.js';
-import type { Resource } from '../../api/registry/index.js';
-import type { Changes } from '../domain/patch.js';
-import type { Request } from '../handler.js';
-import { resolveChanges, updateMaskParam } from '../update.js';
 
 /**
  * Validates a request body against a wire schema; every problem becomes a field violation.
@@ -62,11 +58,6 @@ function unknownFields(schema: z.ZodType, body: unknown, path: string[] = []): F
     });
   }
   return out;
-}
-
-/** A PATCH's changes (body and updateMask), read when the operation asks (after authorizing the caller). */
-export function changesOf(req: Request, d: Resource): () => Promise<Changes> {
-  return async () => resolveChanges(await req.json(), updateMaskParam(req.query), d);
 }
 
 /** A group name's violation on create: a missing name breaks the spec's pattern too, and is worded so. */

@@ -1,13 +1,14 @@
-// Partial updates, the same for every updatable resource (spec, "Partial update rules"):
+// Partial updates as typed changes, resolved at the surfaces that speak the spec's JSON (REST,
+// gRPC, v1, MCP) before the operation runs; the same for every updatable resource (spec, "Partial update rules"):
 // 1. a PATCH changes only the fields it names;
 // 2. without updateMask, the fields present in the body change and nothing else;
 // 3. with updateMask, exactly the listed fields change and the rest of the body is ignored
 //    (a listed field missing from the body is cleared);
 // 4. the same for every resource.
-import { invalidArgument, invalidField, type FieldViolation } from '../api/errors.js';
-import type { ResourceDescriptor } from '../api/resources.js';
-import type { Changes } from './domain/patch.js';
-import { singleParam } from './params.js';
+import { invalidArgument, invalidField, type FieldViolation } from '../../api/errors.js';
+import type { ResourceDescriptor } from '../../api/resources.js';
+import type { Changes } from '../domain/patch.js';
+import { singleParam } from '../params.js';
 
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
