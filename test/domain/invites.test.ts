@@ -123,5 +123,5 @@ test("an identity provider's correlation rule is fixed at create, scopes are non
   const required = await refusal(t, w.domain.identityProviders.update(w.owner, made.uid, changes({ 'oidc.clientId': '' })));
   t.deepEqual(required.fields, ['oidc.clientId']);
   t.is(w.committed(), before);
-  t.is(((await w.domain.identityProviders.get(w.owner, made.uid)).data.oidc as { clientId: string }).clientId, 'client');
+  t.is((await w.domain.identityProviders.get(w.owner, made.uid)).data.oidc.clientId, 'client');
 });
