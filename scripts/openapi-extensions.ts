@@ -1,7 +1,7 @@
 // serve's routes that no .proto describes, for openapi.json (scripts/protoc-gen-openapi.ts):
-// the control API (/_pctl/, src/server/control/routes.ts), OIDC discovery and OAuth sign-in
-// (src/server/routes/oidc.ts, oauth.ts), the console's files (src/server/console.ts), the
-// MCP endpoint (src/server/mcp/endpoint.ts) and the document itself. Each is `x-pctl-extension: true`: the platform API has none of them.
+// the control API (/_pctl/, src/server/surfaces/control/routes.ts), OIDC discovery and OAuth sign-in
+// (src/server/surfaces/oauth/oidc.ts, oauth.ts), the console's files (src/server/surfaces/console.ts), the
+// MCP endpoint (src/server/surfaces/mcp/endpoint.ts) and the document itself. Each is `x-pctl-extension: true`: the platform API has none of them.
 // The shapes are those of src/api/faults.ts, journal.ts and snapshots.ts.
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -76,7 +76,7 @@ export const EXTENSION_PATHS: Record<string, Json> = {
   },
   '/mcp': {
     post: {
-      ...TAGS, operationId: 'mcp_Post', summary: "serve's MCP endpoint (Streamable HTTP): initialize opens a session, then JSON-RPC messages in it (src/server/mcp/endpoint.ts, docs/mcp.md).",
+      ...TAGS, operationId: 'mcp_Post', summary: "serve's MCP endpoint (Streamable HTTP): initialize opens a session, then JSON-RPC messages in it (src/server/surfaces/mcp/endpoint.ts, docs/mcp.md).",
       parameters: [MCP_SESSION],
       requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { type: 'string', enum: ['2.0'] } } } } } },
       responses: { '200': MCP_ANSWER, '202': { description: 'A notification or response, accepted.' }, '4XX': MCP_ERROR, ...ERROR },
@@ -158,7 +158,7 @@ export const EXTENSION_PATHS: Record<string, Json> = {
 
 export const EXTENSION_SCHEMAS: Record<string, Json> = {
   'pctl.Delivery': {
-    type: 'object', description: 'One CloudEvent on its way to one subscription (src/server/events/).', required: ['id', 'eventId', 'seq', 'type', 'subject', 'subscription', 'sink', 'state', 'attempts', 'updateTime'],
+    type: 'object', description: 'One CloudEvent on its way to one subscription (src/server/surfaces/events/).', required: ['id', 'eventId', 'seq', 'type', 'subject', 'subscription', 'sink', 'state', 'attempts', 'updateTime'],
     properties: {
       id: { type: 'integer' }, eventId: { type: 'string', description: 'Ce-Id, the same on every attempt.' }, seq: { type: 'integer' }, type: { type: 'string' }, subject: { type: 'string' },
       subscription: { type: 'string' }, sink: { type: 'string' }, state: { type: 'string', enum: ['pending', 'delivered', 'failed'] }, attempts: { type: 'integer' },

@@ -320,7 +320,7 @@ function main(request: CodeGeneratorRequest): string {
     return text ? { description: text.split('\n').map((line) => line.trim()).join('\n') } : {};
   }
 
-  /** serve's REST routes: its own v2 packages and the vendor's v1 services it answers (src/server/v1/surface.ts). */
+  /** serve's REST routes: its own v2 packages and the vendor's v1 services it answers (src/server/surfaces/v1/surface.ts). */
   function documented(service: DescService): boolean {
     return service.file.proto.package.startsWith('platform.') || V1_SERVED.has(service.typeName);
   }

@@ -6,7 +6,7 @@ import YAML from 'yaml';
 import { closeAgent } from '../src/client/http.js';
 import { buildFields, fieldsToQuery, methodAndPath, parseHeaders, parseKey } from '../src/cli/commands/api/fields.js';
 import { UsageError } from '../src/cli/errors.js';
-import type { SeedDocument } from '../src/server/seed.js';
+import type { SeedDocument } from '../src/server/data/seed.js';
 import { cli, lines } from './helpers/cli.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 

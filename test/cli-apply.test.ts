@@ -6,7 +6,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { closeAgent } from '../src/client/http.js';
-import { demoSeed } from '../src/server/demo.js';
+import { demoSeed } from '../src/server/data/demo.js';
 import { cli, lines, type RunResult } from './helpers/cli.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 

@@ -2,7 +2,7 @@
 // (so that the tests can count lookups). Serial: the request log is shared.
 import test from 'ava';
 import { closeAgent } from '../src/client/http.js';
-import type { SeedDocument } from '../src/server/seed.js';
+import type { SeedDocument } from '../src/server/data/seed.js';
 import { cli, lines } from './helpers/cli.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 

@@ -56,8 +56,8 @@ test('the client loads zod only for a response it validates, and no HTTP package
 });
 
 test('the graph walker sees through to packages (so the tests above can fail)', (t) => {
-  const { packages } = eagerGraph(resolve(root, 'src/server/routes/parse.ts'));
-  t.true(packages.has('zod'), 'server/routes/parse.ts → api/schemas.ts → zod');
+  const { packages } = eagerGraph(resolve(root, 'src/server/pipeline/input.ts'));
+  t.true(packages.has('zod'), 'server/pipeline/input.ts → api/schemas.ts → zod');
 });
 
 test('serve loads the gRPC stack, MCP, PostgreSQL and YAML on first use, not at start', (t) => {

@@ -4,7 +4,7 @@
 import test from 'ava';
 import stringWidth from 'string-width';
 import { closeAgent } from '../src/client/http.js';
-import type { SeedDocument } from '../src/server/seed.js';
+import type { SeedDocument } from '../src/server/data/seed.js';
 import { cli, lines } from './helpers/cli.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 

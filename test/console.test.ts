@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { closeAgent } from '../src/client/http.js';
-import { demoSeed } from '../src/server/demo.js';
+import { demoSeed } from '../src/server/data/demo.js';
 import { browser, csrfOf } from './helpers/browser.js';
 import { cli, mustSucceed } from './helpers/cli.js';
 import { startReceiver } from './helpers/receiver.js';

@@ -4,7 +4,7 @@
 // has what a client sees).
 import test from 'ava';
 import { ApiError } from '../src/api/errors.js';
-import { FairQueue, type Admitted, type FairQueuing } from '../src/server/fair-queue.js';
+import { FairQueue, type Admitted, type FairQueuing } from '../src/server/pipeline/fair-queue.js';
 
 const policy = (p: Partial<FairQueuing>): FairQueuing => ({ perCaller: 1, total: 32, queue: 10, maxWaitMs: 60_000, ...p });
 

@@ -20,7 +20,7 @@ import { AdvisoriesService } from '../src/gen/chainguard/platform/vulnerabilitie
 import { ArtifactsService, Ecosystem } from '../src/gen/chainguard/platform/libraries/v2beta1/artifacts_pb.js';
 import { CatalogTier } from '../src/gen/chainguard/platform/registry/v2/repos_pb.js';
 import { Reference_Type, SecurityAdvisoryService, Severity_Type } from '../src/gen/chainguard/platform/advisory/v2/advisory_pb.js';
-import { demoSeed } from '../src/server/demo.js';
+import { demoSeed } from '../src/server/data/demo.js';
 import { startTestServer, type TestServer } from './helpers/serve.js';
 
 let srv: TestServer;

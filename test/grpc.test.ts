@@ -10,15 +10,15 @@ import loader from '@grpc/proto-loader';
 import { createRegistry, fromBinary } from '@bufbuild/protobuf';
 import { anyUnpack, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
-import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
+import { compressionGzip, createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
 import { StatusSchema } from '../src/gen/google/rpc/status_pb.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../src/gen/google/rpc/error_details_pb.js';
-import { demoSeed } from '../src/server/demo.js';
-import { MAX_BODY_BYTES } from '../src/server/http.js';
+import { demoSeed } from '../src/server/data/demo.js';
+import { MAX_BODY_BYTES } from '../src/server/pipeline/dispatch.js';
 import { Capability } from '../src/gen/capabilities/capabilities_pb.js';
 import { GroupsService as PublishedGroups } from '../src/gen/chainguard/platform/iam/v2/groups_pb.js';
 import { RolesService as PublishedRoles } from '../src/gen/chainguard/platform/iam/v2/roles_pb.js';
@@ -381,12 +381,12 @@ test.serial('reflection (v1 and v1alpha) lists the services and serves their fil
 
     const services = answers[0].listServicesResponse.service.map((s: Any) => s.name);
     t.deepEqual(services.slice(0, 18), ['platform.iam.v2.IamService', 'platform.registry.v2.RegistryService', 'platform.vulnerabilities.v2.VulnerabilitiesService', 'platform.libraries.v2.LibrariesService', 'platform.advisory.v2.AdvisoryService', 'platform.events.v2.EventsService',
-      // The v1 services beside them (src/server/v1/), by the vendor's names.
+      // The v1 services beside them (src/server/surfaces/v1/), by the vendor's names.
       'chainguard.platform.iam.Groups', 'chainguard.platform.iam.Identities', 'chainguard.platform.iam.Roles', 'chainguard.platform.iam.RoleBindings',
       'chainguard.platform.iam.IdentityProviders', 'chainguard.platform.iam.GroupInvites', 'chainguard.platform.iam.GroupAccountAssociations',
       'chainguard.platform.registry.Registry', 'chainguard.platform.registry.Vulnerabilities', 'chainguard.platform.vulnerabilities.v1.Advisories',
       'chainguard.platform.events.Subscriptions',
-      // The vendor's sign-in (src/server/rpc/sign-in.ts); Auth among the vendor's services (its unserved methods UNIMPLEMENTED).
+      // The vendor's sign-in (src/server/surfaces/rpc/sign-in.ts); Auth among the vendor's services (its unserved methods UNIMPLEMENTED).
       'chainguard.platform.oidc.SecurityTokenService'], version);
     t.true(services.includes('chainguard.platform.auth.Auth'), `Auth (${version})`);
     // The vendor's published IAM services, GA and beta (test/vendor-go.test.ts calls them).
@@ -483,6 +483,25 @@ test.serial('the published services (v2 and v2beta1) over gRPC, gRPC-Web (HTTP/1
     // serve's capability names as the published enum: the built-in viewer role lists groups.
     const viewer = roles.roles.find((r) => r.name === 'viewer');
     t.true(viewer?.capabilities.includes(Capability.CAP_IAM_GROUPS_LIST), `${name}: ${JSON.stringify(viewer?.capabilities)}`);
+  }
+});
+
+test.serial("a published CreateGroup, over gRPC and over Connect's handlers (a gzip-compressed call), makes the group and is journaled as REST's POST /iam/v2/groups", async (t) => {
+  const { srv, org } = h;
+  const headers = { authorization: `Bearer ${srv.ownerToken}` };
+  const since = srv.journal.last;
+  const calls = {
+    grpc: createClient(PublishedGroups, createGrpcTransport({ baseUrl: srv.url })),
+    compressed: createClient(PublishedGroups, createConnectTransport({ baseUrl: srv.url, httpVersion: '1.1', sendCompression: compressionGzip, compressMinBytes: 0 })),
+  };
+  for (const [name, groups] of Object.entries(calls)) {
+    const made = await groups.createGroup({ parent: org, group: { name: `published-${name}`, description: 'made over RPC' } }, { headers });
+    t.true(made.uid.startsWith(`${org}/`), name);
+    const stored = await srv.ok('GET', `/iam/v2/groups/${made.uid}`);
+    t.like(stored, { name: `published-${name}`, description: 'made over RPC' }, name);
+    const entry = srv.journal.since(since).find((e) => e.rpc === 'chainguard.platform.iam.v2.GroupsService/CreateGroup' && e.responseBody?.includes(made.uid));
+    t.like(entry, { method: 'POST', path: '/iam/v2/groups', status: 200 }, name);
+    t.true(entry?.requestBody?.includes(`published-${name}`), `${name}: ${entry?.requestBody}`);
   }
 });
 

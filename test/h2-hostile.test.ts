@@ -4,8 +4,8 @@
 import test, { type ExecutionContext } from 'ava';
 import net from 'node:net';
 import { Duplex } from 'node:stream';
-import { H2Connection, type RequestStream } from '../src/server/h2/connection.js';
-import { HpackDecoder, HpackError } from '../src/server/h2/hpack.js';
+import { H2Connection, type RequestStream } from '../src/server/transport/h2/connection.js';
+import { HpackDecoder, HpackError } from '../src/server/transport/h2/hpack.js';
 import {
   ACK, CANCEL, COMPRESSION_ERROR, CONTINUATION, DATA, END_HEADERS, END_STREAM, ENHANCE_YOUR_CALM, expectGoaway, frame, GOAWAY, HEADERS, headerBlock,
   NO_ERROR, PING, PREFACE, PROTOCOL_ERROR, RawH2, RST_STREAM, SETTINGS, type Fields, type Frame,

@@ -1,4 +1,4 @@
-// serve's own HTTP/2 (src/server/h2): its HPACK against RFC 7541's worked examples, clients
+// serve's own HTTP/2 (src/server/transport/h2): its HPACK against RFC 7541's worked examples, clients
 // nobody here wrote (node's nghttp2-based client, curl) against a real serve over h2c, and
 // hostile or broken frames written by hand on a raw socket: each is answered as RFC 9113 says
 // and none of them takes serve down.
@@ -6,7 +6,7 @@ import test, { type ExecutionContext } from 'ava';
 import { execFile } from 'node:child_process';
 import http2 from 'node:http2';
 import { promisify } from 'node:util';
-import { encodeHeaders, HpackDecoder, HpackError } from '../src/server/h2/hpack.js';
+import { encodeHeaders, HpackDecoder, HpackError } from '../src/server/transport/h2/hpack.js';
 import {
   ACK, DATA, END_HEADERS, END_STREAM, expectGoaway, frame, FRAME_SIZE_ERROR, GOAWAY, HEADERS, headerBlock, PING, PROTOCOL_ERROR, RawH2, REFUSED_STREAM, RST_STREAM, SETTINGS, type Fields,
 } from './helpers/raw-h2.js';

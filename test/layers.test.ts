@@ -63,22 +63,27 @@ test('imports between the layers of src/ point one way', (t) => {
 });
 
 /**
- * The server's own layers, by path under src/server/: surfaces (REST, gRPC, the control API,
- * OAuth, the console, bootstrap and seeds) call the domain; the domain uses auth and the store;
- * `base` is a few leaf helpers (strict query parsing, the random source) anyone may use.
+ * The server's own layers, by folder under src/server/ (docs/architecture.md): the surfaces
+ * (REST, gRPC, v1, MCP, the control API, OAuth, events) read their wire and call operations;
+ * the pipeline runs them (faults, authentication, admission, the journal) on the transport's
+ * exchanges; data (bootstrap, seeds, demo, snapshots) writes through the domain; the domain
+ * uses auth and the store; `base` is a few leaf helpers (strict query parsing, the random
+ * source) anyone may use. index.ts, at the root, wires them together.
  */
 const SERVER_LAYERS: Record<string, readonly string[]> = {
-  surfaces: ['domain', 'auth', 'store', 'base'],
+  surfaces: ['pipeline', 'transport', 'data', 'domain', 'auth', 'store', 'base'],
+  data: ['domain', 'auth', 'store', 'base'],
+  pipeline: ['transport', 'domain', 'auth', 'store', 'base'],
+  transport: ['store', 'base'],
   domain: ['auth', 'store', 'base'],
   auth: ['store', 'base'],
   store: ['base'],
   base: [],
 };
 
+/** A file's layer; undefined outside the server and at its root (index.ts: above every layer). */
 function serverLayer(path: string): string | undefined {
-  const m = /^server\/(?:(domain|auth|store)\/|(params|random)\.(?:ts|js)$)/.exec(path);
-  if (!path.startsWith('server/')) return undefined;
-  return m?.[1] ?? (m?.[2] ? 'base' : 'surfaces');
+  return /^server\/(surfaces|pipeline|transport|data|domain|auth|store|base)\//.exec(path)?.[1];
 }
 
 function serverViolations(all: readonly Edge[]): string[] {
@@ -122,14 +127,14 @@ test('inside the server, surfaces → domain → store (auth beside the domain),
 test('the server checks catch an arrow up and a circle (so the test above can fail)', (t) => {
   const bad = [
     { from: 'server/store/list.ts', to: 'server/auth/authorize.js' },
-    { from: 'server/domain/groups.ts', to: 'server/routes/iam.js' },
-    { from: 'server/routes/iam.ts', to: 'server/domain/groups.js' },
+    { from: 'server/domain/groups.ts', to: 'server/surfaces/rest/iam.js' },
+    { from: 'server/surfaces/rest/iam.ts', to: 'server/domain/groups.js' },
     { from: 'server/auth/authorize.ts', to: 'server/store/list.js' },
   ];
-  t.deepEqual(serverViolations(bad), ['server/store/list.ts → server/auth/authorize.js', 'server/domain/groups.ts → server/routes/iam.js']);
+  t.deepEqual(serverViolations(bad), ['server/store/list.ts → server/auth/authorize.js', 'server/domain/groups.ts → server/surfaces/rest/iam.js']);
   t.deepEqual(circles(bad), [
     'server/store/list.ts → server/auth/authorize.ts → server/store/list.ts',
-    'server/domain/groups.ts → server/routes/iam.ts → server/domain/groups.ts',
+    'server/domain/groups.ts → server/surfaces/rest/iam.ts → server/domain/groups.ts',
   ]);
 });
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seedJsonSchema } from '../src/api/seed.js';
-import { demoSeed } from '../src/server/demo.js';
+import { demoSeed } from '../src/server/data/demo.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const published = readFileSync(resolve(root, 'docs/manifest.schema.json'), 'utf8');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { demoSeed } from '../src/server/demo.js';
+import { demoSeed } from '../src/server/data/demo.js';
 import { cli } from './helpers/cli.js';
 import { request, startTestServer, tempDir, type ApiResponse, type TestServer } from './helpers/serve.js';
 

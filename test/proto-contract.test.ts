@@ -12,7 +12,7 @@ import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import type { z } from 'zod';
 import { registry as resources } from '../src/api/registry/index.js';
 import { wireSchema } from '../src/api/schemas.js';
-import { demoSeed } from '../src/server/demo.js';
+import { demoSeed } from '../src/server/data/demo.js';
 import { startTestServer, tempDir } from './helpers/serve.js';
 
 const root = join(import.meta.dirname, '..');

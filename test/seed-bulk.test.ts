@@ -2,8 +2,8 @@
 // order with exact totals; a bulk load that fails leaves nothing behind, its indexes included.
 import test from 'ava';
 import { rmSync } from 'node:fs';
-import { systemRandom } from '../src/server/random.js';
-import { parseSeedText, type SeedDocument, type SeedGroup } from '../src/server/seed.js';
+import { systemRandom } from '../src/server/base/random.js';
+import { parseSeedText, type SeedDocument, type SeedGroup } from '../src/server/data/seed.js';
 import { ListEngine } from '../src/server/store/list.js';
 import { insertGroups, startTestServer, tempDir, tempStore } from './helpers/serve.js';
 

@@ -4,8 +4,8 @@
 import test from 'ava';
 import { createHash } from 'node:crypto';
 import { startTestServer } from './helpers/serve.js';
-import type { SeedDocument } from '../src/server/seed.js';
-import { exportSeed } from '../src/server/seed-export.js';
+import type { SeedDocument } from '../src/server/data/seed.js';
+import { exportSeed } from '../src/server/data/seed-export.js';
 
 const CODE = 'pctl_invite_seeded-code-for-tests';
 const seed: SeedDocument = {

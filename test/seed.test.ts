@@ -7,8 +7,8 @@ import YAML from 'yaml';
 import { cli, type RunResult } from './helpers/cli.js';
 import { startTestServer, tempDir, request } from './helpers/serve.js';
 import { startServer } from '../src/server/index.js';
-import { demoSeed } from '../src/server/demo.js';
-import { SeedValidationError, validateSeed, type SeedDocument } from '../src/server/seed.js';
+import { demoSeed } from '../src/server/data/demo.js';
+import { SeedValidationError, validateSeed, type SeedDocument } from '../src/server/data/seed.js';
 
 const hex = (c: string) => `sha256:${c.repeat(64)}`;
 const GH = 'https://token.actions.githubusercontent.com';

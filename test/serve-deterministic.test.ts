@@ -3,8 +3,8 @@
 // gives other uids; a live reset rewinds clock and random stream to where the start left them.
 import test from 'ava';
 import { rmSync } from 'node:fs';
-import { SeededRandom } from '../src/server/random.js';
-import { DETERMINISTIC_START_MS } from '../src/server/deterministic.js';
+import { SeededRandom } from '../src/server/base/random.js';
+import { DETERMINISTIC_START_MS } from '../src/server/pipeline/deterministic.js';
 import { startServer } from '../src/server/index.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 

@@ -1,5 +1,5 @@
 // serve loads the gRPC stack and the v1 surface on their first call, not at start
-// (src/server/lazy.ts, rpc/gate.ts; test/cli-startup.test.ts checks what start loads). What a
+// (src/server/pipeline/lazy.ts, rpc/gate.ts; test/cli-startup.test.ts checks what start loads). What a
 // caller sees: a fresh serve's first calls, several at once, are answered as later ones are;
 // a stack that cannot load answers UNAVAILABLE in the caller's protocol (gRPC's status, the
 // AIP-193 503) while REST goes on, and the next call tries the load again.
@@ -9,10 +9,10 @@ import { createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
 import { ApiError, Code } from '../src/api/errors.js';
-import { createFront } from '../src/server/front.js';
-import { createHttp1Server } from '../src/server/http.js';
-import { onFirstUse } from '../src/server/lazy.js';
-import { rpcGate, type Listeners } from '../src/server/rpc/gate.js';
+import { createFront } from '../src/server/transport/front.js';
+import { createHttp1Server } from '../src/server/pipeline/dispatch.js';
+import { onFirstUse } from '../src/server/pipeline/lazy.js';
+import { rpcGate, type Listeners } from '../src/server/surfaces/rpc/gate.js';
 import { request, startTestServer } from './helpers/serve.js';
 
 test("a fresh serve's first calls, at once over gRPC, Connect, v1 and REST, are answered as later ones", async (t) => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from '../src/server/store/sqlite.js';
 import { records } from '../src/server/domain/kinds/index.js';
 import { newChildUid, timestamp } from '../src/server/domain/records.js';
-import { systemRandom } from '../src/server/random.js';
+import { systemRandom } from '../src/server/base/random.js';
 import { request, startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';

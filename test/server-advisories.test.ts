@@ -1,7 +1,7 @@
 // The vulnerabilities domain of pctl serve at the HTTP level: advisories, list and get.
 import test from 'ava';
 import { startTestServer, request, type TestServer } from './helpers/serve.js';
-import type { SeedDocument } from '../src/server/seed.js';
+import type { SeedDocument } from '../src/server/data/seed.js';
 
 const ADV = '/vulnerabilities/v2/advisories';
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -2,7 +2,7 @@
 // anything about a resource it cannot read; such a resource answers as a missing one.
 import test from 'ava';
 import { newChildUid } from '../src/server/domain/records.js';
-import { systemRandom } from '../src/server/random.js';
+import { systemRandom } from '../src/server/base/random.js';
 import { request, startTestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';

@@ -6,8 +6,8 @@ import { createClient, ConnectError, Code } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
-import { Journal } from '../src/server/control/journal.js';
-import { MAX_JSON_DEPTH } from '../src/server/http.js';
+import { Journal } from '../src/server/pipeline/journal.js';
+import { MAX_JSON_DEPTH } from '../src/server/pipeline/dispatch.js';
 import { request, startTestServer, type TestServer } from './helpers/serve.js';
 
 /** A signed-in identity with no bindings at all: anyone who can get a token. */

@@ -3,8 +3,8 @@
 import test from 'ava';
 import { request, startTestServer, tempDir } from './helpers/serve.js';
 import { cli } from './helpers/cli.js';
-import type { SeedDocument } from '../src/server/seed.js';
-import { exportSeed } from '../src/server/seed-export.js';
+import type { SeedDocument } from '../src/server/data/seed.js';
+import { exportSeed } from '../src/server/data/seed-export.js';
 
 const ART = '/libraries/v2/artifacts';
 const seed: SeedDocument = {

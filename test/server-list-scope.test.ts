@@ -6,7 +6,7 @@ import test from 'ava';
 import { compareText, ListEngine, type ListScope } from '../src/server/store/list.js';
 import { within } from '../src/server/auth/authorize.js';
 import { newChildUid, newOrganizationUid } from '../src/server/domain/records.js';
-import { systemRandom } from '../src/server/random.js';
+import { systemRandom } from '../src/server/base/random.js';
 import type { Kind, Record_ } from '../src/server/store/store.js';
 import { addGroups, startTestServer, storeUnderTest, tempStore } from './helpers/serve.js';
 

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { ListEngine } from '../src/server/store/list.js';
 import { newChildUid, newOrganizationUid } from '../src/server/domain/records.js';
-import { systemRandom } from '../src/server/random.js';
+import { systemRandom } from '../src/server/base/random.js';
 import { tempStore } from './helpers/serve.js';
 
 test('descendants_of pages completely and in order, for a subtree above and below the index switch', (t) => {

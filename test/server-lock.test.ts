@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DataDirLockedError, lockDataDir } from '../src/server/lock.js';
+import { DataDirLockedError, lockDataDir } from '../src/server/data/lock.js';
 import { cli } from './helpers/cli.js';
 import { startTestServer, tempDir } from './helpers/serve.js';
 
@@ -25,7 +25,7 @@ test('a lock held by a process killed with SIGKILL is free at once', async (t) =
   const dir = tempDir();
   // A child that takes the lock, says so, and waits to be killed.
   const child = spawn(process.execPath, ['--import=tsx', '-e', `
-    const { lockDataDir } = await import(${JSON.stringify(join(root, 'src/server/lock.ts'))});
+    const { lockDataDir } = await import(${JSON.stringify(join(root, 'src/server/data/lock.ts'))});
     lockDataDir(${JSON.stringify(dir)});
     process.stdout.write('locked\\n');
     setInterval(() => {}, 1000);

@@ -4,7 +4,7 @@
 // neither to hold the role nor to see it, and redeeming again returns the binding it made.
 import test from 'ava';
 import { startServer } from '../src/server/index.js';
-import { SeedValidationError, type SeedDocument } from '../src/server/seed.js';
+import { SeedValidationError, type SeedDocument } from '../src/server/data/seed.js';
 import { startTestServer, tempDir } from './helpers/serve.js';
 import { rmSync } from 'node:fs';
 

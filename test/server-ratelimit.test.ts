@@ -10,7 +10,7 @@ import { existsSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { DEFAULT_FAIR_QUEUING, formatRateLimit, parseRateLimit, type FairQueuing, type RateLimit } from '../src/server/ratelimit.js';
+import { DEFAULT_FAIR_QUEUING, formatRateLimit, parseRateLimit, type FairQueuing, type RateLimit } from '../src/server/pipeline/ratelimit.js';
 import { cli } from './helpers/cli.js';
 import { request, startTestServer, tempDir, type ApiResponse, type TestServer } from './helpers/serve.js';
 

@@ -1,7 +1,7 @@
 // The registry domain of pctl serve at the HTTP level: repos (list, get, update) and tags.
 import test from 'ava';
 import { startTestServer, request, type TestServer } from './helpers/serve.js';
-import type { SeedDocument } from '../src/server/seed.js';
+import type { SeedDocument } from '../src/server/data/seed.js';
 
 const REPOS = '/registry/v2/repos';
 const TAGS = '/registry/v2/tags';

@@ -1,4 +1,4 @@
-// The v1 API beside v2 (src/server/v1/): every v1 call through REST (its own HTTP rules, by
+// The v1 API beside v2 (src/server/surfaces/v1/): every v1 call through REST (its own HTTP rules, by
 // hand here) and through gRPC (@grpc/grpc-js with the vendor's v1 protos of proto/platform/*/v1/,
 // a client nobody here wrote), each checked against the same state read through v2; the
 // deprecation headers on every answer; --v1 off; and who still calls v1 (pctl serve v1-callers).
@@ -6,7 +6,7 @@ import test from 'ava';
 import { join } from 'node:path';
 import grpc from '@grpc/grpc-js';
 import loader from '@grpc/proto-loader';
-import type { SeedDocument } from '../src/server/seed.js';
+import type { SeedDocument } from '../src/server/data/seed.js';
 import { cli } from './helpers/cli.js';
 import { closeAgent } from '../src/client/http.js';
 import { startTestServer, tempDir, type TestServer } from './helpers/serve.js';

@@ -1,5 +1,5 @@
 // An entry of serve's request journal as `GET /_pctl/requests` answers it (a serve-only
-// extension; see src/server/control/journal.ts), shared by the server and `pctl serve requests`.
+// extension; see src/server/pipeline/journal.ts), shared by the server and `pctl serve requests`.
 export interface JournalEntry {
   /** Increasing from 1: `?after=SEQ` asks for what came since. */
   seq: number;

@@ -6,52 +6,47 @@ import { bearerAuthenticator, ensureOwnerToken, issueIdentityToken } from './aut
 import { AUDIENCE, importSigningKey, loadSigningKey, newSigningJwk, TokenVerifier, type SigningKey } from './auth/tokens.js';
 import { RemoteIssuers } from './auth/issuers.js';
 import { securityTokenService } from './auth/sts.js';
-import { stsRoutes } from './routes/sts.js';
-import { oidcRoutes } from './routes/oidc.js';
-import { oauthRoutes } from './oauth/index.js';
-import { openApiRoutes } from './routes/openapi.js';
-import { bootstrap, followIssuer } from './bootstrap.js';
+import { stsRoutes } from './surfaces/oauth/sts-routes.js';
+import { oidcRoutes } from './surfaces/oauth/oidc.js';
+import { oauthRoutes } from './surfaces/oauth/index.js';
+import { openApiRoutes } from './surfaces/rest/openapi.js';
+import { bootstrap, followIssuer } from './data/bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
-import { createDispatcher, createHttp1Server, restHandler, toErrorResponse } from './http.js';
-import { http1Exchange, type Exchange, type Http2Exchange } from './exchange.js';
-import { healthEndpoint } from './health.js';
-import type { ResourceRoutes } from './handler.js';
+import { createDispatcher, createHttp1Server, restHandler, toErrorResponse, type Dispatch } from './pipeline/dispatch.js';
+import { http1Exchange, type Exchange, type Http2Exchange } from './transport/exchange.js';
+import { healthEndpoint } from './transport/health.js';
 import type { Principal } from './auth/principal.js';
-import { consoleRoutes } from './console.js';
-import { createFront, type Front } from './front.js';
-import { DEFAULT_H2_TIMEOUTS, type H2Timeouts } from './h2/connection.js';
-import { rpcGate } from './rpc/gate.js';
-import { onFirstUse } from './lazy.js';
-import { MCP_PATH, mcpEndpoint, protectedResourceRoutes } from './mcp/endpoint.js';
+import { consoleRoutes } from './surfaces/console.js';
+import { createFront, type Front } from './transport/front.js';
+import { DEFAULT_H2_TIMEOUTS, type H2Timeouts } from './transport/h2/connection.js';
+import { rpcGate, type Listeners } from './surfaces/rpc/gate.js';
+import type { ReadContext } from './surfaces/rpc/reads.js';
+import { onFirstUse } from './pipeline/lazy.js';
+import { MCP_PATH, mcpEndpoint, protectedResourceRoutes } from './surfaces/mcp/endpoint.js';
 import type { JWK } from 'jose';
 import { unauthenticated } from '../api/errors.js';
-import { lockDataDir } from './lock.js';
-import { resources, type ResourceName } from '../api/registry/index.js';
-import { accountAssociationRoutes } from './routes/account-associations.js';
-import { advisoryDocumentRoutes } from './routes/advisory-documents.js';
-import { libraryRoutes } from './routes/libraries.js';
-import { pingRoutes } from './routes/ping.js';
-import { groupInviteRoutes } from './routes/group-invites.js';
-import { resourceRoutes, type RestContext } from './routes/resource.js';
+import { lockDataDir } from './data/lock.js';
+import { pingRoutes } from './surfaces/rest/ping.js';
+import { restRoutes, type RestContext } from './surfaces/rest/index.js';
 import { operationsOf } from './pipeline/operations.js';
-import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './seed.js';
+import { DataDirNotEmptyError, validateSeed, type SeedDocument } from './data/seed.js';
 import { redactDatabaseUrl } from './store/shared.js';
 import { Store } from './store/store.js';
-import { createLimiter, DEFAULT_FAIR_QUEUING, type Limits } from './ratelimit.js';
+import { createLimiter, DEFAULT_FAIR_QUEUING, type Limits } from './pipeline/ratelimit.js';
 import type { FaultRule } from '../api/faults.js';
-import { FaultInjector } from './control/faults.js';
-import { DEFAULT_JOURNAL_SIZE, Journal } from './control/journal.js';
-import { controlHandler } from './control/routes.js';
-import { Snapshots } from './control/snapshots.js';
-import { Determinism } from './deterministic.js';
-import { systemRandom, type Random } from './random.js';
-import { resourceOperations } from './v1/operations.js';
-import { v1Surface, type V1Options } from './v1/index.js';
-import { v1Callers } from './v1/report.js';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, sinkLookup, type RetrySchedule } from './events/deliverer.js';
-import { recordEvents } from './events/feed.js';
-import { eventControlRoutes } from './events/routes.js';
+import { FaultInjector } from './pipeline/faults.js';
+import { DEFAULT_JOURNAL_SIZE, Journal } from './pipeline/journal.js';
+import { controlHandler } from './surfaces/control/routes.js';
+import { Snapshots } from './data/snapshots.js';
+import { Determinism } from './pipeline/deterministic.js';
+import { systemRandom, type Random } from './base/random.js';
+import { resourceOperations } from './surfaces/v1/operations.js';
+import { v1Surface, type V1Options } from './surfaces/v1/index.js';
+import { v1Callers } from './surfaces/v1/report.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY, Deliverer, sinkLookup, type RetrySchedule } from './surfaces/events/deliverer.js';
+import { recordEvents } from './surfaces/events/feed.js';
+import { eventControlRoutes } from './surfaces/events/routes.js';
 
 export interface ServeOptions {
   /** owner.token, and (without `database`) the SQLite database, the signing key and the lock. */
@@ -172,10 +167,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     store = opts.database ? await openSharedStore(opts.database) : new Store(opts.dataDir);
     if (seed && !store.isEmpty() && (opts.seedIfNotEmpty ?? 'error') === 'error') throw new DataDirNotEmptyError(opts.database ? redactDatabaseUrl(opts.database) : opts.dataDir);
     const openedStore = store;
+    // serve's token issuer, its public URL: kept in the store (followIssuer), read where needed.
+    const issuerUrl = () => openedStore.getMeta('issuer') ?? '';
     const key = store.shared ? await sharedSigningKey(store) : await loadSigningKey(opts.dataDir);
     // Until serve listens, it answers for `pctl` alone; then for its URLs too (see below).
     let audiences: ReadonlySet<string> = new Set([AUDIENCE]);
-    const verifier = new TokenVerifier(key, () => openedStore.getMeta('issuer') ?? '', tokenClock, () => audiences);
+    const verifier = new TokenVerifier(key, issuerUrl, tokenClock, () => audiences);
     verifier.trustTestIssuers = opts.trustTestIssuers === true;
     verifier.remote = new RemoteIssuers(tokenClock);
     for (const [issuer, jwks] of Object.entries(opts.trustedIssuers ?? {})) verifier.trustIssuer(issuer, jwks);
@@ -184,13 +181,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const domain = createDomain(ctx);
     const operations = operationsOf(domain);
     const rest: RestContext = { domain, operations, store };
-    // Every registry resource is served: generically from its operations, with a route module's
-    // custom methods and paths where it has some.
-    const own = new Map([groupInviteRoutes(rest), accountAssociationRoutes(rest), libraryRoutes(rest)].map((r) => [r.path, r]));
-    const routes: ResourceRoutes[] = [
-      ...(Object.keys(resources) as ResourceName[]).map((name) => own.get(resources[name].path) ?? resourceRoutes(rest, operations[name])),
-      ...advisoryDocumentRoutes(rest),
-    ];
+    const routes = restRoutes(rest);
     const touch = (uid: string, at: number) => domain.identities.touch(uid, at);
 
     // Authentication is settled once bootstrap has run; until then every request is refused.
@@ -203,7 +194,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const journal = new Journal(opts.journalSize ?? DEFAULT_JOURNAL_SIZE);
     const sinkLookupFn = sinkLookup(opts.allowPrivateSinks === true, opts.sinkResolver);
     const deliverer = new Deliverer({
-      outbox: store.outbox, key, issuer: () => openedStore.getMeta('issuer') ?? '', faults,
+      outbox: store.outbox, key, issuer: issuerUrl, faults,
       schedule: opts.eventRetry ?? DEFAULT_RETRY, timeoutMs: opts.eventTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
       ...(sinkLookupFn ? { lookup: sinkLookupFn } : {}),
       allowPrivateSinks: opts.allowPrivateSinks === true,
@@ -216,10 +207,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // Every change a caller commits becomes a CloudEvent in the outbox, in the same transaction;
     // the deliverer looks for work only after a commit that queued deliveries (a look after
     // every commit cost each create two reads before its answer went out).
-    recordEvents(store, { random, clock, baseUrl: () => openedStore.getMeta('issuer') ?? '', onDeliveries: () => deliverer.wake() });
+    recordEvents(store, { random, clock, baseUrl: issuerUrl, onDeliveries: () => deliverer.wake() });
     // Refresh tokens are secrets: never from a deterministic serve's predictable stream.
-    const sts = securityTokenService({ store, key, verifier, issuer: () => openedStore.getMeta('issuer') ?? '', clock: tokenClock, random: opts.random ?? systemRandom });
-    const oauth = oauthRoutes({ issuer: () => openedStore.getMeta('issuer') ?? '', key, store, clock: tokenClock, random, authenticate: async (h) => authenticate(h) }, sts);
+    const sts = securityTokenService({ store, key, verifier, issuer: issuerUrl, clock: tokenClock, random: opts.random ?? systemRandom });
+    const oauth = oauthRoutes({ issuer: issuerUrl, key, store, clock: tokenClock, random, authenticate: async (h) => authenticate(h) }, sts);
     let ownIssuer = ''; // serve's base URL, once listening
     const snapshots = new Snapshots({
       dataDir: opts.dataDir, store, clock,
@@ -241,8 +232,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       routes,
       surfaces: [v1Surface(resourceOperations(operations, domain, store), opts.v1 ?? { enabled: true }, opts.log)],
       publicRoutes: {
-        ...oidcRoutes(() => openedStore.getMeta('issuer') ?? '', key),
-        ...protectedResourceRoutes(() => openedStore.getMeta('issuer') ?? ''),
+        ...oidcRoutes(issuerUrl, key),
+        ...protectedResourceRoutes(issuerUrl),
         ...oauth.routes,
         ...stsRoutes(sts, (h) => authenticate(h), { store, authz: ctx.authz }),
         ...consoleFiles,
@@ -273,7 +264,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // One listener for both HTTP versions: RPCs (rpc/), /mcp by MCP, the rest as REST.
     // Sessions idle by the real clock, as tokens do (a deterministic clock moves per request).
     const mcp = mcpEndpoint({
-      dispatch, authenticate: async (h) => authenticate(h), writes: opts.mcpWrites === true, issuer: () => openedStore.getMeta('issuer') ?? '',
+      dispatch, authenticate: async (h) => authenticate(h), writes: opts.mcpWrites === true, issuer: issuerUrl,
       clock: tokenClock, ...(opts.mcpSessionIdleMs ? { idleMs: opts.mcpSessionIdleMs } : {}), log: opts.log,
     });
     const apiExchange = restHandler(dispatch, opts.log);
@@ -285,12 +276,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       http2: (x: Http2Exchange) => (x.url.split('?')[0] === MCP_PATH ? mcp.http2(x) : restExchange(x)),
     };
     // The gRPC stack is loaded by the first RPC: a serve only REST clients call never loads it.
-    const rpc = onFirstUse('gRPC', async () => {
-      const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }, { VENDOR_SERVICES }, { SIGN_IN_SERVICES }] = await Promise.all([
-        import('./rpc/index.js'), import('./v1/surface.js'), import('./rpc/vendor-services.js'), import('./rpc/sign-in.js'),
-      ]);
-      return rpcListeners(dispatch, restSide, opts.log, [...API_SERVICES, ...V1_SERVICES, ...SIGN_IN_SERVICES], rest, VENDOR_SERVICES);
-    }, opts.log);
+    const rpc = onFirstUse('gRPC', () => loadRpcListeners(dispatch, restSide, rest, opts.log), opts.log);
     const listeners = rpcGate(rpc, restSide, opts.log);
     const server = createFront(createHttp1Server(listeners.request, limiter), listeners.stream, {
       timeouts: { ...DEFAULT_H2_TIMEOUTS, ...opts.http2Timeouts }, ...(opts.http2 ? { http2: opts.http2 } : {}),
@@ -311,7 +297,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       // that a token any of them issues is valid at all; a serve of its own follows its URL.
       await store.write(() => followIssuer(ctx, issuer));
     }
-    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, store.getMeta('issuer') ?? url, tokenClock, opts.ownerTokenTtlSeconds);
+    const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, issuerUrl() || url, tokenClock, opts.ownerTokenTtlSeconds);
     await store.shared?.started();
     authenticate = bearerAuthenticator(store, verifier, clock, touch, sts.principalOf);
     determinism?.markStarted();
@@ -338,6 +324,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     unlock();
     throw err;
   }
+}
+
+/** The RPC listeners, loaded on the first RPC: serve's own services, v1's, the vendor's published ones and sign-in. */
+async function loadRpcListeners(dispatch: Dispatch, rest: Parameters<typeof rpcGate>[1], ctx: ReadContext, log: ((line: string) => void) | undefined): Promise<Listeners> {
+  const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }, { VENDOR_SERVICES }, { SIGN_IN_SERVICES }] = await Promise.all([
+    import('./surfaces/rpc/index.js'), import('./surfaces/v1/surface.js'), import('./surfaces/rpc/vendor-services.js'), import('./surfaces/rpc/sign-in.js'),
+  ]);
+  return rpcListeners(dispatch, rest, log, [...API_SERVICES, ...V1_SERVICES, ...SIGN_IN_SERVICES], ctx, VENDOR_SERVICES);
 }
 
 /** `pctl` and each of `more`; a URL with and without its trailing slash (clients differ). */

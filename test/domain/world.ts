@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ApiError } from '../../src/api/errors.js';
 import type { Principal } from '../../src/server/auth/principal.js';
 import { SERVE } from '../../src/server/auth/principal.js';
-import { bootstrap } from '../../src/server/bootstrap.js';
+import { bootstrap } from '../../src/server/data/bootstrap.js';
 import { domainContext } from '../../src/server/domain/context.js';
 import { createDomain, type Domain } from '../../src/server/domain/index.js';
 import { builtinRoleUid } from '../../src/server/domain/records.js';
@@ -17,7 +17,7 @@ import { bindRole } from '../../src/server/domain/role-bindings.js';
 import { insertIdentity } from '../../src/server/domain/identities.js';
 import { insertGroup } from '../../src/server/domain/groups.js';
 import { commit } from '../../src/server/domain/context.js';
-import { SeededRandom } from '../../src/server/random.js';
+import { SeededRandom } from '../../src/server/base/random.js';
 import { Store, type Record_ } from '../../src/server/store/store.js';
 import type { Changes } from '../../src/server/domain/patch.js';
 

@@ -2,7 +2,7 @@
 // hand, what comes back is parsed), and the frames and header blocks tests write with it.
 import type { ExecutionContext } from 'ava';
 import net from 'node:net';
-import { HpackDecoder } from '../../src/server/h2/hpack.js';
+import { HpackDecoder } from '../../src/server/transport/h2/hpack.js';
 
 export type Fields = [string, string][];
 

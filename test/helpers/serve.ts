@@ -4,7 +4,7 @@ import type { ExecutionContext } from 'ava';
 import { join } from 'node:path';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/index.js';
 import { newChildUid, timestamp } from '../../src/server/domain/records.js';
-import { systemRandom } from '../../src/server/random.js';
+import { systemRandom } from '../../src/server/base/random.js';
 import { Store } from '../../src/server/store/store.js';
 import { request, type ApiResponse } from './http.js';
 import { tempDir } from './temp.js';

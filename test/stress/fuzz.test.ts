@@ -11,7 +11,7 @@
 import test from 'ava';
 import { connect } from 'node:net';
 import { Client, G, I, RB, ROLES, cleanup, listAll, prng, snapshot, startServe, statusProblem, stopServe, tempDir, type Res, type Rng } from './helpers.js';
-import { CONSOLE_PATHS } from '../../src/server/console.js';
+import { CONSOLE_PATHS } from '../../src/server/surfaces/console.js';
 
 const SEED = process.env.FUZZ_SEED === 'random'
   ? Math.floor(Math.random() * 2 ** 32)

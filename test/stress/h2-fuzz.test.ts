@@ -1,4 +1,4 @@
-// Hostile HTTP/2: a bounded, seeded fuzz of serve's own HTTP/2 server (src/server/h2) over raw
+// Hostile HTTP/2: a bounded, seeded fuzz of serve's own HTTP/2 server (src/server/transport/h2) over raw
 // sockets. Each connection sends the preface and SETTINGS, then frames that are mostly valid
 // requests with random damage: wrong lengths, types, flags and stream ids, padding past the
 // frame, truncated or random HPACK, windows overflowed, frames out of order, connections cut
@@ -11,7 +11,7 @@ import test from 'ava';
 import { connect, type Socket } from 'node:net';
 import http2 from 'node:http2';
 import { G, Client, cleanup, prng, startServe, stopServe, tempDir, type Rng } from './helpers.js';
-import { encodeHeaders } from '../../src/server/h2/hpack.js';
+import { encodeHeaders } from '../../src/server/transport/h2/hpack.js';
 
 const SEED = Number(process.env.H2_FUZZ_SEED ?? 0x2f2026);
 const CONNECTIONS = Number(process.env.H2_FUZZ_CONNECTIONS ?? 400);

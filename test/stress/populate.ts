@@ -1,9 +1,9 @@
 // Big data dirs for the load tests, made the direct way: serve's bootstrap, then rows inserted
 // into the store in one transaction (creating 50,000 groups over HTTP would take minutes).
-import { bootstrap } from '../../src/server/bootstrap.js';
+import { bootstrap } from '../../src/server/data/bootstrap.js';
 import { domainContext } from '../../src/server/domain/context.js';
 import { builtinRoleUid, newChildUid, timestamp } from '../../src/server/domain/records.js';
-import { systemRandom } from '../../src/server/random.js';
+import { systemRandom } from '../../src/server/base/random.js';
 import { Store } from '../../src/server/store/store.js';
 
 export interface Populating {

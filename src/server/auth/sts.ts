@@ -14,7 +14,7 @@
 // exchange) is revoked.
 import { ApiError, Code, unauthenticated } from '../../api/errors.js';
 import { CAPABILITIES } from '../../api/capabilities.js';
-import type { Random } from '../random.js';
+import type { Random } from '../base/random.js';
 import type { Record_, Store } from '../store/store.js';
 import { claimKey, timestamp } from '../store/record.js';
 import { acceptsIssuer, claimMismatch, type ClaimMatch } from './claim-match.js';

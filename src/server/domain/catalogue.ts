@@ -7,7 +7,7 @@ import { advisories as ADV, artifacts as AR, capability } from '../../api/regist
 import { ECOSYSTEMS, ecosystemOf, ecosystemRule, type AdvisoryDocument, type VulnerabilityMetadata } from '../../api/schemas.js';
 import { permissionDenied } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
-import { singleParam } from '../params.js';
+import { singleParam } from '../base/params.js';
 import type { ListPage } from '../store/list.js';
 import type { Record_ } from '../store/store.js';
 import { now, type DomainContext } from './context.js';

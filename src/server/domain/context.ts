@@ -7,7 +7,7 @@ import { capability, groups, type Resource } from '../../api/registry/index.js';
 import { Authorizer, permissionDenied } from '../auth/authorize.js';
 import { isServe, type Principal } from '../auth/principal.js';
 import { ListEngine, type ListEngineOptions } from '../store/list.js';
-import type { Random } from '../random.js';
+import type { Random } from '../base/random.js';
 import type { Kind, Record_, Store } from '../store/store.js';
 import { isKind } from './kinds/build.js';
 import type { Changes } from './patch.js';

@@ -1,5 +1,5 @@
 // A partial update as the domain takes it: the fields that change, by dotted path, whatever
-// surface read them (a REST body and updateMask, an MCP tool's arguments).
+// surface read them (a REST body and its field mask, an MCP tool's arguments).
 import { invalidArgument, type FieldViolation } from '../../api/errors.js';
 import type { FieldRule } from '../../api/schemas.js';
 

@@ -1,6 +1,6 @@
 // The uids and keys records get (each kind's builder is in kinds/).
 import { createHash } from 'node:crypto';
-import type { Random } from '../random.js';
+import type { Random } from '../base/random.js';
 
 export { bindingKey, claimKey, timestamp } from '../store/record.js';
 

@@ -6,7 +6,7 @@
 // and overlay configuration, README) are stored as given and returned: serve builds nothing.
 import { alreadyExists, invalidArgument, type FieldViolation } from '../../api/errors.js';
 import { capability, groups as G, repos as RP, tags as TG } from '../../api/registry/index.js';
-import { singleParam } from '../params.js';
+import { singleParam } from '../base/params.js';
 import { descriptionProblem, repoNameProblem, UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';

@@ -1,5 +1,5 @@
 // Subscriptions (events domain): a webhook sink under a group. Create and delete; no update.
-// Every change committed in the group or below is delivered to the sink (src/server/events/).
+// Every change committed in the group or below is delivered to the sink (src/server/surfaces/events/).
 import { invalidField } from '../../api/errors.js';
 import { capability, groups as G, subscriptions as SB } from '../../api/registry/index.js';
 import { sinkProblem } from '../../api/schemas.js';

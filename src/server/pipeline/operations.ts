@@ -14,16 +14,16 @@ import type { ListPage } from '../store/list.js';
 import type { Record_ } from '../store/store.js';
 import { groupNameViolation, parseBody } from './input.js';
 
-export type Verb = 'list' | 'get' | 'create' | 'update' | 'delete';
+type Verb = 'list' | 'get' | 'create' | 'update' | 'delete';
 
 /** A REST-equivalent call: what the journal and the fault rules know an operation by. */
-export interface RestName {
+interface RestName {
   method: string;
   /** Percent-encoded, as on the wire. */
   path: string;
 }
 
-export interface Operation<I, O> {
+interface Operation<I, O> {
   /** `groups.create`. */
   name: string;
   resource: Resource;
@@ -34,16 +34,16 @@ export interface Operation<I, O> {
   run(principal: Principal, input: I): Promise<O>;
 }
 
-export interface ListInput { params: ListParams }
-export interface UidInput { uid: string }
+interface ListInput { params: ListParams }
+interface UidInput { uid: string }
 /** A create's input: the resource's fields and its parent, as the create request's JSON holds them. */
-export type CreateInput = { parent: string } & Record<string, unknown>;
-export interface UpdateInput { uid: string; changes: Deferred<Changes> }
+type CreateInput = { parent: string } & Record<string, unknown>;
+interface UpdateInput { uid: string; changes: Deferred<Changes> }
 
 /** What a create answers: the record, and the one-time secret some creates make (an invite's code). */
-export interface Created { record: Record_; code?: string }
+interface Created { record: Record_; code?: string }
 
-export interface CreateOperation extends Operation<CreateInput, Created> {
+interface CreateOperation extends Operation<CreateInput, Created> {
   /** The input from the create request's JSON (`{parent, group: {…}}`): every problem a field violation. */
   parse(json: unknown): CreateInput;
 }
@@ -61,7 +61,7 @@ export interface ResourceOperations {
 export type Operations = { [R in ResourceName]: ResourceOperations };
 
 /** A uid as a path (its slashes stay: a uid is a path of its own). */
-export function itemPath(d: Resource, uid: string): string {
+function itemPath(d: Resource, uid: string): string {
   return `${d.path}/${uid.split('/').map(encodeURIComponent).join('/')}`;
 }
 

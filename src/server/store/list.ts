@@ -8,8 +8,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidField } from '../../api/errors.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, PAGE_TOKEN_TTL_MS } from '../../api/resources.js';
-import { repeatedParam } from '../params.js';
-import type { Random } from '../random.js';
+import { repeatedParam } from '../base/params.js';
+import type { Random } from '../base/random.js';
 import type { Kind, Record_, Store } from './store.js';
 import {
   chooseIndex, compareText, conditions, countedScope, drivingIndex, type FilterColumns, filterParam, type IndexName, type ListScope, orderBy, PARAM_ALIASES, type ParsedQuery, parseNonNegativeInt, parseOrderBy, rangeAfterCursor, type Segment, segmentsOf, SORT_COLUMNS, sortValue, versionScope,

@@ -1,6 +1,6 @@
 // The outbox: the change events that writes commit, in the same transaction as the write, and
 // a delivery row for each subscription an event goes to. The feed (`pctl events watch`) reads
-// the events in commit order; the deliverer (src/server/events/deliverer.ts) claims due
+// the events in commit order; the deliverer (src/server/surfaces/events/deliverer.ts) claims due
 // deliveries, one at a time per subscription, and settles them. SQLite keeps both tables in
 // the data dir's database (this file); PostgreSQL in the shared database (postgres.ts).
 import type { Database as DB } from 'better-sqlite3';

@@ -8,7 +8,7 @@
 import { invalidArgument, invalidField, type FieldViolation } from '../../api/errors.js';
 import type { ResourceDescriptor } from '../../api/resources.js';
 import type { Changes } from '../domain/patch.js';
-import { singleParam } from '../params.js';
+import { singleParam } from '../base/params.js';
 
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 

@@ -61,7 +61,7 @@ function v1Flags(opts: ServeCommandOptions): { enabled: boolean; sunset?: Date }
 }
 
 /** The delivery schedule and timeout flags as ServeOptions take them (absent: the server's defaults). */
-async function eventFlags(opts: ServeCommandOptions): Promise<{ eventRetry?: import('../../../server/events/deliverer.js').RetrySchedule; eventTimeoutMs?: number }> {
+async function eventFlags(opts: ServeCommandOptions): Promise<{ eventRetry?: import('../../../server/surfaces/events/deliverer.js').RetrySchedule; eventTimeoutMs?: number }> {
   const { parseMillis, FaultSpecError } = await import('../../../api/faults.js');
   const duration = (flag: string, raw: string) => {
     try {
@@ -72,9 +72,9 @@ async function eventFlags(opts: ServeCommandOptions): Promise<{ eventRetry?: imp
     }
     throw UsageError.invalidField(flag, `must be a duration from 1ms to 600s, such as 20ms or 2s, got "${raw}"`);
   };
-  const out: { eventRetry?: import('../../../server/events/deliverer.js').RetrySchedule; eventTimeoutMs?: number } = {};
+  const out: { eventRetry?: import('../../../server/surfaces/events/deliverer.js').RetrySchedule; eventTimeoutMs?: number } = {};
   if (opts.eventRetry !== undefined || opts.eventAttempts !== undefined) {
-    const { DEFAULT_RETRY } = await import('../../../server/events/deliverer.js');
+    const { DEFAULT_RETRY } = await import('../../../server/surfaces/events/deliverer.js');
     const baseMs = opts.eventRetry === undefined ? DEFAULT_RETRY.baseMs : duration('event-retry', opts.eventRetry);
     const attempts = opts.eventAttempts === undefined ? DEFAULT_RETRY.attempts : Number(opts.eventAttempts);
     if (!Number.isInteger(attempts) || attempts < 1 || attempts > 100) throw UsageError.invalidField('event-attempts', 'must be a whole number from 1 to 100');
@@ -180,9 +180,9 @@ async function defaultDataDir(): Promise<string> {
 }
 
 /** `--rate-limit` as ServeOptions takes it; undefined (the server's default) when not given. */
-async function parseRateLimitFlag(raw: string | undefined): Promise<import('../../../server/ratelimit.js').Limits | undefined> {
+async function parseRateLimitFlag(raw: string | undefined): Promise<import('../../../server/pipeline/ratelimit.js').Limits | undefined> {
   if (raw === undefined) return undefined;
-  const { parseRateLimit, RateLimitSyntaxError } = await import('../../../server/ratelimit.js');
+  const { parseRateLimit, RateLimitSyntaxError } = await import('../../../server/pipeline/ratelimit.js');
   try {
     return parseRateLimit(raw);
   } catch (e) {
@@ -191,9 +191,9 @@ async function parseRateLimitFlag(raw: string | undefined): Promise<import('../.
   }
 }
 
-async function describeRateLimit(rateLimit: import('../../../server/ratelimit.js').Limits | undefined): Promise<string> {
+async function describeRateLimit(rateLimit: import('../../../server/pipeline/ratelimit.js').Limits | undefined): Promise<string> {
   if (rateLimit === 'off') return 'Rate limit: off';
-  const { DEFAULT_FAIR_QUEUING, formatRateLimit } = await import('../../../server/ratelimit.js');
+  const { DEFAULT_FAIR_QUEUING, formatRateLimit } = await import('../../../server/pipeline/ratelimit.js');
   const limits = rateLimit ?? DEFAULT_FAIR_QUEUING;
   if ('windowSeconds' in limits) return `Rate limit: ${formatRateLimit(limits)} per caller`;
   return `Rate limit: fair queuing, ${limits.perCaller} requests at once per caller and ${limits.queue} more waiting${rateLimit ? '' : ' (the default; --rate-limit RATE/UNIT emulates the API\'s rate limits, --rate-limit off removes all limits)'}`;
@@ -208,7 +208,7 @@ function parsePort(raw: string | number | undefined): number {
 
 /** A seed error as the CLI reports it: exit 2, one field violation per bad entry. */
 async function seedUsageError(e: unknown, what: string): Promise<UsageError | undefined> {
-  const { SeedValidationError, DataDirNotEmptyError } = await import('../../../server/seed.js');
+  const { SeedValidationError, DataDirNotEmptyError } = await import('../../../server/data/seed.js');
   if (e instanceof SeedValidationError) {
     const n = e.violations.length;
     return new UsageError(`${what} is invalid (${n} problem${n === 1 ? '' : 's'}); nothing was written`, e.violations);
@@ -220,7 +220,7 @@ async function seedUsageError(e: unknown, what: string): Promise<UsageError | un
 }
 
 /** Reads and validates a seed file (YAML or JSON) before anything is started or written. */
-export async function readSeedFile(file: string): Promise<import('../../../server/seed.js').SeedDocument> {
+export async function readSeedFile(file: string): Promise<import('../../../server/data/seed.js').SeedDocument> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -228,7 +228,7 @@ export async function readSeedFile(file: string): Promise<import('../../../serve
     const code = (e as NodeJS.ErrnoException).code;
     throw UsageError.invalidField('--seed', code === 'ENOENT' ? `no such file: ${file}` : `cannot read ${file}: ${(e as Error).message}`);
   }
-  const { parseSeedText } = await import('../../../server/seed.js');
+  const { parseSeedText } = await import('../../../server/data/seed.js');
   try {
     return await parseSeedText(text);
   } catch (e) {
@@ -278,7 +278,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const mcpSessionIdleSeconds = opts.mcpSessionIdle === undefined ? undefined : await tokenTtlSeconds(opts.mcpSessionIdle, 'mcp-session-idle');
   const dataDir = await resolveDataDir(ctx, opts.data);
   // The seed is read and validated before the data dir is touched; the file is only ever read.
-  const seed = opts.seed ? await readSeedFile(opts.seed) : opts.demo ? (await import('../../../server/demo.js')).demoSeed() : undefined;
+  const seed = opts.seed ? await readSeedFile(opts.seed) : opts.demo ? (await import('../../../server/data/demo.js')).demoSeed() : undefined;
   const rateLimit = await parseRateLimitFlag(opts.rateLimit);
   const faults = await faultFlags(opts);
   const journal = journalSize(opts.journal);
@@ -292,7 +292,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
   const database = databaseUrl(opts.database ?? ctx.env.PCTL_DATABASE_URL);
   const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
   const { startServer } = await import('../../../server/index.js');
-  const { DataDirLockedError } = await import('../../../server/lock.js');
+  const { DataDirLockedError } = await import('../../../server/data/lock.js');
   const err = (line: string) => ctx.io.stderr.write(`${line}\n`);
 
   let server: Awaited<ReturnType<typeof startServer>>;
@@ -378,7 +378,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     ? `v1 API: answered beside v2, marked deprecated${v1.sunset ? `, sunset ${v1.sunset.toUTCString()}` : ''} (pctl serve v1-callers shows who still calls it)`
     : 'v1 API: off (every v1 call answers 410 Gone)');
   if (deterministic !== undefined) {
-    const { DETERMINISTIC_START_MS, DETERMINISTIC_STEP_MS } = await import('../../../server/deterministic.js');
+    const { DETERMINISTIC_START_MS, DETERMINISTIC_STEP_MS } = await import('../../../server/pipeline/deterministic.js');
     err(`Deterministic (seed ${deterministic}): the clock started at ${new Date(DETERMINISTIC_START_MS).toISOString()} and moves ${DETERMINISTIC_STEP_MS / 1000}s per request; uids and codes follow from the seed (predictable: keep this server to yourself).`);
   }
   if (faults.length) {
@@ -423,7 +423,7 @@ export async function runExport(ctx: Context, opts: { data?: string }): Promise<
   const dataDir = await resolveDataDir(ctx, opts.data);
   if (!existsSync(join(dataDir, 'pctl.db'))) throw new Error(`${dataDir} holds no pctl data (no pctl.db); nothing to export`);
   const { Store } = await import('../../../server/store/store.js');
-  const { exportSeed, seedToYaml } = await import('../../../server/seed-export.js');
+  const { exportSeed, seedToYaml } = await import('../../../server/data/seed-export.js');
   // Reading while a serve runs on the same dir is fine: SQLite WAL lets readers be.
   const store = new Store(dataDir);
   let doc;
@@ -453,12 +453,12 @@ export async function runReset(ctx: Context, opts: { data?: string; yes?: boolea
       return 2;
     }
   }
-  const { lockDataDir, DataDirLockedError } = await import('../../../server/lock.js');
+  const { lockDataDir, DataDirLockedError } = await import('../../../server/data/lock.js');
   const { Store } = await import('../../../server/store/store.js');
-  const { bootstrap } = await import('../../../server/bootstrap.js');
+  const { bootstrap } = await import('../../../server/data/bootstrap.js');
   const { domainContext } = await import('../../../server/domain/context.js');
-  const { Snapshots, snapshotsDir } = await import('../../../server/control/snapshots.js');
-  const { systemRandom } = await import('../../../server/random.js');
+  const { Snapshots, snapshotsDir } = await import('../../../server/data/snapshots.js');
+  const { systemRandom } = await import('../../../server/base/random.js');
   let unlock: () => void;
   try {
     unlock = lockDataDir(dataDir);
