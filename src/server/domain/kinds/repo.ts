@@ -7,7 +7,7 @@ import { record, type Base, type Json, type WireOut } from './build.js';
 export const CATALOG_TIERS = ['CATALOG_TIER_UNSPECIFIED', 'CATALOG_TIER_APPLICATION', 'CATALOG_TIER_BASE', 'CATALOG_TIER_FIPS', 'CATALOG_TIER_AI', 'CATALOG_TIER_DEVTOOLS', 'CATALOG_TIER_COMMERCIAL'] as const;
 
 /** What a caller may set of a sync configuration; the rest is the vendor's to decide. */
-export interface SyncConfig { source: string; google?: string; amazon?: string; azure?: string }
+interface SyncConfig { source: string; google?: string; amazon?: string; azure?: string }
 
 /** The catalogue fields (proto3 JSON names and values of the vendor's Repo), none stored when cleared. */
 export interface RepoExtras {
