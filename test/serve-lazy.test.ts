@@ -10,7 +10,7 @@ import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect
 import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
 import { ApiError, Code } from '../src/api/errors.js';
 import { createFront } from '../src/server/transport/front.js';
-import { createHttp1Server } from '../src/server/pipeline/dispatch.js';
+import { createHttp1Server } from '../src/server/transport/http1.js';
 import { onFirstUse } from '../src/server/pipeline/lazy.js';
 import { rpcGate, type Listeners } from '../src/server/surfaces/rpc/gate.js';
 import { request, startTestServer } from './helpers/serve.js';

@@ -7,7 +7,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
 import { Journal } from '../src/server/pipeline/journal.js';
-import { MAX_JSON_DEPTH } from '../src/server/pipeline/dispatch.js';
+import { MAX_JSON_DEPTH } from '../src/server/surfaces/rest/http.js';
 import { request, startTestServer, type TestServer } from './helpers/serve.js';
 
 /** A signed-in identity with no bindings at all: anyone who can get a token. */

@@ -1,29 +1,22 @@
-// The one path of every API call, REST or RPC (createDispatcher): routing by resource path,
-// bearer authentication, the limits per caller (fair queuing or a rate), and the one place where errors become
-// AIP-193 responses; and the REST front over node:http (bounded JSON bodies, parser errors).
+// The pipeline: the one path of every API call, whichever surface read it (createDispatcher):
+// injected faults, bearer authentication, the limits per caller (fair queuing or a rate), then
+// the call's operation (or, for REST and v1, the route its path names), the journal, and the
+// one place where errors become AIP-193 responses.
 import http from 'node:http';
 import { ApiError, Code, invalidField } from '../../api/errors.js';
 import { registry } from '../../api/registry/index.js';
 import type { FaultInjector } from './faults.js';
 import type { Journal, JournalInput } from './journal.js';
-import { parseParams } from '../base/params.js';
-import { maskValues, redactUrl } from '../../api/redact.js';
+import { maskValues } from '../../api/redact.js';
 import type { Admitted, Limiter } from './ratelimit.js';
 import { storageErrorCode, storageFailure } from '../store/failure.js';
 import type { Principal } from '../auth/principal.js';
 import type { Handler, Request, ResourceRoutes, PublicRoutes, Response } from './handler.js';
-import { addressKey, type Exchange } from '../transport/exchange.js';
+import { addressKey } from '../transport/exchange.js';
 
 export { addressKey };
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-/**
- * How deeply a JSON body may nest objects and arrays. No body of the API comes near it (the
- * deepest nest a handful of levels); a deeper one is refused as it is parsed, so no value that
- * JSON.stringify (the journal, the RPC answer) cannot walk is ever kept.
- */
-export const MAX_JSON_DEPTH = 64;
-
 /**
  * Another API surface on the same port (v1): it owns its paths, routes its own calls, and
  * marks every answer to them, whoever gave it (a 401, a 429, an injected fault), with its
@@ -195,99 +188,6 @@ function responseText(r: Response): string | (() => string) {
   return r.journalText ?? r.raw ?? r.bodyJson?.text ?? (r.body === undefined ? '' : later(r.body, JSON.stringify));
 }
 
-/** Methods whose requests serve reads no body of. */
-const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const noop = () => {};
-
-/** The REST front: an HTTP request (HTTP/1.1 or HTTP/2) in, a JSON answer out. */
-export function restHandler(dispatch: Dispatch, log?: (line: string) => void): (x: Exchange) => void {
-  return (x) => {
-    const started = performance.now();
-    const rawUrl = x.url;
-    const q = rawUrl.indexOf('?');
-    let text: Promise<string> | undefined;
-    const body = () => (text ??= readText(x));
-    let out: Promise<Response>;
-    try {
-      out = dispatch({
-        method: x.method,
-        path: q === -1 ? rawUrl : rawUrl.slice(0, q),
-        query: parseParams(q === -1 ? '' : rawUrl.slice(q + 1)),
-        headers: x.headers,
-        address: x.address,
-        json: () => body().then(parseJson),
-        form: () => body().then(parseParams),
-        ...(BODILESS.has(x.method) ? {} : { arrived: () => body().then(noop, noop) }),
-      });
-    } catch (err) {
-      out = Promise.resolve(toErrorResponse(err, log));
-    }
-    void out.then((answer) => {
-      if (answer.fault === 'reset') {
-        // The connection is cut with nothing sent (HTTP/2: the stream is reset).
-        x.reset();
-        log?.(`${x.method} ${redactUrl(rawUrl)} reset (injected fault)`);
-        return;
-      }
-      if (answer.fault === 'stall') {
-        // Never answered: the client gives up, or serve's close cuts the connection.
-        log?.(`${x.method} ${redactUrl(rawUrl)} stalled (injected fault)`);
-        return;
-      }
-      const status = answer.status ?? 200;
-      const payload = answer.raw ?? answer.bodyJson?.utf8 ?? answer.bodyJson?.text ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
-      const length = answer.raw === undefined && answer.bodyJson ? answer.bodyJson.bytes : Buffer.byteLength(payload);
-      const json = payload && answer.raw === undefined;
-      // Most answers are JSON with no headers of their own: one literal, node's quickest to write.
-      let headers: Record<string, string | number>;
-      if (json && !answer.headers) headers = { 'content-length': length, 'content-type': 'application/json' };
-      else {
-        headers = { 'content-length': length, ...answer.headers };
-        if (json) headers['content-type'] = 'application/json';
-      }
-      x.respond(status, headers, payload);
-      // The URL as sent may hold a token (`?access_token=…`): masked like the CLI's trace.
-      log?.(`${x.method} ${redactUrl(rawUrl)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
-    });
-  };
-}
-
-/**
- * The HTTP/1.1 server: `listener` answers requests; what node's parser rejects (unknown method,
- * bad request line or header, headers too large) never reaches it, and without this node
- * answers a bare 400 with no body.
- */
-export function createHttp1Server(listener: http.RequestListener, limiter?: Limiter): http.Server {
-  // requireHostHeader off: an HTTP/1.1 request without Host is served like any other, instead of
-  // node answering a bare 400 before the handler (and its AIP-193 errors) ever sees it.
-  const server = http.createServer({ requireHostHeader: false }, listener);
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
-    const inProgress = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-    if (err.code === 'ECONNRESET' || !socket.writable || inProgress) {
-      socket.destroy();
-      return;
-    }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    // Code-3 messages start "Invalid argument: <field>: ", as the spec words them.
-    const apiError = status === 431
-      ? headersTooLarge()
-      : new ApiError(status === 408 ? Code.DEADLINE_EXCEEDED : Code.INVALID_ARGUMENT, status === 408 ? 'Request timed out' : `Invalid argument: request: malformed HTTP request (${err.code ?? 'parse error'})`, { reason: 'MALFORMED_REQUEST', httpStatus: status });
-    const payload = JSON.stringify(apiError.toStatus());
-    // Not counted (it was never a request), but reported like every other answer.
-    const rate = Object.entries(limiter?.peek(addressKey(socket)) ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n${rate}connection: close\r\n\r\n${payload}`);
-  });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 70_000;
-  server.requestTimeout = 120_000;
-  return server;
-}
-
-/** A request whose headers are over the server's bound (HTTP/1.1: node's 16 KiB; HTTP/2: MAX_HEADER_LIST). */
-export function headersTooLarge(): ApiError {
-  return new ApiError(Code.INVALID_ARGUMENT, 'Invalid argument: headers: the request headers are too large', { reason: 'MALFORMED_REQUEST', httpStatus: 431 });
-}
-
 /** Waits for a caller's turn, throwing the 429 when over the limit; undefined when nothing limits (nothing to await). */
 type Admit = (caller: string) => Promise<void> | undefined;
 
@@ -403,94 +303,8 @@ function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes
   return { routes, uid };
 }
 
-/**
- * A call made inside serve (an MCP tool's), its body given as JSON text: parsed and bounded as
- * a REST body is, so such a call meets every rule a request over the network meets.
- */
-export function textCall(call: Omit<Call, 'json' | 'form'>, text: string): Call {
-  const body = () => (Buffer.byteLength(text) > MAX_BODY_BYTES ? Promise.reject(tooLarge()) : Promise.resolve(text));
-  return { ...call, json: () => body().then(parseJson), form: () => body().then(parseParams) };
-}
-
 function makeRequest(call: Call, uid: string, principal: Principal): Request {
   return { method: call.method, path: call.path, query: call.query, uid, principal, headers: call.headers, json: call.json, form: call.form };
-}
-
-function parseJson(text: string): unknown {
-  if (!text.trim()) throw invalidField('body', 'is required (a JSON object)');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw invalidField('body', `is not valid JSON (${(err as Error).message})`);
-  }
-  ensureBoundedDepth(value);
-  // "\ud800" parses to a lone surrogate, which SQLite cannot store as UTF-8: it came back as
-  // U+FFFD, so a 200 reported a value other than the one stored. Refused instead.
-  if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
-    throw invalidField('body', 'must hold well-formed Unicode text (a \\uD800-\\uDFFF escape must be part of a surrogate pair)');
-  }
-  return value;
-}
-
-/** A code-3 error naming the limit when the value nests deeper than MAX_JSON_DEPTH. Iterative: the value may be deep. */
-function ensureBoundedDepth(value: unknown): void {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (!v || typeof v !== 'object') continue;
-    if (depth > MAX_JSON_DEPTH) {
-      throw invalidField('body', `must not nest objects and arrays more than ${MAX_JSON_DEPTH} levels deep`);
-    }
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
-  }
-}
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** The request body as text, at most MAX_BODY_BYTES; bytes that are not UTF-8 are a code-3 error, not U+FFFD. */
-export async function readText(x: Pick<Exchange, 'headers' | 'readBody' | 'discardBody'>): Promise<string> {
-  const declared = Number(x.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    x.discardBody();
-    throw tooLarge();
-  }
-  const bytes = await x.readBody(MAX_BODY_BYTES, tooLarge, 'The client closed the connection before the request body was complete');
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    throw invalidField('body', 'must be UTF-8 text');
-  }
-}
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Whether any string (key or value) of a parsed JSON value holds an unpaired surrogate; iterative, as bodies nest deep. */
-function hasLoneSurrogate(root: unknown): boolean {
-  const stack: unknown[] = [root];
-  while (stack.length) {
-    const v = stack.pop();
-    if (typeof v === 'string') {
-      if (LONE_SURROGATE.test(v)) return true;
-    } else if (Array.isArray(v)) {
-      for (const x of v) stack.push(x);
-    } else if (v && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) {
-        if (LONE_SURROGATE.test(k)) return true;
-        stack.push(x);
-      }
-    }
-  }
-  return false;
-}
-
-function tooLarge(): ApiError {
-  return new ApiError(Code.INVALID_ARGUMENT, `Invalid argument: body: must be at most ${MAX_BODY_BYTES} bytes`, {
-    reason: 'PAYLOAD_TOO_LARGE',
-    httpStatus: 413,
-    fieldViolations: [{ field: 'body', description: `must be at most ${MAX_BODY_BYTES} bytes` }],
-    headers: { connection: 'close' },
-  });
 }
 
 export function toErrorResponse(err: unknown, log?: (line: string) => void): Response {

@@ -14,7 +14,8 @@ import { ApiError, Code, codeForHttpStatus } from '../../../api/errors.js';
 import type { ApiCaller, CallerAuth } from '../../../mcp/server.js';
 import type { Principal } from '../../auth/principal.js';
 import type { PublicRoutes, Response } from '../../pipeline/handler.js';
-import { readText, textCall, toErrorResponse, type Dispatch } from '../../pipeline/dispatch.js';
+import { toErrorResponse, type Dispatch } from '../../pipeline/dispatch.js';
+import { readText, textCall } from '../rest/http.js';
 import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '../../transport/exchange.js';
 
 type AuthInfo = import('@modelcontextprotocol/sdk/server/auth/types.js').AuthInfo;

@@ -4,7 +4,8 @@
 import type http from 'node:http';
 import { http1Exchange, http2Exchange, type Exchange, type Http2Exchange } from '../../transport/exchange.js';
 import type { RequestStream } from '../../transport/h2/connection.js';
-import { headersTooLarge, toErrorResponse } from '../../pipeline/dispatch.js';
+import { toErrorResponse } from '../../pipeline/dispatch.js';
+import { headersTooLarge } from '../../transport/http1.js';
 
 type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
