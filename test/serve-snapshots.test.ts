@@ -6,7 +6,8 @@ import test from 'ava';
 import { rmSync, statSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from '../src/server/store/sqlite.js';
-import { newChildUid, records, timestamp } from '../src/server/domain/records.js';
+import { records } from '../src/server/domain/kinds/index.js';
+import { newChildUid, timestamp } from '../src/server/domain/records.js';
 import { systemRandom } from '../src/server/base/random.js';
 import { request, startTestServer, tempDir, type TestServer } from './helpers/serve.js';
 

@@ -25,7 +25,8 @@ function buildTree(t: import('ava').ExecutionContext) {
     const create = new Date(Date.UTC(2026, 0, 1) + (n % 89) * 1000).toISOString();
     const update = new Date(Date.UTC(2026, 1, 1) + (n % 13) * 1000).toISOString();
     n++;
-    store.insert({ uid, kind, parent, name, altKey: null, createTime: create, updateTime: update, data: {} });
+    // The store keeps data as JSON and reads none of it: any kind's row does here.
+    store.insert({ uid, kind, parent, name, altKey: null, createTime: create, updateTime: update, data: {} } as Record_);
     return uid;
   };
   let big = '', bigChild = '', mid = '', small = '', smallChild = '', elsewhere = '';
@@ -206,7 +207,7 @@ test('the children of a group, and the rows outside the hierarchy, come in order
   let n = 0;
   const add = (parentUid: string | null, kind: Kind) => {
     const time = new Date(Date.UTC(2026, 0, 1) + (n % 89) * 1000).toISOString();
-    store.insert({ uid: parentUid ? newChildUid(systemRandom, parentUid) : `builtin-${n}`, kind, parent: parentUid, name: `n-${(n * 7919) % 1000}`, altKey: null, createTime: time, updateTime: time, data: {} });
+    store.insert({ uid: parentUid ? newChildUid(systemRandom, parentUid) : `builtin-${n}`, kind, parent: parentUid, name: `n-${(n * 7919) % 1000}`, altKey: null, createTime: time, updateTime: time, data: {} } as Record_);
     n++;
   };
   const other = newChildUid(systemRandom, org);
@@ -220,9 +221,9 @@ test('the children of a group, and the rows outside the hierarchy, come in order
     }
   });
   store.transaction(() => {
-    store.insert({ uid: org, kind: 'group', parent: null, name: 'org', altKey: null, createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: {} });
-    store.insert({ uid: parent, kind: 'group', parent: org, name: 'parent', altKey: null, createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: {} });
-    store.insert({ uid: other, kind: 'group', parent: org, name: 'other', altKey: null, createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: {} });
+    store.insert({ uid: org, kind: 'group', parent: null, name: 'org', altKey: null, createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: { description: '', verified: false } });
+    store.insert({ uid: parent, kind: 'group', parent: org, name: 'parent', altKey: null, createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: { description: '', verified: false } });
+    store.insert({ uid: other, kind: 'group', parent: org, name: 'other', altKey: null, createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: { description: '', verified: false } });
   });
   store.setMeta('page_token_key', 'ab'.repeat(32)); // what ListEngine.ensureTokenKey() writes at a serve's start
   const lists = new ListEngine(store, Date.now, systemRandom, { countRowsRead: true });

@@ -16,12 +16,12 @@ test('descendants_of pages completely and in order, for a subtree above and belo
   const add = (parent: string, name: string) => {
     const time = new Date(Date.UTC(2026, 0, 1) + (i++ % 97) * 1000).toISOString();
     const uid = newChildUid(systemRandom, parent);
-    store.insert({ uid, kind: 'group', parent, name, altKey: null, createTime: time, updateTime: time, data: {} });
+    store.insert({ uid, kind: 'group', parent, name, altKey: null, createTime: time, updateTime: time, data: { description: '', verified: false } });
     return uid;
   };
   store.transaction(() => {
     for (const [uid, name] of [[org, 'org'], [big, 'big'], [small, 'small']] as const) {
-      store.insert({ uid, kind: 'group', parent: uid === org ? null : org, name, altKey: null, createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: {} });
+      store.insert({ uid, kind: 'group', parent: uid === org ? null : org, name, altKey: null, createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: { description: '', verified: false } });
     }
     for (let n = 0; n < 2600; n++) add(big, `g-${(n * 7919) % 1000}`);
     for (let n = 0; n < 40; n++) add(small, `s-${n % 7}`);

@@ -6,9 +6,14 @@ import { join } from 'node:path';
 import type { Record_ } from '../src/server/store/store.js';
 import { tempStore } from './helpers/serve.js';
 
-const rec = (uid: string): Record_ => ({
+const identity = (uid: string): Record_<'identity'> => ({
+  uid, kind: 'identity', parent: null, name: uid, altKey: null,
+  createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: { description: '', claimMatch: {}, lastSeenTime: '2026-01-01T00:00:00.000Z' },
+});
+
+const rec = (uid: string): Record_<'group'> => ({
   uid, kind: 'group', parent: null, name: uid, altKey: null,
-  createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: {},
+  createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: { description: '', verified: false },
 });
 
 test('a failing write in a batch is rolled back alone; the others commit, and are visible to another connection when acknowledged', async (t) => {
@@ -97,7 +102,7 @@ test('a write that fills the disk takes its whole batch down (SQLite ends the tr
   store.db.pragma(`max_page_count = ${store.db.pragma('page_count', { simple: true }) as number}`);
 
   const a = store.write(() => store.insert(rec('a')));
-  const big = store.write(() => store.insert({ ...rec('big'), data: { description: 'x'.repeat(20_000) } }));
+  const big = store.write(() => store.insert({ ...rec('big'), data: { description: 'x'.repeat(20_000), verified: false } }));
   const c = store.write(() => store.insert(rec('c')));
   t.deepEqual(await Promise.all([codeOf(a), codeOf(big), codeOf(c)]), ['SQLITE_FULL', 'SQLITE_FULL', 'SQLITE_FULL']);
   for (const uid of ['a', 'big', 'c']) {
@@ -140,10 +145,10 @@ test('versionOf(kinds) moves with writes (and deletes) of those kinds only, and 
   const before = identities();
   await store.write(() => store.insert(rec('g1')));
   t.is(identities(), before, 'a group written: identity caches stay valid');
-  await store.write(() => store.insert({ ...rec('i1'), kind: 'identity' }));
+  await store.write(() => store.insert(identity('i1')));
   const afterIdentity = identities();
   t.not(afterIdentity, before);
-  await store.write(() => store.update({ ...rec('i1'), kind: 'identity', name: 'renamed' }));
+  await store.write(() => store.update({ ...identity('i1'), name: 'renamed' }));
   t.not(identities(), afterIdentity, 'an update of that kind');
   const beforeRemove = identities();
   await store.write(() => store.remove('g1'));

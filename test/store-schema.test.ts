@@ -34,7 +34,7 @@ test('a data dir whose resources_alt indexes every row (schema 3) is brought up 
 
 const group = (uid: string): Record_ => ({
   uid, kind: 'group', parent: null, name: uid, altKey: null,
-  createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: {},
+  createTime: '2026-01-01T00:00:00.000Z', updateTime: '2026-01-01T00:00:00.000Z', data: { description: '', verified: false },
 });
 
 test('change seqs keep growing after a crash: a store opening what another left on disk (never closed) numbers above every seq handed out', async (t) => {

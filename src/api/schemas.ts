@@ -539,6 +539,9 @@ const AwsIdentity = z.strictObject({
   }
 });
 
+export type StaticKeys = z.output<typeof StaticKeys>;
+export type AwsIdentity = z.output<typeof AwsIdentity>;
+
 const RELATIONSHIPS = ['claimMatch', 'staticKeys', 'awsIdentity', 'servicePrincipal'] as const;
 
 /** The published relationship oneof: exactly one of claimMatch, staticKeys, awsIdentity and servicePrincipal. */

@@ -53,7 +53,7 @@ export async function ensureOwnerToken(
 
 function ownerSubject(store: Store): string {
   const owner = store.get(store.getMeta('owner_identity') ?? '', 'identity');
-  return (owner?.data.claimMatch as { subject?: string } | undefined)?.subject ?? 'owner';
+  return owner?.data.claimMatch.subject ?? 'owner';
 }
 
 /**
@@ -122,12 +122,12 @@ export async function issueIdentityToken(
   const identity = store.get(identityUid, 'identity');
   if (!identity) throw notFound('Identity', identityUid);
   const issuer = store.getMeta('issuer') ?? '';
-  const claim = identity.data.claimMatch as { issuer: string; subject: string };
+  const claim = identity.data.claimMatch;
   if (claim.issuer !== issuer) {
     throw invalidField('identity', `its claimMatch.issuer is ${claim.issuer}, not this server's issuer ${issuer}; only identities of this issuer can get tokens here`);
   }
   const now = clock();
-  const token = await mintToken(key, { issuer, subject: claim.subject, ttlSeconds, now });
+  const token = await mintToken(key, { issuer, subject: claim.subject ?? '', ttlSeconds, now });
   return { token, expiresAt: timestamp(now + ttlSeconds * 1000) };
 }
 

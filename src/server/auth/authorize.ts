@@ -40,9 +40,9 @@ export class Authorizer {
     if (hit && hit.version === version) return hit;
     const grants: Grants = new Map();
     for (const binding of this.store.findByAltKeyFirstPart('roleBinding', identityUid)) {
-      const role = this.store.get(binding.data.roleUid as string, 'role');
+      const role = this.store.get(binding.data.roleUid, 'role');
       const caps = grants.get(binding.parent!) ?? new Set<string>();
-      for (const c of (role?.data.capabilities as string[] | undefined) ?? []) caps.add(c);
+      for (const c of role?.data.capabilities ?? []) caps.add(c);
       grants.set(binding.parent!, caps);
     }
     if (this.cache.size > 1000) this.cache.clear();

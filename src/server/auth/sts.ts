@@ -85,14 +85,14 @@ export function securityTokenService(opts: StsOptions) {
   const revoke = (family: string) => revokedFamilies.set(family, opts.clock() + REFRESH_TOKEN_TTL_S * 1000);
   const isRevoked = (family: string) => (revokedFamilies.get(family) ?? 0) > opts.clock();
   // The identities matching by pattern: not found by index, so all looked at (cached until an identity is written).
-  let patterned: { version: string; records: Record_[] } | undefined;
+  let patterned: { version: string; records: Record_<'identity'>[] } | undefined;
 
-  const patternIdentities = (): Record_[] => {
+  const patternIdentities = (): Record_<'identity'>[] => {
     const version = store.versionOf(['identity']);
     if (patterned?.version !== version) patterned = { version, records: store.allByAltKey('identity').filter((r) => r.altKey === null) };
     return patterned.records;
   };
-  const claimOf = (r: Record_) => (r.data.claimMatch ?? {}) as ClaimMatch;
+  const claimOf = (r: Record_<'identity'>): ClaimMatch => r.data.claimMatch;
 
   /** Issuers whose keys may be fetched: those an identity names, exactly or by pattern. */
   const fetchable = (issuer: string): boolean =>

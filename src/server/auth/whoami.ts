@@ -11,7 +11,6 @@ export interface WhoAmIOptions {
   authz: Authorizer;
 }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function listClaim(text: string | undefined): string[] {
   if (text === undefined) return [];
@@ -29,13 +28,13 @@ export function whoAmI({ store, authz }: WhoAmIOptions, principal: Principal): R
   const claims = principal.claims ?? {};
   const capabilities = store.findByAltKeyFirstPart('roleBinding', principal.identityUid).flatMap((binding) => {
     const group = binding.parent ? store.get(binding.parent, 'group') : undefined;
-    const role = store.get(str(binding.data.roleUid), 'role');
+    const role = store.get(binding.data.roleUid, 'role');
     if (!group || !role) return [];
     const usable = authz.capabilitiesOn(principal, group.uid);
-    const roleCaps = Array.isArray(role.data.capabilities) ? (role.data.capabilities as string[]) : [];
+    const roleCaps = role.data.capabilities;
     return [{
-      group: { id: group.uid, name: group.name, description: str(group.data.description), verified: group.data.verified === true },
-      role: { id: role.uid, name: role.name, description: str(role.data.description), capabilities: roleCaps },
+      group: { id: group.uid, name: group.name, description: group.data.description, verified: group.data.verified },
+      role: { id: role.uid, name: role.name, description: role.data.description, capabilities: roleCaps },
       capabilities: roleCaps.filter((c) => usable.has(c)),
     }];
   });

@@ -1,13 +1,12 @@
 // A store's data as a seed document (`pctl serve export`), and seed documents as YAML.
 import { setClaimMatchFields } from '../../api/schemas.js';
-import { advisoryDocumentOf, associationStoreUid, vulnerabilityMetadataOf, type Oidc } from '../domain/records.js';
+import { associationStoreUid } from '../domain/kinds/account-association.js';
+import { advisoryDocumentOf, vulnerabilityMetadataOf } from '../domain/kinds/advisory.js';
+import type { IdentityData } from '../domain/kinds/identity.js';
 import type { SeedDocument, SeedGroup, SeedIdentity, SeedLibrary, SeedRepo, SeedRole, SeedRoleBinding } from './seed.js';
 import type { Kind, Record_, Store } from '../store/store.js';
 
-const isClaimMatch = (d: Record<string, unknown>) => d.staticKeys === undefined && d.awsIdentity === undefined && d.servicePrincipal === undefined;
-
-
-type Row = Record_;
+const isClaimMatch = (d: IdentityData) => d.staticKeys === undefined && d.awsIdentity === undefined && d.servicePrincipal === undefined;
 
 /**
  * The data of a store as a seed document: everything but the bootstrap owner identity and
@@ -18,18 +17,15 @@ type Row = Record_;
 export function exportSeed(store: Store): SeedDocument {
   const ownerUid = store.getMeta('owner_identity') ?? '';
   const mainOrg = store.getMeta('organization') ?? '';
-  const kids = (uid: string, kind: Kind) => store.children(uid, kind);
-  const get = (uid: string): Row | undefined => store.get(uid);
-  const data = (r: Row) => r.data;
-  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  const kids = <K extends Kind>(uid: string, kind: K) => store.children(uid, kind);
   /** Name path of a group: `acme/platform/ci`. */
   const groupPath = (uid: string): string => {
     const names: string[] = [];
-    for (let cur = get(uid); cur; cur = cur.parent ? get(cur.parent) : undefined) names.unshift(cur.name);
+    for (let cur = store.get(uid, 'group'); cur; cur = cur.parent ? store.get(cur.parent, 'group') : undefined) names.unshift(cur.name);
     return names.join('/');
   };
   /** How a binding in the group chain names a thing (identity or custom role): its name when that resolves to it, else its path. */
-  const reference = (target: Row, kind: 'identity' | 'role', chain: string[]): string => {
+  const reference = (target: Record_<'identity' | 'role'>, kind: 'identity' | 'role', chain: string[]): string => {
     for (const groupUid of [...chain].reverse()) {
       const match = kids(groupUid, kind).find((i) => i.name === target.name && i.uid !== ownerUid);
       if (match) {
@@ -40,34 +36,30 @@ export function exportSeed(store: Store): SeedDocument {
     return `${groupPath(target.parent!)}/${target.name}`;
   };
 
-  const exportGroup = (g: Row, chain: string[]): SeedGroup => {
+  const exportGroup = (g: Record_<'group'>, chain: string[]): SeedGroup => {
     const out: SeedGroup = { name: g.name };
-    const description = str(data(g).description);
-    if (description) out.description = description;
+    if (g.data.description) out.description = g.data.description;
     // Seed files carry claimMatch identities only (the other relationships: docs/grpc.md).
-    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid && isClaimMatch(data(i)));
+    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid && isClaimMatch(i.data));
     if (identities.length) {
       out.identities = identities.map((i) => {
-        const d = data(i);
-        const e: SeedIdentity = { name: i.name, claimMatch: setClaimMatchFields((d.claimMatch ?? {}) as Record<string, unknown>) };
-        if (str(d.description)) return { name: e.name, description: str(d.description), claimMatch: e.claimMatch };
+        const e: SeedIdentity = { name: i.name, claimMatch: setClaimMatchFields({ ...i.data.claimMatch }) };
+        if (i.data.description) return { name: e.name, description: i.data.description, claimMatch: e.claimMatch };
         return e;
       });
     }
     const roles = kids(g.uid, 'role');
     if (roles.length) {
       out.roles = roles.map((r) => {
-        const d = data(r);
-        const role: SeedRole = { name: r.name, capabilities: Array.isArray(d.capabilities) ? (d.capabilities as string[]) : [] };
-        return str(d.description) ? { name: role.name, description: str(d.description), capabilities: role.capabilities } : role;
+        const role: SeedRole = { name: r.name, capabilities: r.data.capabilities };
+        return r.data.description ? { name: role.name, description: r.data.description, capabilities: role.capabilities } : role;
       });
     }
     const bindings: SeedRoleBinding[] = [];
     for (const b of kids(g.uid, 'roleBinding')) {
-      const d = data(b);
-      const identityUid = str(d.identityUid);
-      const role = get(str(d.roleUid));
-      const identity = get(identityUid);
+      const { identityUid, roleUid } = b.data;
+      const role = store.get(roleUid, 'role');
+      const identity = store.get(identityUid, 'identity');
       if (identityUid === ownerUid || !role || !identity?.parent) continue;
       bindings.push({ identity: reference(identity, 'identity', chain), role: role.parent ? reference(role, 'role', chain) : role.name });
     }
@@ -77,11 +69,11 @@ export function exportSeed(store: Store): SeedDocument {
     if (providers.length) {
       // Never the client secret: a re-seed has none (set it again: pctl identity-providers update NAME --client-secret).
       out.identityProviders = providers.map((p) => {
-        const { clientSecret: _secret, ...oidc } = (p.data.oidc ?? {}) as Oidc;
-        const role = get(str(p.data.defaultRole));
+        const { clientSecret: _secret, ...oidc } = p.data.oidc;
+        const role = store.get(p.data.defaultRole, 'role');
         return {
-          name: p.name, ...(str(p.data.description) ? { description: str(p.data.description) } : {}),
-          defaultRole: role ? (role.parent ? reference(role, 'role', chain) : role.name) : str(p.data.defaultRole), oidc,
+          name: p.name, ...(p.data.description ? { description: p.data.description } : {}),
+          defaultRole: role ? (role.parent ? reference(role, 'role', chain) : role.name) : p.data.defaultRole, oidc,
         };
       });
     }
@@ -91,31 +83,27 @@ export function exportSeed(store: Store): SeedDocument {
     if (invites.length) {
       // Never the code: its hash, which serve keeps anyway, so the re-seeded invite takes the same code.
       out.invites = invites.map((inv) => {
-        const role = get(str(inv.data.roleUid));
+        const role = store.get(inv.data.roleUid, 'role');
         return {
-          role: role ? (role.parent ? reference(role, 'role', chain) : role.name) : str(inv.data.roleUid),
-          ...(str(inv.data.email) ? { email: str(inv.data.email) } : {}),
-          expirationTime: str(inv.data.expirationTime), singleUse: inv.data.singleUse === true, codeSha256: str(inv.data.codeHash),
+          role: role ? (role.parent ? reference(role, 'role', chain) : role.name) : inv.data.roleUid,
+          ...(inv.data.email ? { email: inv.data.email } : {}),
+          expirationTime: inv.data.expirationTime, singleUse: inv.data.singleUse, codeSha256: inv.data.codeHash,
         };
       });
     }
-    const association = get(associationStoreUid(g.uid));
+    const association = store.get(associationStoreUid(g.uid), 'accountAssociation');
     if (association) {
       const { description, ...providersOf } = association.data;
-      out.accountAssociation = { name: association.name, ...(description ? { description: description as string } : {}), ...providersOf };
+      out.accountAssociation = { name: association.name, ...(description ? { description } : {}), ...providersOf };
     }
     const repos = kids(g.uid, 'repo');
     if (repos.length) {
       out.repos = repos.map((r) => {
         const repo: SeedRepo = { name: r.name };
-        const desc = str(data(r).description);
-        if (desc) repo.description = desc;
+        if (r.data.description) repo.description = r.data.description;
         const tags = kids(r.uid, 'tag');
         if (tags.length) {
-          repo.tags = tags.map((tag) => {
-            const d = data(tag);
-            return { name: tag.name, digest: str(d.digest), deprecated: d.deprecated === true, updateTime: tag.updateTime };
-          });
+          repo.tags = tags.map((tag) => ({ name: tag.name, digest: tag.data.digest, deprecated: tag.data.deprecated, updateTime: tag.updateTime }));
         }
         return repo;
       });
@@ -148,10 +136,10 @@ export function exportSeed(store: Store): SeedDocument {
       const latest = versions.findIndex((v) => v.name === a.data.latestVersion);
       if (latest >= 0) versions.push(...versions.splice(latest, 1));
       const lib: SeedLibrary = { name: a.name, ecosystem: (a.altKey ?? 'JAVA') as SeedLibrary['ecosystem'] };
-      if (str(a.data.description)) lib.description = str(a.data.description);
+      if (a.data.description) lib.description = a.data.description;
       if (versions.length) {
         lib.versions = versions.map((v) => ({
-          version: v.name, ...(str(v.data.description) ? { description: str(v.data.description) } : {}), sizeBytes: str(v.data.sizeBytes), updateTime: v.updateTime,
+          version: v.name, ...(v.data.description ? { description: v.data.description } : {}), sizeBytes: v.data.sizeBytes, updateTime: v.updateTime,
         }));
       }
       return lib;

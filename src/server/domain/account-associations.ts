@@ -12,7 +12,8 @@ import type { Record_ } from '../store/store.js';
 import { authorize, commit, mustGet, now, resolve, type Deferred, type DomainContext } from './context.js';
 import type { Changes } from './patch.js';
 import { readOperations } from './reads.js';
-import { associationStoreUid, records } from './records.js';
+import { associationStoreUid } from './kinds/account-association.js';
+import { records } from './kinds/index.js';
 
 export type NewAccountAssociation = { parent: string } & S.AccountAssociationFields;
 
@@ -30,7 +31,7 @@ export function accountAssociationOperations(ctx: DomainContext) {
   const { store, authz } = ctx;
 
   /** The association of the group `uid` (404 naming the wire uid), then 403 without `cap` on it. */
-  const authorized = (principal: Principal, cap: string, uid: string): Record_ => {
+  const authorized = (principal: Principal, cap: string, uid: string): Record_<'accountAssociation'> => {
     const rec = store.get(associationStoreUid(uid), AA.storeKind);
     if (!rec) throw notFound(AA.kind, uid);
     authz.require(principal, cap, rec.uid);
@@ -41,16 +42,16 @@ export function accountAssociationOperations(ctx: DomainContext) {
     list: readOperations(ctx, AA).list,
 
     /** By its group's uid. */
-    async get(principal: Principal, uid: string): Promise<Record_> {
+    async get(principal: Principal, uid: string): Promise<Record_<'accountAssociation'>> {
       return authorized(principal, capability(AA, 'list'), uid);
     },
 
-    async create(principal: Principal, input: NewAccountAssociation): Promise<Record_> {
+    async create(principal: Principal, input: NewAccountAssociation): Promise<Record_<'accountAssociation'>> {
       authorize(ctx, principal, capability(AA, 'create'), G, input.parent, 'parent');
       return commit(ctx, principal, 'accountAssociations.create', () => insertAccountAssociation(ctx, input));
     },
 
-    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
+    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'accountAssociation'>> {
       authorized(principal, capability(AA, 'update'), uid);
       const patch = await resolve(changes);
       return commit(ctx, principal, 'accountAssociations.update', () => {
@@ -88,7 +89,7 @@ export function accountAssociationOperations(ctx: DomainContext) {
 }
 
 /** In a write: the association of an existing group that has none yet. */
-export function insertAccountAssociation(ctx: DomainContext, input: NewAccountAssociation): Record_ {
+export function insertAccountAssociation(ctx: DomainContext, input: NewAccountAssociation): Record_<'accountAssociation'> {
   const rec = records.accountAssociation({ ...input, createTime: now(ctx) });
   mustGet(ctx, G, input.parent, 'parent');
   if (ctx.store.get(rec.uid)) {
@@ -105,7 +106,7 @@ function validated(fields: Record<string, unknown>): S.AccountAssociationFields 
 }
 
 /** The fields of a stored association, as the create schema reads them. */
-function fieldsOf(rec: Record_): Record<string, unknown> {
+function fieldsOf(rec: Record_<'accountAssociation'>): Record<string, unknown> {
   const { description, ...providers } = rec.data;
   return { name: rec.name, ...(description ? { description } : {}), ...providers };
 }

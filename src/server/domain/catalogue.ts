@@ -11,7 +11,9 @@ import type { ListPage, ListQuery } from '../store/list.js';
 import type { Record_ } from '../store/store.js';
 import { now, resolve, type DomainContext } from './context.js';
 import { readOperations, type ListInput } from './reads.js';
-import { advisoryDocumentOf, newAdvisoryUid, newChildUid, records } from './records.js';
+import { advisoryDocumentOf } from './kinds/advisory.js';
+import { records } from './kinds/index.js';
+import { newAdvisoryUid, newChildUid } from './records.js';
 
 export interface NewLibrary {
   name: string;

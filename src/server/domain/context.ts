@@ -8,7 +8,8 @@ import { Authorizer, permissionDenied } from '../auth/authorize.js';
 import { isServe, type Principal } from '../auth/principal.js';
 import { ListEngine, type ListEngineOptions } from '../store/list.js';
 import type { Random } from '../base/random.js';
-import type { Record_, Store } from '../store/store.js';
+import type { Kind, Record_, Store } from '../store/store.js';
+import { isKind } from './kinds/build.js';
 import type { Changes } from './patch.js';
 import { newChildUid, timestamp } from './records.js';
 
@@ -56,14 +57,14 @@ export function commit<T>(ctx: DomainContext, principal: Principal, operation: s
 }
 
 /** The stored resource of declaration `d` with this uid; a NOT_FOUND naming it (and `field`) otherwise. */
-export function mustGet(ctx: DomainContext, d: Resource, uid: string, field?: string): Record_ {
+export function mustGet<K extends Kind>(ctx: DomainContext, d: Resource & { storeKind: K }, uid: string, field?: string): Record_<K> {
   const rec = ctx.store.get(uid, d.storeKind);
   if (!rec) throw notFound(d.kind, uid, field);
   return rec;
 }
 
 /** 404 when the `d` with this uid does not exist, then 403 when the caller may not use `capability` on it. */
-export function authorize(ctx: DomainContext, principal: Principal, cap: Capability, d: Resource, uid: string, field?: string): Record_ {
+export function authorize<K extends Kind>(ctx: DomainContext, principal: Principal, cap: Capability, d: Resource & { storeKind: K }, uid: string, field?: string): Record_<K> {
   const rec = mustGet(ctx, d, uid, field);
   ctx.authz.require(principal, cap, uid);
   return rec;
@@ -74,9 +75,9 @@ export function authorize(ctx: DomainContext, principal: Principal, cap: Capabil
  * (built-in roles, advisories, of a `global` declaration), `.list` held on any group. The
  * record is the store's shared one: read-only.
  */
-export function readable(ctx: DomainContext, principal: Principal, d: Resource, uid: string): Record_ {
+export function readable<K extends Kind>(ctx: DomainContext, principal: Principal, d: Resource & { storeKind: K }, uid: string): Record_<K> {
   const rec = ctx.store.sharedRecord(uid);
-  if (!rec || rec.kind !== d.storeKind) throw notFound(d.kind, uid);
+  if (!rec || !isKind(rec, d.storeKind)) throw notFound(d.kind, uid);
   const cap = capability(d, 'list');
   if (d.visibility === 'global' && !rec.parent) {
     if (!ctx.authz.canAnywhere(principal, cap)) throw permissionDenied(cap, 'any group');
@@ -90,7 +91,7 @@ export function readable(ctx: DomainContext, principal: Principal, d: Resource, 
  * In a write: a partial update of the record read again now; `apply` changes it, and it is
  * written with a new updateTime. An empty change set writes nothing (and keeps updateTime).
  */
-export function patchRecord(ctx: DomainContext, d: Resource, uid: string, changes: Changes, apply: (rec: Record_) => void): Record_ {
+export function patchRecord<K extends Kind>(ctx: DomainContext, d: Resource & { storeKind: K }, uid: string, changes: Changes, apply: (rec: Record_<K>) => void): Record_<K> {
   const rec = mustGet(ctx, d, uid);
   if (changes.size === 0) return rec;
   apply(rec);
@@ -100,7 +101,7 @@ export function patchRecord(ctx: DomainContext, d: Resource, uid: string, change
 }
 
 /** In a write: a new child of an existing group; the parent is checked and the uid made here. */
-export function insertChild(ctx: DomainContext, rec: Record_, check: () => void = () => {}): Record_ {
+export function insertChild<R extends Record_>(ctx: DomainContext, rec: R, check: () => void = () => {}): R {
   mustGet(ctx, groups, rec.parent!, 'parent');
   check();
   rec.uid = newChildUid(ctx.random, rec.parent!);

@@ -12,7 +12,7 @@ import type { Record_ } from '../store/store.js';
 import type { DomainContext } from './context.js';
 
 /** Built-in roles are outside the hierarchy: anyone holding roles.list somewhere sees them. */
-export function roleVisible(ctx: DomainContext, principal: Principal, role: Record_): boolean {
+export function roleVisible(ctx: DomainContext, principal: Principal, role: Record_<'role'>): boolean {
   const cap = capability(roles, 'list');
   return role.parent ? ctx.authz.can(principal, cap, role.uid) : ctx.authz.canAnywhere(principal, cap);
 }
@@ -28,8 +28,8 @@ export function ensureHolds(ctx: DomainContext, principal: Principal, groupUid: 
  * role held there by the caller itself. Otherwise PERMISSION_DENIED naming `binding` (the
  * grant, in words) and what the caller lacks.
  */
-export function ensureCouldGrant(ctx: DomainContext, principal: Principal, groupUid: string, role: Record_ | undefined, binding: string, what: string): void {
-  const missing = missingOn(ctx, principal, groupUid, role ? roleCapabilities(role) : []);
+export function ensureCouldGrant(ctx: DomainContext, principal: Principal, groupUid: string, role: Record_<'role'> | undefined, binding: string, what: string): void {
+  const missing = missingOn(ctx, principal, groupUid, role?.data.capabilities ?? []);
   if (missing.length) throw denied(`to ${what} you must be able to grant ${binding}, and you do not hold ${missing.join(', ')} on ${groupUid}`, missing, groupUid);
 }
 
@@ -38,16 +38,12 @@ export function ensureCouldGrant(ctx: DomainContext, principal: Principal, group
  * claimMatch) or delete it must be able to grant every role binding it holds, each on its own
  * group, as if creating them. Call inside the write that changes the identity.
  */
-export function ensureCouldGrantBindingsOf(ctx: DomainContext, principal: Principal, identity: Record_, what: string): void {
+export function ensureCouldGrantBindingsOf(ctx: DomainContext, principal: Principal, identity: Record_<'identity'>, what: string): void {
   for (const binding of ctx.store.findByAltKeyFirstPart(roleBindings.storeKind, identity.uid)) {
-    const role = ctx.store.get(String(binding.data.roleUid), roles.storeKind);
-    const named = `its role binding ${binding.uid} (role ${role?.name ?? String(binding.data.roleUid)} on ${binding.parent!})`;
+    const role = ctx.store.get(binding.data.roleUid, roles.storeKind);
+    const named = `its role binding ${binding.uid} (role ${role?.name ?? binding.data.roleUid} on ${binding.parent!})`;
     ensureCouldGrant(ctx, principal, binding.parent!, role, named, what);
   }
-}
-
-function roleCapabilities(role: Record_): string[] {
-  return Array.isArray(role.data.capabilities) ? (role.data.capabilities as string[]) : [];
 }
 
 function missingOn(ctx: DomainContext, principal: Principal, groupUid: string, capabilities: readonly string[]): string[] {
@@ -67,7 +63,7 @@ function denied(why: string, missing: string[], groupUid: string): ApiError {
  * the caller can see (saying nothing more), or one defined elsewhere; 403 when it holds more
  * than the caller does there.
  */
-export function grantableRole(ctx: DomainContext, principal: Principal, groupUid: string, roleUid: string, field: string): Record_ {
+export function grantableRole(ctx: DomainContext, principal: Principal, groupUid: string, roleUid: string, field: string): Record_<'role'> {
   const role = ctx.store.get(roleUid, roles.storeKind);
   if (!role || !roleVisible(ctx, principal, role)) throw invalidField(field, `names no role: ${roleUid}`);
   if (role.parent && !within(groupUid, role.parent)) {

@@ -11,7 +11,8 @@ import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, type DomainContext } from './context.js';
 import { grantableRole } from './grants.js';
 import { readOperations } from './reads.js';
-import { records, timestamp } from './records.js';
+import { records } from './kinds/index.js';
+import { timestamp } from './records.js';
 import { bindRole } from './role-bindings.js';
 
 export interface NewGroupInvite {
@@ -43,7 +44,7 @@ export function groupInviteOperations(ctx: DomainContext) {
     ...readOperations(ctx, GI),
 
     /** The invite, and its code: the only time the code is told. */
-    async create(principal: Principal, input: NewGroupInvite): Promise<{ invite: Record_; code: string }> {
+    async create(principal: Principal, input: NewGroupInvite): Promise<{ invite: Record_<'groupInvite'>; code: string }> {
       authorize(ctx, principal, capability(GI, 'create'), G, input.parent, 'parent');
       // An invite hands out a role, as a binding does.
       ctx.authz.require(principal, capability(roleBindings, 'create'), input.parent);
@@ -61,26 +62,25 @@ export function groupInviteOperations(ctx: DomainContext) {
     },
 
     /** Binds the principal's own identity with the invite's role on its group; the binding (an existing one when redeemed before). */
-    async redeem(principal: Principal, code: string): Promise<Record_> {
+    async redeem(principal: Principal, code: string): Promise<Record_<'roleBinding'>> {
       const hash = inviteCodeHash(code);
       return commit(ctx, principal, 'groupInvites.redeem', () => {
         const invite = ctx.store
           .findByAltKey(GI.storeKind, hash.slice(0, 16))
           .find((r) => {
-            const stored = String(r.data.codeHash);
+            const stored = r.data.codeHash;
             return stored.length === hash.length && timingSafeEqual(Buffer.from(stored), Buffer.from(hash));
           });
         if (!invite) throw noSuchCode();
-        const email = typeof invite.data.email === 'string' ? invite.data.email : '';
+        const { email, expirationTime, roleUid } = invite.data;
         if (email && email.toLowerCase() !== principal.email?.toLowerCase()) {
           throw new ApiError(Code.PERMISSION_DENIED, 'This invite is for another email address: redeem it with a token whose email claim is that address', {
             reason: 'INVITE_EMAIL_MISMATCH',
           });
         }
         const fail = (type: string, message: string) => failedPrecondition(message, [{ type, subject: invite.uid, description: message }]);
-        if (now(ctx) >= String(invite.data.expirationTime)) throw fail('INVITE_EXPIRED', `This invite expired at ${String(invite.data.expirationTime)}`);
-        if (invite.data.singleUse === true && invite.data.redeemed === true) throw fail('INVITE_USED', 'This single-use invite has already been redeemed');
-        const roleUid = String(invite.data.roleUid);
+        if (now(ctx) >= expirationTime) throw fail('INVITE_EXPIRED', `This invite expired at ${expirationTime}`);
+        if (invite.data.singleUse && invite.data.redeemed) throw fail('INVITE_USED', 'This single-use invite has already been redeemed');
         if (!ctx.store.get(roleUid, roles.storeKind)) throw fail('INVITE_ROLE_GONE', "This invite's role no longer exists");
         invite.data.redeemed = true;
         ctx.store.update(invite);
@@ -91,7 +91,7 @@ export function groupInviteOperations(ctx: DomainContext) {
 }
 
 /** In a write: an invite of an existing group, for a role the principal could bind there. */
-export function insertInvite(ctx: DomainContext, principal: Principal, input: LoadedGroupInvite): Record_ {
+export function insertInvite(ctx: DomainContext, principal: Principal, input: LoadedGroupInvite): Record_<'groupInvite'> {
   const rec = records.groupInvite({
     parent: input.parent, roleUid: input.roleUid, roleName: '', email: input.email, singleUse: input.singleUse, codeHash: input.codeHash,
     expirationTime: input.expirationTime, createTime: now(ctx),

@@ -8,7 +8,8 @@ import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, patchRecord, resolve, type Deferred, type DomainContext } from './context.js';
 import { ruledChanges, type Changes } from './patch.js';
 import { readOperations } from './reads.js';
-import { newOrganizationUid, records } from './records.js';
+import { records } from './kinds/index.js';
+import { newOrganizationUid } from './records.js';
 
 export interface NewGroup {
   parent: string;
@@ -17,19 +18,21 @@ export interface NewGroup {
   kind?: string | undefined;
 }
 
+type OrgKind = (typeof ORG_KINDS)[number];
+
 const INHERITED_KIND = "is inherited from the organization: only an organization's kind may be set";
 
 export function groupOperations(ctx: DomainContext) {
   return {
     ...readOperations(ctx, G),
 
-    async create(principal: Principal, input: NewGroup): Promise<Record_> {
+    async create(principal: Principal, input: NewGroup): Promise<Record_<'group'>> {
       authorize(ctx, principal, capability(G, 'create'), G, input.parent, 'parent');
       if (input.kind !== undefined && input.kind !== 'ORG_KIND_UNSPECIFIED') throw invalidField('group.kind', INHERITED_KIND);
       return commit(ctx, principal, 'groups.create', () => insertGroup(ctx, input));
     },
 
-    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
+    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'group'>> {
       authorize(ctx, principal, capability(G, 'update'), G, uid);
       const patch = await resolve(changes);
       const { name, description } = ruledChanges(patch, UPDATE_RULES.group);
@@ -62,28 +65,28 @@ export function groupOperations(ctx: DomainContext) {
 }
 
 /** The kind an update sets: undefined when it names none, null when it clears it (unspecified). */
-function orgKindChange(patch: Changes): string | null | undefined {
+function orgKindChange(patch: Changes): OrgKind | null | undefined {
   if (!patch.has('kind')) return undefined;
   const kind = patch.get('kind');
   if (kind === undefined || kind === null || kind === '' || kind === 'ORG_KIND_UNSPECIFIED') return null;
   if (typeof kind !== 'string' || !(ORG_KINDS as readonly string[]).includes(kind)) throw invalidField('kind', `must be one of ${ORG_KINDS.join(', ')}`);
-  return kind;
+  return kind as OrgKind;
 }
 
 /** In a write: a group below an existing one. */
-export function insertGroup(ctx: DomainContext, input: NewGroup): Record_ {
+export function insertGroup(ctx: DomainContext, input: NewGroup): Record_<'group'> {
   return insertChild(ctx, records.group({ parent: input.parent, name: input.name, description: input.description, createTime: now(ctx) }));
 }
 
 /** In a write, for serve alone (bootstrap, seeds): an organization, a group without a parent. */
-export function insertOrganization(ctx: DomainContext, input: Omit<NewGroup, 'parent'>): Record_ {
+export function insertOrganization(ctx: DomainContext, input: Omit<NewGroup, 'parent'>): Record_<'group'> {
   const rec = records.group({ uid: newOrganizationUid(ctx.random), parent: null, name: input.name, description: input.description, createTime: now(ctx) });
   ctx.store.insert(rec);
   return rec;
 }
 
 /** A group may be deleted only when it holds nothing: no resource of any kind lives in it. */
-function ensureEmpty(ctx: DomainContext, group: Record_): void {
+function ensureEmpty(ctx: DomainContext, group: Record_<'group'>): void {
   const counts = ctx.store.childCounts(group.uid);
   const parts = Object.entries(counts).map(([kind, n]) => {
     const nouns = byStoreKind(kind)?.nouns ?? { one: kind, many: kind };

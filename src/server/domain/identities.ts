@@ -2,7 +2,7 @@
 // dir, so that a token maps to one identity. Deleting one deletes its role bindings.
 import { alreadyExists, invalidArgument, invalidField } from '../../api/errors.js';
 import { capability, groups as G, identities as I, roleBindings as RB } from '../../api/registry/index.js';
-import { CreateClaimMatch, UPDATE_RULES, zodViolations } from '../../api/schemas.js';
+import { CreateClaimMatch, UPDATE_RULES, zodViolations, type AwsIdentity, type SERVICE_PRINCIPALS, type StaticKeys } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import { isExact, type ClaimMatch } from '../auth/claim-match.js';
 import type { Record_ } from '../store/store.js';
@@ -10,7 +10,8 @@ import { authorize, commit, insertChild, mustGet, now, patchRecord, resolve, typ
 import { ensureCouldGrantBindingsOf } from './grants.js';
 import { ruledChanges, type Changes } from './patch.js';
 import { readOperations } from './reads.js';
-import { claimKey, records, timestamp } from './records.js';
+import { records } from './kinds/index.js';
+import { claimKey, timestamp } from './records.js';
 
 export interface NewIdentity {
   parent: string;
@@ -20,9 +21,9 @@ export interface NewIdentity {
   /** Absent for the published relationship's other forms: then it matches no token. */
   claimMatch?: ClaimMatch | undefined;
   /** The other forms, stored and returned; serve matches no token to them (docs/grpc.md). */
-  staticKeys?: Record<string, unknown> | undefined;
-  awsIdentity?: Record<string, unknown> | undefined;
-  servicePrincipal?: string | undefined;
+  staticKeys?: StaticKeys | undefined;
+  awsIdentity?: AwsIdentity | undefined;
+  servicePrincipal?: (typeof SERVICE_PRINCIPALS)[number] | undefined;
 }
 
 const STATIC_KEYS_MAX_MS = 365 * 86_400_000;
@@ -31,18 +32,18 @@ export function identityOperations(ctx: DomainContext) {
   return {
     ...readOperations(ctx, I),
 
-    async create(principal: Principal, input: NewIdentity): Promise<Record_> {
+    async create(principal: Principal, input: NewIdentity): Promise<Record_<'identity'>> {
       authorize(ctx, principal, capability(I, 'create'), G, input.parent, 'parent');
       return commit(ctx, principal, 'identities.create', () => insertIdentity(ctx, principal, input));
     },
 
-    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
+    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'identity'>> {
       authorize(ctx, principal, capability(I, 'update'), I, uid);
       const patch = await resolve(changes);
       // claimMatch's fields are held to the create rules as a whole (changedClaimMatch).
       const { name, description, email } = ruledChanges(patch, { name: UPDATE_RULES.identity.name, description: UPDATE_RULES.identity.description, email: UPDATE_RULES.identity.email });
       return commit(ctx, principal, 'identities.update', () => patchRecord(ctx, I, uid, patch, (rec) => {
-        const claim = rec.data.claimMatch as ClaimMatch;
+        const claim = rec.data.claimMatch;
         const next = changedClaimMatch(claim, patch);
         if (next && JSON.stringify(next) !== JSON.stringify(claim)) {
           // No escalation through identities: the new tokens get every binding it holds.
@@ -87,7 +88,7 @@ export function identityOperations(ctx: DomainContext) {
 }
 
 /** In a write: a new identity in an existing group, its claimMatch not yet taken. */
-export function insertIdentity(ctx: DomainContext, principal: Principal, input: NewIdentity): Record_ {
+export function insertIdentity(ctx: DomainContext, principal: Principal, input: NewIdentity): Record_<'identity'> {
   const claimMatch = input.claimMatch ?? {};
   const rec = records.identity({ parent: input.parent, name: input.name, description: input.description, email: input.email, claimMatch, createTime: now(ctx) });
   if (input.staticKeys) rec.data.staticKeys = staticKeysExpiring(ctx, input.staticKeys);
@@ -128,10 +129,10 @@ function changedClaimMatch(current: ClaimMatch, patch: Changes): ClaimMatch | un
 }
 
 /** Static keys expire, by default and at most 365 days after creation (the published rule). */
-function staticKeysExpiring(ctx: DomainContext, keys: Record<string, unknown>): Record<string, unknown> {
+function staticKeysExpiring(ctx: DomainContext, keys: StaticKeys): StaticKeys & { expirationTime: string } {
   const created = Date.parse(now(ctx));
   const latest = created + STATIC_KEYS_MAX_MS;
-  const asked = typeof keys.expirationTime === 'string' ? Date.parse(keys.expirationTime) : latest;
+  const asked = keys.expirationTime === undefined ? latest : Date.parse(keys.expirationTime);
   if (asked > latest) throw invalidField('identity.staticKeys.expirationTime', 'must be at most 365 days after creation');
   if (asked <= created) throw invalidField('identity.staticKeys.expirationTime', 'must be in the future');
   return { ...keys, expirationTime: new Date(asked).toISOString() };
@@ -144,9 +145,10 @@ function staticKeysExpiring(ctx: DomainContext, keys: Record<string, unknown>): 
  */
 export function moveIssuer(ctx: DomainContext, from: string, to: string): void {
   for (const rec of ctx.store.findByAltKeyFirstPart(I.storeKind, from)) {
-    const claim = rec.data.claimMatch as { issuer: string; subject: string };
+    const claim = rec.data.claimMatch;
     claim.issuer = to;
-    rec.altKey = claimKey(to, claim.subject);
+    // Found by its issuer's alt_key: an exact identity, its subject named.
+    rec.altKey = claimKey(to, claim.subject ?? '');
     ctx.store.update(rec);
   }
 }

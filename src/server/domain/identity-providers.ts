@@ -10,7 +10,7 @@ import { authorize, commit, insertChild, mustGet, now, patchRecord, resolve, typ
 import { grantableRole } from './grants.js';
 import { ruledChanges, type Changes } from './patch.js';
 import { readOperations } from './reads.js';
-import { records, type Oidc } from './records.js';
+import { records } from './kinds/index.js';
 
 export interface NewIdentityProvider {
   parent: string;
@@ -35,13 +35,13 @@ export function identityProviderOperations(ctx: DomainContext) {
   return {
     ...readOperations(ctx, IDP),
 
-    async create(principal: Principal, input: NewIdentityProvider): Promise<Record_> {
+    async create(principal: Principal, input: NewIdentityProvider): Promise<Record_<'identityProvider'>> {
       authorize(ctx, principal, capability(IDP, 'create'), G, input.parent, 'parent');
       ctx.authz.require(principal, bindsRoles, input.parent);
       return commit(ctx, principal, 'identityProviders.create', () => insertIdentityProvider(ctx, principal, input));
     },
 
-    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
+    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'identityProvider'>> {
       const current = authorize(ctx, principal, capability(IDP, 'update'), IDP, uid);
       ctx.authz.require(principal, bindsRoles, current.parent!);
       const patch = await resolve(changes);
@@ -56,7 +56,7 @@ export function identityProviderOperations(ctx: DomainContext) {
       const pkce = patch.get('oidc.pkceEnabled');
       if (patch.has('oidc.pkceEnabled') && pkce !== undefined && typeof pkce !== 'boolean') violations.push({ field: 'oidc.pkceEnabled', description: 'must be a boolean' });
       if (patch.has('oidc.correlationRule')) {
-        const stored = (current.data.oidc as Oidc).correlationRule;
+        const stored = current.data.oidc.correlationRule;
         if (patch.get('oidc.correlationRule') !== stored) {
           violations.push({ field: 'oidc.correlationRule', description: `cannot change after create (it is ${stored})` });
         }
@@ -66,7 +66,7 @@ export function identityProviderOperations(ctx: DomainContext) {
       }
       if (violations.length) throw invalidArgument(violations);
       return commit(ctx, principal, 'identityProviders.update', () => patchRecord(ctx, IDP, uid, patch, (rec) => {
-        const oidc = rec.data.oidc as Oidc;
+        const { oidc } = rec.data;
         if (strings.defaultRole !== undefined) {
           grantableRole(ctx, principal, rec.parent!, strings.defaultRole, 'defaultRole');
           rec.data.defaultRole = strings.defaultRole;
@@ -90,7 +90,7 @@ export function identityProviderOperations(ctx: DomainContext) {
 }
 
 /** In a write: a provider of an existing group whose defaultRole the principal could bind there (code 3 on defaultRole otherwise). */
-export function insertIdentityProvider(ctx: DomainContext, principal: Principal, input: NewIdentityProvider): Record_ {
+export function insertIdentityProvider(ctx: DomainContext, principal: Principal, input: NewIdentityProvider): Record_<'identityProvider'> {
   const { parent, name, description, defaultRole, oidc } = input;
   const rec = records.identityProvider({
     parent, name, description, defaultRole, createTime: now(ctx),

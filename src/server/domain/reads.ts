@@ -3,7 +3,7 @@
 import { capability, type Resource } from '../../api/registry/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { FilterColumns, ListPage, ListQuery } from '../store/list.js';
-import type { Record_ } from '../store/store.js';
+import type { Kind, Record_ } from '../store/store.js';
 import { readable, resolve, type Deferred, type DomainContext } from './context.js';
 
 /**
@@ -12,18 +12,18 @@ import { readable, resolve, type Deferred, type DomainContext } from './context.
  */
 export type ListInput = Deferred<ListQuery>;
 
-export interface ReadOperations {
+export interface ReadOperations<K extends Kind = Kind> {
   /** A page of what the caller may see; the records are the store's shared ones: read-only. */
   list: (principal: Principal, query: ListInput) => Promise<ListPage>;
   /** One resource the caller may read (404, then 403); read-only. */
-  get: (principal: Principal, uid: string) => Promise<Record_>;
+  get: (principal: Principal, uid: string) => Promise<Record_<K>>;
 }
 
 function filterColumnsOf(d: Resource): FilterColumns {
   return Object.fromEntries(Object.entries(d.filters).map(([param, f]) => [param, f.column]));
 }
 
-export function readOperations(ctx: DomainContext, d: Resource): ReadOperations {
+export function readOperations<K extends Kind>(ctx: DomainContext, d: Resource & { storeKind: K }): ReadOperations<K> {
   const filterColumns = filterColumnsOf(d);
   const cap = d.operations.includes('list') ? capability(d, 'list') : '';
   return {

@@ -12,22 +12,22 @@ import type { Record_ } from '../store/store.js';
 import { authorize, commit, mustGet, now, resolve, type Deferred, type DomainContext } from './context.js';
 import { ruledChanges, type Changes } from './patch.js';
 import { readOperations, type ListInput } from './reads.js';
-import { newChildUid, records } from './records.js';
+import { records } from './kinds/index.js';
+import { CATALOG_TIERS, type RepoData, type RepoExtras } from './kinds/repo.js';
+import type { TagData } from './kinds/tag.js';
+import { newChildUid } from './records.js';
 
 /** The repo fields serve stores as given (proto3 JSON names and values of the vendor's Repo), besides name and description. */
 export const REPO_EXTRAS = ['catalogTier', 'bundles', 'aliases', 'activeTags', 'syncConfig', 'customOverlay'] as const;
-type RepoExtra = (typeof REPO_EXTRAS)[number];
-type RepoExtras = Partial<Record<RepoExtra, unknown>>;
+type RepoExtra = (typeof REPO_EXTRAS)[number] & keyof RepoExtras;
 
-export interface NewRepo extends RepoExtras {
+export interface NewRepo extends Partial<Record<RepoExtra, unknown>> {
   parent: string; name: string; description?: string | undefined; readme?: string | undefined;
   /** The published JSON name of syncConfig, as a REST create body carries it. */
   sync_config?: unknown;
 }
 export interface NewTag { parent: string; name: string; digest?: string | undefined; deprecated?: boolean | undefined; bundles?: readonly string[] | undefined; updateTime?: string | undefined }
 
-/** The vendor's catalog tiers (CatalogTier), as proto3 JSON names them. */
-const CATALOG_TIERS = ['CATALOG_TIER_UNSPECIFIED', 'CATALOG_TIER_APPLICATION', 'CATALOG_TIER_BASE', 'CATALOG_TIER_FIPS', 'CATALOG_TIER_AI', 'CATALOG_TIER_DEVTOOLS', 'CATALOG_TIER_COMMERCIAL'] as const;
 const LABEL_MAX = 255;
 const LABELS_MAX = 100;
 /** A README: Markdown, bounded as a request body is (1 MiB) anyway; this keeps a record small. */
@@ -54,7 +54,7 @@ const EXTRA_RULES: Record<RepoExtra, (v: unknown) => string | undefined> = {
 };
 
 /** The catalogue fields to store (a default value clears one: proto3 cannot tell them apart), every violation at once. */
-function extrasOf(input: RepoExtras, prefix = ''): { set: Partial<Record<RepoExtra, unknown>>; cleared: RepoExtra[] } {
+function extrasOf(input: Partial<Record<RepoExtra, unknown>>, prefix = ''): { set: RepoExtras; cleared: RepoExtra[] } {
   const set: Partial<Record<RepoExtra, unknown>> = {};
   const cleared: RepoExtra[] = [];
   const violations: FieldViolation[] = [];
@@ -67,16 +67,17 @@ function extrasOf(input: RepoExtras, prefix = ''): { set: Partial<Record<RepoExt
     }
     const problem = EXTRA_RULES[field](v);
     if (problem) violations.push({ field: `${prefix}${field}`, description: problem });
-    else set[field] = field === 'syncConfig' ? syncConfigStored(v as Record<string, unknown>) : v;
+    else set[field] = field === 'syncConfig' ? syncConfigStored(v as { source: string }) : v;
   }
   if (violations.length) throw invalidArgument(violations);
-  return { set, cleared };
+  // Each value held to its field's rule above.
+  return { set: set as RepoExtras, cleared };
 }
 
 /** What a caller may set of a sync configuration; the rest (unique tags, expiry, overlay, grace) is the vendor's to decide. */
-function syncConfigStored(v: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of ['source', 'google', 'amazon', 'azure'] as const) if (typeof v[k] === 'string' && v[k] !== '') out[k] = v[k];
+function syncConfigStored(v: { source: string } & Record<string, unknown>): RepoExtras['syncConfig'] {
+  const out: RepoExtras['syncConfig'] = { source: v.source };
+  for (const k of ['google', 'amazon', 'azure'] as const) if (typeof v[k] === 'string' && v[k] !== '') out[k] = v[k];
   return out;
 }
 
@@ -97,7 +98,7 @@ export function repoOperations(ctx: DomainContext) {
   return {
     ...readOperations(ctx, RP),
 
-    async create(principal: Principal, given: NewRepo): Promise<Record_> {
+    async create(principal: Principal, given: NewRepo): Promise<Record_<'repo'>> {
       const { sync_config: published, ...rest } = given;
       const input: NewRepo = published === undefined ? rest : { ...rest, syncConfig: published };
       authorize(ctx, principal, capability(RP, 'create'), G, input.parent, 'parent');
@@ -119,12 +120,12 @@ export function repoOperations(ctx: DomainContext) {
     },
 
     /** The repo's README (the vendor's RepoReadme; v1's Repo.readme): what was stored, '' when none. */
-    async readme(principal: Principal, uid: string): Promise<{ repo: Record_; content: string }> {
+    async readme(principal: Principal, uid: string): Promise<{ repo: Record_<'repo'>; content: string }> {
       const repo = await this.get(principal, uid);
       return { repo, content: readmeOf(repo) };
     },
 
-    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
+    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'repo'>> {
       authorize(ctx, principal, capability(RP, 'update'), RP, uid);
       const resolved = await resolve(changes);
       const { name, description } = ruledChanges(resolved, UPDATE_RULES.repo);
@@ -144,22 +145,13 @@ export function repoOperations(ctx: DomainContext) {
           rec.name = name;
           changed = true;
         }
-        if (description !== undefined && description !== rec.data.description) {
-          rec.data.description = description;
-          changed = true;
-        }
-        if (readme !== undefined && readme !== readmeOf(rec)) {
-          rec.data[README_KEY] = readme || undefined;
-          changed = true;
-        }
-        for (const [field, value] of Object.entries(extras.set)) {
-          if (JSON.stringify(rec.data[field]) === JSON.stringify(value)) continue;
-          rec.data[field] = value;
-          changed = true;
-        }
-        for (const field of extras.cleared) {
-          if (rec.data[field] === undefined) continue;
-          delete rec.data[field];
+        const data: RepoData = { ...rec.data, ...extras.set };
+        for (const field of extras.cleared) delete data[field];
+        if (description !== undefined) data.description = description;
+        if (readme === '') delete data._readme;
+        else if (readme !== undefined) data._readme = readme;
+        if (JSON.stringify(data) !== JSON.stringify(rec.data)) {
+          rec.data = data;
           changed = true;
         }
         // A PATCH that changes nothing leaves updateTime alone.
@@ -177,14 +169,14 @@ export function tagOperations(ctx: DomainContext) {
   return {
     ...reads,
 
-    async create(principal: Principal, input: NewTag): Promise<Record_> {
+    async create(principal: Principal, input: NewTag): Promise<Record_<'tag'>> {
       authorize(ctx, principal, capability(TG, 'create'), RP, input.parent, 'parent');
       tagProblems(input);
       return commit(ctx, principal, 'tags.create', () => insertTag(ctx, input));
     },
 
     /** v1's UpdateTag: name, digest, deprecated, bundles (the vendor's v2 has no tag update). */
-    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
+    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'tag'>> {
       authorize(ctx, principal, capability(TG, 'update'), TG, uid);
       const c = await resolve(changes);
       const next: Partial<NewTag> = {
@@ -224,21 +216,19 @@ export function tagOperations(ctx: DomainContext) {
   };
 }
 
-/** Where a repo's README is kept in its record: not a field of the v2 Repo (RepoReadme is its own message). */
-const README_KEY = '_readme';
-
 /** A repo's stored README ('' when none). */
-export function readmeOf(repo: Record_): string {
-  const v = repo.data[README_KEY];
-  return typeof v === 'string' ? v : '';
+export function readmeOf(repo: Record_<'repo'>): string {
+  return repo.data._readme ?? '';
 }
 
 /** In a write (the create operation's and seeds'): a repo of an existing group; its name unique there. */
-export function insertRepo(ctx: DomainContext, input: NewRepo): Record_ {
+export function insertRepo(ctx: DomainContext, input: NewRepo): Record_<'repo'> {
   mustGet(ctx, G, input.parent, 'parent');
   if (ctx.store.siblingNamed(input.parent, RP.storeKind, input.name, '')) throw alreadyExists(`A repo named ${input.name} already exists in this group`);
-  const rec = records.repo({ uid: newChildUid(ctx.random, input.parent), parent: input.parent, name: input.name, description: input.description, createTime: now(ctx) });
-  Object.assign(rec.data, extrasOf(input).set, input.readme ? { [README_KEY]: input.readme } : {});
+  const rec = records.repo({
+    uid: newChildUid(ctx.random, input.parent), parent: input.parent, name: input.name, description: input.description, ...extrasOf(input).set, readme: input.readme,
+    createTime: now(ctx),
+  });
   ctx.store.insert(rec);
   return rec;
 }
@@ -257,8 +247,8 @@ function tagProblems(t: Partial<NewTag>): void {
 }
 
 /** A tag's stored data after a change: digest, deprecated, bundles (none stored when empty). */
-function tagData(t: Partial<NewTag>, current: Record<string, unknown> = {}): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...current };
+function tagData(t: Partial<NewTag>, current: TagData): TagData {
+  const out: TagData = { ...current };
   if (t.digest !== undefined) out.digest = t.digest;
   if (t.deprecated !== undefined) out.deprecated = t.deprecated;
   if (t.bundles !== undefined) {
@@ -269,16 +259,15 @@ function tagData(t: Partial<NewTag>, current: Record<string, unknown> = {}): Rec
 }
 
 /** In a write, for serve alone (seeds): a tag of an existing repo; `updateTime` keeps a data set's history (created then too, when earlier). */
-export function insertTag(ctx: DomainContext, input: NewTag): Record_ {
+export function insertTag(ctx: DomainContext, input: NewTag): Record_<'tag'> {
   mustGet(ctx, RP, input.parent, 'parent');
   if (ctx.store.siblingNamed(input.parent, TG.storeKind, input.name, '')) throw alreadyExists(`A tag named ${input.name} already exists in this repo`);
   const t = now(ctx);
   const updated = input.updateTime ?? t;
   const rec = records.tag({
-    uid: newChildUid(ctx.random, input.parent), parent: input.parent, name: input.name, digest: input.digest ?? '', deprecated: input.deprecated,
+    uid: newChildUid(ctx.random, input.parent), parent: input.parent, name: input.name, digest: input.digest ?? '', deprecated: input.deprecated, bundles: input.bundles,
     createTime: updated < t ? updated : t, updateTime: updated,
   });
-  if (input.bundles?.length) rec.data.bundles = [...input.bundles];
   ctx.store.insert(rec);
   return rec;
 }

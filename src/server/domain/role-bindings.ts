@@ -9,7 +9,8 @@ import type { Record_ } from '../store/store.js';
 import { authorize, commit, mustGet, now, type DomainContext } from './context.js';
 import { ensureCouldGrant, roleVisible } from './grants.js';
 import { readOperations } from './reads.js';
-import { bindingKey, newChildUid, records } from './records.js';
+import { records } from './kinds/index.js';
+import { bindingKey, newChildUid } from './records.js';
 
 export interface NewRoleBinding {
   parent: string;
@@ -33,7 +34,7 @@ export function roleBindingOperations(ctx: DomainContext) {
   return {
     ...readOperations(ctx, RB),
 
-    async create(principal: Principal, input: NewRoleBinding): Promise<Record_> {
+    async create(principal: Principal, input: NewRoleBinding): Promise<Record_<'roleBinding'>> {
       authorize(ctx, principal, capability(RB, 'create'), G, input.parent, 'parent');
       return commit(ctx, principal, 'roleBindings.create', () => bindRole(ctx, principal, input, 'caller'));
     },
@@ -44,7 +45,7 @@ export function roleBindingOperations(ctx: DomainContext) {
      * time. So it needs what both need: role_bindings.delete on the binding, and everything
      * create checks of the new one (role_bindings.create, no escalation, no duplicate).
      */
-    async replace(principal: Principal, uid: string, change: { identityUid?: string; roleUid?: string }): Promise<Record_> {
+    async replace(principal: Principal, uid: string, change: { identityUid?: string; roleUid?: string }): Promise<Record_<'roleBinding'>> {
       authorize(ctx, principal, capability(RB, 'delete'), RB, uid);
       return commit(ctx, principal, 'roleBindings.update', () => {
         const old = mustGet(ctx, RB, uid);
@@ -66,7 +67,7 @@ export function roleBindingOperations(ctx: DomainContext) {
 }
 
 /** In a write: binds the role on `authority` (see BindingAuthority). */
-export function bindRole(ctx: DomainContext, principal: Principal, input: NewRoleBinding, authority: BindingAuthority, replacing?: { uid: string; createTime: string }): Record_ {
+export function bindRole(ctx: DomainContext, principal: Principal, input: NewRoleBinding, authority: BindingAuthority, replacing?: { uid: string; createTime: string }): Record_<'roleBinding'> {
   const { parent, identityUid, roleUid } = input;
   const byCaller = authority === 'caller';
   mustGet(ctx, G, parent, 'parent');

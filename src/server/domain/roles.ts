@@ -10,7 +10,8 @@ import { authorize, commit, insertChild, mustGet, now, patchRecord, resolve, typ
 import { ensureHolds } from './grants.js';
 import { ruledChanges, type Changes } from './patch.js';
 import { readOperations } from './reads.js';
-import { builtinRoleUid, records } from './records.js';
+import { records } from './kinds/index.js';
+import { builtinRoleUid } from './records.js';
 
 export interface NewRole {
   parent: string;
@@ -21,7 +22,7 @@ export interface NewRole {
 
 export function roleOperations(ctx: DomainContext) {
   /** Built-in roles are read-only (code 9); custom roles need the capability on their own uid. */
-  const builtinGuard = (principal: Principal, uid: string, cap: string): Record_ => {
+  const builtinGuard = (principal: Principal, uid: string, cap: string): Record_<'role'> => {
     const rec = mustGet(ctx, RL, uid);
     if (!rec.parent) {
       throw failedPrecondition(`Role ${rec.name} is built in and cannot be changed`, [
@@ -35,7 +36,7 @@ export function roleOperations(ctx: DomainContext) {
   return {
     ...readOperations(ctx, RL),
 
-    async create(principal: Principal, input: NewRole): Promise<Record_> {
+    async create(principal: Principal, input: NewRole): Promise<Record_<'role'>> {
       checkCapabilityNames(input.capabilities);
       authorize(ctx, principal, capability(RL, 'create'), G, input.parent, 'parent');
       ensureHolds(ctx, principal, input.parent, input.capabilities, 'create a role with these capabilities');
@@ -43,7 +44,7 @@ export function roleOperations(ctx: DomainContext) {
       return commit(ctx, principal, 'roles.create', () => insertRole(ctx, input));
     },
 
-    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_> {
+    async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'role'>> {
       const role = builtinGuard(principal, uid, capability(RL, 'update'));
       const patch = await resolve(changes);
       const { name, description } = ruledChanges(patch, UPDATE_RULES.role);
@@ -80,7 +81,7 @@ export function roleOperations(ctx: DomainContext) {
 }
 
 /** In a write: a custom role on an existing group (the caller's checks done: see create). */
-export function insertRole(ctx: DomainContext, input: NewRole): Record_ {
+export function insertRole(ctx: DomainContext, input: NewRole): Record_<'role'> {
   checkCapabilityNames(input.capabilities);
   checkNotBuiltinName(input.name);
   return insertChild(ctx, records.role({ parent: input.parent, name: input.name, description: input.description, capabilities: input.capabilities, createTime: now(ctx) }));

@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, type DomainContext } from './context.js';
 import { readOperations } from './reads.js';
-import { records } from './records.js';
+import { records } from './kinds/index.js';
 
 export interface NewSubscription {
   parent: string;
@@ -17,7 +17,7 @@ export interface NewSubscription {
 }
 
 /** In a write: a new subscription in an existing group (the create operation's and seeds'). */
-export function insertSubscription(ctx: DomainContext, input: NewSubscription): Record_ {
+export function insertSubscription(ctx: DomainContext, input: NewSubscription): Record_<'subscription'> {
   return insertChild(ctx, records.subscription({ parent: input.parent, sink: input.sink, createTime: now(ctx) }));
 }
 
@@ -25,7 +25,7 @@ export function subscriptionOperations(ctx: DomainContext) {
   return {
     ...readOperations(ctx, SB),
 
-    async create(principal: Principal, input: NewSubscription): Promise<Record_> {
+    async create(principal: Principal, input: NewSubscription): Promise<Record_<'subscription'>> {
       authorize(ctx, principal, capability(SB, 'create'), G, input.parent, 'parent');
       // The scheme rule always; private addresses by name here, and by the addresses the name
       // resolves to when a delivery connects (events/deliverer.ts).

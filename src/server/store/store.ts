@@ -160,10 +160,10 @@ export class Store {
 
   // ---- Reads ---------------------------------------------------------------------------------
 
-  get(uid: string, kind?: Kind): Record_ | undefined {
+  get<K extends Kind = Kind>(uid: string, kind?: K): Record_<K> | undefined {
     const row = this.cache.row(uid);
     if (!row || (kind && row.kind !== kind)) return undefined;
-    return rowToRecord(row);
+    return rowToRecord<K>(row);
   }
 
   /** The shared, read-only record of a uid (see sharedRecordsOf); undefined when there is none. */
@@ -180,31 +180,31 @@ export class Store {
     return this.cache.sharedRecordsOf(uids);
   }
 
-  findByAltKey(kind: Kind, altKey: string): Record_[] {
-    return (this.stmts.byAltKey.all(kind, altKey) as Row[]).map(rowToRecord);
+  findByAltKey<K extends Kind>(kind: K, altKey: string): Record_<K>[] {
+    return (this.stmts.byAltKey.all(kind, altKey) as Row[]).map(rowToRecord<K>);
   }
 
   /**
    * Records whose alt_key is `<first>\n…`: the identities of an issuer, the role bindings of
    * an identity. Ordered by name, then uid.
    */
-  findByAltKeyFirstPart(kind: Kind, first: string, limit = -1): Record_[] {
-    return (this.stmts.byAltKeyFirstPart.all(kind, `${first}\n`, `${first}\u000b`, limit) as Row[]).map(rowToRecord);
+  findByAltKeyFirstPart<K extends Kind>(kind: K, first: string, limit = -1): Record_<K>[] {
+    return (this.stmts.byAltKeyFirstPart.all(kind, `${first}\n`, `${first}\u000b`, limit) as Row[]).map(rowToRecord<K>);
   }
 
   /** The direct children of one kind, by name then uid. */
-  children(parentUid: string, kind: Kind): Record_[] {
-    return (this.stmts.children.all(parentUid, kind) as Row[]).map(rowToRecord);
+  children<K extends Kind>(parentUid: string, kind: K): Record_<K>[] {
+    return (this.stmts.children.all(parentUid, kind) as Row[]).map(rowToRecord<K>);
   }
 
   /** The records of one kind outside the hierarchy (organizations, built-in roles), by name then uid. */
-  roots(kind: Kind): Record_[] {
-    return (this.stmts.roots.all(kind) as Row[]).map(rowToRecord);
+  roots<K extends Kind>(kind: K): Record_<K>[] {
+    return (this.stmts.roots.all(kind) as Row[]).map(rowToRecord<K>);
   }
 
   /** Every record of a kind, by alt_key, name and uid (advisories by id). */
-  allByAltKey(kind: Kind): Record_[] {
-    return (this.stmts.ofKindByAltKey.all(kind) as Row[]).map(rowToRecord);
+  allByAltKey<K extends Kind>(kind: K): Record_<K>[] {
+    return (this.stmts.ofKindByAltKey.all(kind) as Row[]).map(rowToRecord<K>);
   }
 
   /** How many records of a kind have this alt_key (artifacts of an ecosystem). */
@@ -218,9 +218,9 @@ export class Store {
   }
 
   /** Another child of `parent` of this kind with this name (names unique among siblings). */
-  siblingNamed(parent: string, kind: Kind, name: string, exceptUid: string): Record_ | undefined {
+  siblingNamed<K extends Kind>(parent: string, kind: K, name: string, exceptUid: string): Record_<K> | undefined {
     const row = this.stmts.siblingNamed.get(parent, kind, name, exceptUid) as Row | undefined;
-    return row && rowToRecord(row);
+    return row && rowToRecord<K>(row);
   }
 
   /** Counts of a resource's direct children by kind ({group: 2, identity: 1}). */

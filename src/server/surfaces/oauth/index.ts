@@ -33,7 +33,7 @@ export function oauthRoutes(opts: OAuthOptions, tokens: VendorSignIn): { routes:
     const principal = await opts.authenticate(req.headers.authorization);
     const identity = opts.store.get(principal.identityUid, 'identity');
     if (!identity) throw unauthenticated('The identity of this token no longer exists');
-    const claim = identity.data.claimMatch as { issuer: string; subject: string };
+    const claim = identity.data.claimMatch;
     return {
       body: { sub: claim.subject, iss: claim.issuer, identity: { uid: identity.uid, name: identity.name } },
       headers: NO_STORE,

@@ -76,7 +76,7 @@ export function signIn(opts: OAuthOptions): SignIn {
   const tokensFor = async (identityUid: string): Promise<Response> => {
     const identity = opts.store.get(identityUid, 'identity');
     const issuer = opts.issuer();
-    const claim = identity?.data.claimMatch as { issuer?: string; subject?: string } | undefined;
+    const claim = identity?.data.claimMatch;
     if (!identity || claim?.issuer !== issuer || !claim.subject) {
       return oauthError('invalid_grant', 'the identity signed in as no longer exists or no longer names this issuer');
     }

@@ -4,7 +4,7 @@
 // is bound to the invite's group with the invite's role.
 import * as S from '../../../api/schemas.js';
 import type { ResourceRoutes } from '../../pipeline/handler.js';
-import { roleBindingToWire } from '../wire.js';
+import { roleBindingToWire } from '../../domain/kinds/role-binding.js';
 import { parseBody } from '../../pipeline/input.js';
 import { resourceRoutes, type RestContext } from './resource.js';
 

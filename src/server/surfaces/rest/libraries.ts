@@ -3,14 +3,16 @@
 import { ApiError, Code } from '../../../api/errors.js';
 import { artifacts } from '../../../api/registry/index.js';
 import type { ResourceRoutes } from '../../pipeline/handler.js';
-import { artifactToWire, artifactVersionToWire, WireJson } from '../wire.js';
+import { artifactToWire, artifactVersionToWire } from '../../domain/kinds/artifact.js';
+import { forKind } from '../../domain/kinds/build.js';
+import { WireJson } from '../wire.js';
 import { ARTIFACT_LIST, ARTIFACT_VERSION_LIST, parseListQuery, repeatedValues } from '../list-query.js';
 import { listResponse, type RestContext } from './resource.js';
 
 export function libraryRoutes(rest: RestContext): ResourceRoutes {
   const ops = rest.domain.artifacts;
-  const artifactJson = new WireJson(rest.store, artifactToWire);
-  const versionJson = new WireJson(rest.store, artifactVersionToWire);
+  const artifactJson = new WireJson(rest.store, forKind('artifact', artifactToWire));
+  const versionJson = new WireJson(rest.store, forKind('artifactVersion', artifactVersionToWire));
   return {
     path: artifacts.path,
     list: async (req) => listResponse(artifacts.plural, await ops.list(req.principal, () => parseListQuery(req.query, ARTIFACT_LIST)), artifactJson),

@@ -14,9 +14,11 @@ import { ArtifactsService as ArtifactsV2beta1 } from '../../../gen/chainguard/pl
 import { RequestGroupsService } from '../../../gen/chainguard/platform/libraries/v2beta1/request_groups_pb.js';
 import { AdvisoriesService as AdvisoriesV2 } from '../../../gen/chainguard/platform/vulnerabilities/v2/advisories_pb.js';
 import { AdvisoriesService as AdvisoriesV2beta1 } from '../../../gen/chainguard/platform/vulnerabilities/v2beta1/advisories_pb.js';
-import { artifactToWire, artifactVersionToWire, vulnerabilityMetadataToWire, wireFormOf } from '../wire.js';
+import { vulnerabilityMetadataOf } from '../../domain/kinds/advisory.js';
+import { artifactToWire, artifactVersionToWire } from '../../domain/kinds/artifact.js';
+import { forKind } from '../../domain/kinds/build.js';
+import { wireFormOf } from '../wire.js';
 import { ARTIFACT_LIST, ARTIFACT_VERSION_LIST, listOptionsOf, VULNERABILITY_METADATA_LIST } from '../list-query.js';
-import type { Record_ } from '../../store/store.js';
 import { listOf, listQuery, pageJson, required, str, strings, unimplemented, vendorServices, type DomainService } from './domain-calls.js';
 
 const advisoryForm = wireFormOf('Advisory');
@@ -58,14 +60,14 @@ function documentJson(doc: AdvisoryDocument): JsonValue {
   } as JsonValue;
 }
 
-function metadataJson(r: Record_): JsonValue {
-  const m = vulnerabilityMetadataToWire(r);
+const metadataJson = forKind('vulnerabilityMetadata', (r): JsonValue => {
+  const m = vulnerabilityMetadataOf(r);
   return {
     ...m,
     references: m.references.map((x) => ({ ...x, type: prefixed('TYPE_', x.type) })),
     severities: m.severities.map((x) => ({ ...x, type: prefixed('TYPE_', x.type) })),
   } as JsonValue;
-}
+});
 
 const securityAdvisory: DomainService = {
   services: [AdvisoryV2, AdvisoryV2beta1],
@@ -88,10 +90,10 @@ function ecosystemsOf(r: JsonObject): string {
   return strings(r.ecosystems).map((e) => e.replace(/^ECOSYSTEM_/, '')).join(',');
 }
 
-const artifactJson = (r: Record_): JsonValue => {
+const artifactJson = forKind('artifact', (r): JsonValue => {
   const w = artifactToWire(r);
   return { ...w, ecosystem: prefixed('ECOSYSTEM_', w.ecosystem) } as JsonValue;
-};
+});
 
 const artifacts: DomainService = {
   services: [ArtifactsV2, ArtifactsV2beta1],
@@ -101,7 +103,7 @@ const artifacts: DomainService = {
       const more = { ecosystems: ecosystemsOf(r) || undefined, query: str(r.query) || undefined };
       return pageJson('artifacts', await c.domain.artifacts.list(c.principal, listQuery(r, more, ARTIFACT_LIST)), artifactJson);
     },
-    ListArtifactVersions: async (c, r) => pageJson('artifactVersions', await c.domain.artifacts.versions(c.principal, required(r, 'artifact_id', 'artifactId'), listQuery(r, {}, ARTIFACT_VERSION_LIST)), (i) => artifactVersionToWire(i) as JsonValue),
+    ListArtifactVersions: async (c, r) => pageJson('artifactVersions', await c.domain.artifacts.versions(c.principal, required(r, 'artifact_id', 'artifactId'), listQuery(r, {}, ARTIFACT_VERSION_LIST)), forKind('artifactVersion', (i) => artifactVersionToWire(i) as JsonValue)),
     GetArtifactCount: async (c, r) => {
       const ecosystems = ecosystemsOf(r).split(',').map((v) => v.trim()).filter(Boolean);
       const counts = await c.domain.artifacts.count(c.principal, ecosystems);

@@ -7,7 +7,8 @@ import { ApiError, Code, invalidField } from '../../../api/errors.js';
 import { groups, identities } from '../../../api/registry/index.js';
 import type { Principal } from '../../auth/principal.js';
 import { claimKey } from '../../domain/records.js';
-import { groupToWire, wireFormOf } from '../wire.js';
+import { groupToWire } from '../../domain/kinds/group.js';
+import { wireFormOf } from '../wire.js';
 import type { Record_ } from '../../store/store.js';
 import type { ReadContext } from './reads.js';
 import { CapabilitySchema, name as capabilityName } from '../../../gen/capabilities/capabilities_pb.js';
@@ -162,7 +163,7 @@ const OPERATIONS: Record<string, Record<string, Operation>> = {
       verb: 'GET', path: () => '/iam/v2/groups:lookupGroup',
       run: (ctx, principal, _request, method) => {
         const domain = principal.email?.split('@')[1]?.toLowerCase();
-        const org = domain ? ctx.store.roots(groups.storeKind).find((g) => g.name === domain && g.data.verified === true) : undefined;
+        const org = domain ? ctx.store.roots(groups.storeKind).find((g) => g.name === domain && g.data.verified) : undefined;
         if (!org) throw new ApiError(Code.NOT_FOUND, 'No verified organization matches the email domain of your token', { reason: 'NOT_FOUND' });
         const field = method.output.fields.find((f) => f.name === 'group');
         if (field?.fieldKind !== 'message') throw new Error('LookupGroupResponse.group is no message');
