@@ -90,6 +90,10 @@ try {
       const paired = median(rates[k][a].map((r, i) => r / rates[k][b][i]));
       console.log(`  ${what.padEnd(34)} ${paired.toFixed(2)}x by req/s   ${(median(cpu[k][b]) / median(cpu[k][a])).toFixed(2)}x by CPU/req`);
     }
+    if (k === 0) continue;
+    // Each round measured both checkouts seconds apart: the median of the paired differences.
+    const diffs = names.map((n) => `${n} ${median(cpu[k][n].map((c, i) => c - cpu[0][n][i])).toFixed(1)}`);
+    console.log(`  CPU/req minus the first checkout's, median of paired differences (us): ${diffs.join(', ')}`);
   }
 } finally {
   for (const s of serves) await s.stop();

@@ -286,6 +286,18 @@ export function headersTooLarge(): ApiError {
   return new ApiError(Code.INVALID_ARGUMENT, 'Invalid argument: headers: the request headers are too large', { reason: 'MALFORMED_REQUEST', httpStatus: 431 });
 }
 
+/**
+ * An extended CONNECT over HTTP/2 (RFC 8441): serve speaks no protocol over one. What a proxy
+ * (haproxy 2.6) makes of an HTTP/1.1 request carrying `Upgrade` (curl --http2 sends one).
+ */
+export function extendedConnectRefused(): ApiError {
+  return new ApiError(
+    Code.INVALID_ARGUMENT,
+    'Invalid argument: request: serve takes no extended CONNECT (RFC 8441), which a proxy makes of a request carrying Upgrade: remove that header at the proxy (haproxy: http-request del-header upgrade)',
+    { reason: 'UPGRADE_NOT_SUPPORTED', httpStatus: 400 },
+  );
+}
+
 /** Waits for a caller's turn, throwing the 429 when over the limit; undefined when nothing limits (nothing to await). */
 type Admit = (caller: string) => Promise<void> | undefined;
 

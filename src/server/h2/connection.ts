@@ -36,7 +36,12 @@ const SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
 const SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
 const SETTINGS_MAX_FRAME_SIZE = 0x5;
 const SETTINGS_MAX_HEADER_LIST_SIZE = 0x6;
-/** RFC 8441: serve announces 0, so a proxy knows not to turn an HTTP/1.1 Upgrade into an extended CONNECT. */
+/**
+ * RFC 8441: serve announces 1 and answers each extended CONNECT with an error (it speaks no
+ * protocol over one). haproxy 2.6 makes one of an HTTP/1.1 request carrying `Upgrade`: toward a
+ * server announcing 0 it fails the request itself (502) and resets a stream it never opened,
+ * which ends its whole connection; answered, its client reads why.
+ */
 const SETTINGS_ENABLE_CONNECT_PROTOCOL = 0x8;
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
@@ -129,6 +134,11 @@ export interface RequestStream {
   readonly headers: Headers;
   /** A header list over the bound: answer 431 without reading it further. */
   readonly headersTooLarge: boolean;
+  /**
+   * An extended CONNECT (RFC 8441; a proxy's form of an HTTP/1.1 Upgrade): its `:protocol`.
+   * serve speaks none over one: the caller answers it with an error.
+   */
+  readonly extendedConnect?: string | undefined;
   readonly headersSent: boolean;
   readonly address: string;
   body(max: number, tooLarge: () => Error, gone: () => Error): Promise<Buffer>;
@@ -172,10 +182,13 @@ export class H2Stream implements RequestStream {
   openedAt = 0;
   /** @internal Handed out only once its body came whole and matched its content-length. */
   held = false;
+  readonly extendedConnect: string | undefined;
 
   constructor(readonly id: number, private readonly conn: H2Connection, headers: Headers, tooLarge: boolean, sendWindow: number) {
     this.headers = headers;
     this.headersTooLarge = tooLarge;
+    const protocol = headers[':protocol'];
+    if (protocol !== undefined) this.extendedConnect = protocol as string;
     this.sendWindow = sendWindow;
     const length = headers['content-length'];
     if (length !== undefined) this.expectedLength = Number(length);
@@ -517,7 +530,7 @@ export class H2Connection {
     socket.on('drain', () => this.onDrain());
     const own = [
       [SETTINGS_MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS], [SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW],
-      [SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST], [SETTINGS_ENABLE_CONNECT_PROTOCOL, 0],
+      [SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST], [SETTINGS_ENABLE_CONNECT_PROTOCOL, 1],
     ] as const;
     const settings = Buffer.alloc(9 + 6 * own.length);
     let p = frameHeader(settings, 0, 6 * own.length, SETTINGS, 0, 0);
@@ -1122,8 +1135,11 @@ function requestHeaders(fields: [string, string][]): { headers: Headers; size: n
   }
   const method = headers[':method'];
   if (typeof method !== 'string' || !method) return undefined;
-  // :protocol (an extended CONNECT, RFC 8441) is malformed: serve announced it does not take it.
-  if (headers[':protocol'] !== undefined) return undefined;
+  if (headers[':protocol'] !== undefined) {
+    // An extended CONNECT (RFC 8441 §4) has all four pseudo-headers besides :protocol.
+    if (method !== 'CONNECT' || headers[':authority'] === undefined || headers[':scheme'] === undefined || typeof headers[':path'] !== 'string') return undefined;
+    return { headers, size };
+  }
   if (method === 'CONNECT') {
     if (headers[':authority'] === undefined || headers[':path'] !== undefined || headers[':scheme'] !== undefined) return undefined;
     return { headers, size };
