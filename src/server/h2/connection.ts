@@ -505,7 +505,9 @@ export class H2Connection {
   /** Streams made in this read, handed out once the whole read is parsed (their bodies with them). */
   private fresh: H2Stream[] = [];
   /** While a read is parsed, what it makes serve send: written at its end, in one write. */
-  private batch: Buffer[] | undefined;
+  private readonly batch: Buffer[] = [];
+  /** A read is being parsed: what it makes serve send goes into `batch`. */
+  private batching = false;
   /** Replies to the peer's control frames written and not yet taken by it. */
   private outstandingControl = 0;
   /** Not read until what was written drains (the peer reads too little of it). */
@@ -562,11 +564,12 @@ export class H2Connection {
     if (this.ended) return;
     const buf = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
     let pos = 0;
-    this.batch = [];
+    this.batching = true;
     try {
       if (!this.prefaceSeen) {
         if (buf.length < PREFACE.length) {
           this.buffered = buf;
+          this.batching = false;
           return;
         }
         if (!buf.subarray(0, PREFACE.length).equals(PREFACE)) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'no connection preface');
@@ -596,10 +599,12 @@ export class H2Connection {
 
   /** What this read made serve send, in one write. */
   private flushBatch(): void {
+    this.batching = false;
     const batch = this.batch;
-    this.batch = undefined;
-    if (!batch?.length) return;
-    this.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch));
+    if (!batch.length) return;
+    const out = batch.length === 1 ? batch[0]! : Buffer.concat(batch);
+    batch.length = 0;
+    this.write(out);
   }
 
   private onDrain(): void {
@@ -862,7 +867,7 @@ export class H2Connection {
 
   private write(buf: Buffer): void {
     if (this.ended) return;
-    if (this.batch) {
+    if (this.batching) {
       this.batch.push(buf);
       return;
     }
@@ -890,7 +895,7 @@ export class H2Connection {
   }
 
   private countControl(): void {
-    if (this.batch && ++this.outstandingControl > MAX_OUTSTANDING_CONTROL) {
+    if (this.batching && ++this.outstandingControl > MAX_OUTSTANDING_CONTROL) {
       throw new ConnectionError(H2_ERROR.ENHANCE_YOUR_CALM, 'too many control frames left unanswered');
     }
   }
@@ -1063,7 +1068,7 @@ export class H2Connection {
   private fail(code: number): void {
     if (this.ended) return;
     // What this read would have sent is dropped: the peer gets the GOAWAY alone.
-    if (this.batch) this.batch = [];
+    this.batch.length = 0;
     this.goAway(code);
     this.flushBatch();
     this.ended = true;
