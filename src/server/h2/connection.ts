@@ -500,6 +500,12 @@ export class H2Connection {
   private goingAway = false;
   private ended = false;
   private earlyResets = 0;
+  /**
+   * Fields found well formed (fieldWellFormed). The decoder hands out the same array each time a
+   * block refers to a table entry: a client's repeated headers (its token, the :authority) are
+   * checked when they first come, not in every request.
+   */
+  private readonly wellFormed = new WeakSet<readonly [string, string]>();
   /** A stream whose HEADERS named itself as its dependency: malformed. */
   private selfDependent = 0;
   /** Streams made in this read, handed out once the whole read is parsed (their bodies with them). */
@@ -757,7 +763,7 @@ export class H2Connection {
     this.lastStreamId = id;
     if (this.goingAway) return this.streamError(id, H2_ERROR.REFUSED_STREAM);
     if (this.streams.size >= MAX_CONCURRENT_STREAMS) return this.streamError(id, H2_ERROR.REFUSED_STREAM);
-    const parsed = this.selfDependent === id ? undefined : requestHeaders(fields);
+    const parsed = this.selfDependent === id ? undefined : requestHeaders(fields, this.wellFormed);
     if (!parsed) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
     const stream = new H2Stream(id, this, parsed.headers, parsed.size > MAX_HEADER_LIST, this.peerInitialWindow);
     this.streams.set(id, stream);
@@ -1113,25 +1119,39 @@ function badValue(value: string): boolean {
 }
 
 /**
+ * What of a field's rules depends on the field alone: its value (badValue), a regular field's
+ * name a lowercase token, a content-length digits.
+ */
+function fieldWellFormed(name: string, value: string): boolean {
+  if (badValue(value)) return false;
+  if (name.charCodeAt(0) === 58 /* : */) return true;
+  if (!name || BAD_NAME.test(name)) return false;
+  return name !== 'content-length' || /^\d{1,15}$/.test(value);
+}
+
+/**
  * A request's fields as node's headers object, or undefined when they make a malformed request
  * (RFC 9113 §8.3: pseudo-headers missing, repeated, unknown or after a regular field; an
  * uppercase name; a connection-specific header; `te` other than trailers).
  */
-function requestHeaders(fields: [string, string][]): { headers: Headers; size: number } | undefined {
+function requestHeaders(fields: [string, string][], wellFormed: WeakSet<readonly [string, string]>): { headers: Headers; size: number } | undefined {
   const headers: Record<string, string | string[]> = {};
   let size = 0;
   let regular = false;
-  for (const [name, value] of fields) {
+  for (const field of fields) {
+    const [name, value] = field;
     size += name.length + value.length + 32;
-    if (badValue(value)) return undefined;
+    if (!wellFormed.has(field)) {
+      if (!fieldWellFormed(name, value)) return undefined;
+      wellFormed.add(field);
+    }
     if (name.charCodeAt(0) === 58 /* : */) {
       if (regular || !REQUEST_PSEUDO.has(name) || headers[name] !== undefined) return undefined;
       headers[name] = value;
       continue;
     }
     regular = true;
-    if (!name || BAD_NAME.test(name) || CONNECTION_SPECIFIC.has(name) || (name === 'te' && value !== 'trailers')) return undefined;
-    if (name === 'content-length' && !/^\d{1,15}$/.test(value)) return undefined;
+    if (CONNECTION_SPECIFIC.has(name) || (name === 'te' && value !== 'trailers')) return undefined;
     const existing = headers[name];
     if (existing === undefined) headers[name] = name === 'set-cookie' ? [value] : value;
     else if (name === 'cookie') headers[name] = `${existing as string}; ${value}`;
