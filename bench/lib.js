@@ -1,10 +1,11 @@
 // Shared pieces of the benchmarks: child-process servers, autocannon runs, medians.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { request } from 'undici';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const pctl = join(root, 'bin', 'pctl.js');
@@ -101,4 +102,79 @@ export async function sequentialRate(send, n) {
 
 export function fmt(n, digits = 0) {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+/** A gRPC request body: the 5-byte frame header (uncompressed, length) and a message of string fields. */
+export function grpcFrame(fields) {
+  const parts = [];
+  for (const [no, value] of fields) {
+    const bytes = Buffer.isBuffer(value) ? value : Buffer.from(String(value));
+    const wire = typeof value === 'number' ? 0 : 2;
+    parts.push(Buffer.from([(no << 3) | wire]));
+    parts.push(wire === 0 ? varint(value) : Buffer.concat([varint(bytes.length), bytes]));
+  }
+  const message = Buffer.concat(parts);
+  const header = Buffer.alloc(5);
+  header.writeUInt32BE(message.length, 1);
+  return Buffer.concat([header, message]);
+}
+
+function varint(n) {
+  const out = [];
+  for (; n > 127; n = Math.floor(n / 128)) out.push((n % 128) | 128);
+  out.push(n);
+  return Buffer.from(out);
+}
+
+/** One call over node:http2 (gRPC) or HTTP/1.1 (gRPC-Web, Connect): its grpc-status, or the HTTP status of a Connect call, so that load runs count answers, not errors. */
+export async function rpcStatus(url, path, body, headers, { h1 = false } = {}) {
+  if (h1) {
+    const r = await request(`${url}${path}`, { method: 'POST', headers, body });
+    const bytes = Buffer.from(await r.body.arrayBuffer());
+    if (headers['content-type'].startsWith('application/grpc-web')) return /grpc-status:\s*(\d+)/.exec(bytes.toString('latin1'))?.[1] ?? r.headers['grpc-status'];
+    return r.statusCode === 200 ? '0' : `HTTP ${r.statusCode}: ${bytes}`;
+  }
+  const http2 = await import('node:http2');
+  const session = http2.connect(url);
+  try {
+    return await new Promise((resolve, reject) => {
+      const req = session.request({ ':method': 'POST', ':path': path, te: 'trailers', ...headers });
+      let status;
+      req.on('response', (h) => { status = h['grpc-status']; });
+      req.on('trailers', (h) => { status = h['grpc-status']; });
+      req.on('end', () => resolve(status));
+      req.on('error', reject);
+      req.resume();
+      req.end(body);
+    });
+  } finally {
+    session.close();
+  }
+}
+
+/**
+ * One h2load run (nghttp2-client; `--h1` for HTTP/1.1, else h2c with prior knowledge): req/s,
+ * and the server's CPU time per request when its pid is given (utime + stime from /proc, Linux:
+ * on a shared machine the rate moves with the neighbours' load, the CPU a request costs much
+ * less). Fails on any 4xx/5xx.
+ */
+export function h2load(args, pid) {
+  const cpuBefore = pid && cpuMs(pid);
+  const r = spawnSync('h2load', args, { encoding: 'utf8' });
+  const rate = /finished in [\d.]+m?s, ([\d.]+) req\/s/.exec(r.stdout);
+  const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(r.stdout);
+  const done = /requests: \d+ total, \d+ started, (\d+) done, \d+ succeeded, (\d+) failed, (\d+) errored/.exec(r.stdout);
+  if (!rate || !codes || Number(codes[3]) + Number(codes[4]) > 0 || Number(done?.[2] ?? 0) > 0) throw new Error(`h2load ${args.join(' ')}: ${r.stdout.slice(-400)}${r.stderr}`);
+  const cpuAfter = pid && cpuMs(pid);
+  return { rate: Number(rate[1]), cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / Number(done[1]) };
+}
+
+/** A process's CPU time so far (user + system), in ms; undefined without Linux's /proc. */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ: 100 on Linux
+  } catch {
+    return undefined;
+  }
 }

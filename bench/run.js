@@ -13,7 +13,7 @@ import { orgAsCode } from './org-as-code.js';
 import { populate } from './populate.js';
 import { scale } from './scale.js';
 import { scalePostgres } from './scale-postgres.js';
-import { autocannonRun, fmt, interleavedWallMs, median, pctl, reqPerSec, sequentialRate, startChild, startServe, tempDir } from './lib.js';
+import { autocannonRun, cpuMs, fmt, grpcFrame, h2load, interleavedWallMs, median, pctl, reqPerSec, rpcStatus, sequentialRate, startChild, startServe, tempDir } from './lib.js';
 import { fileURLToPath } from 'node:url';
 
 const asJson = process.argv.includes('--json');
@@ -550,81 +550,6 @@ function startup() {
     report(`${version}: pctl config list`, config, 'ms', { ratio: config / bare, command: 'pctl config list (median of 15, interleaved)' });
     report(`${version}: pctl --help`, help, 'ms', { ratio: help / bare, command: 'pctl --help, stdout a pipe (median of 15, interleaved)' });
     target(`${version}: pctl version vs node -e 0`, { what: `${version}: pctl version`, value: ver, unit: 'ms', command: 'pctl version, no API URL (median of 15, interleaved)' }, nodeFig, { max: 1.5 });
-  }
-}
-
-/** A gRPC request body: the 5-byte frame header (uncompressed, length) and a message of string fields. */
-function grpcFrame(fields) {
-  const parts = [];
-  for (const [no, value] of fields) {
-    const bytes = Buffer.isBuffer(value) ? value : Buffer.from(String(value));
-    const wire = typeof value === 'number' ? 0 : 2;
-    parts.push(Buffer.from([(no << 3) | wire]));
-    parts.push(wire === 0 ? varint(value) : Buffer.concat([varint(bytes.length), bytes]));
-  }
-  const message = Buffer.concat(parts);
-  const header = Buffer.alloc(5);
-  header.writeUInt32BE(message.length, 1);
-  return Buffer.concat([header, message]);
-}
-
-function varint(n) {
-  const out = [];
-  for (; n > 127; n = Math.floor(n / 128)) out.push((n % 128) | 128);
-  out.push(n);
-  return Buffer.from(out);
-}
-
-/** One call over node:http2 (gRPC) or HTTP/1.1 (gRPC-Web, Connect): its grpc-status, or the HTTP status of a Connect call, so that load runs count answers, not errors. */
-async function rpcStatus(url, path, body, headers, { h1 = false } = {}) {
-  if (h1) {
-    const r = await request(`${url}${path}`, { method: 'POST', headers, body });
-    const bytes = Buffer.from(await r.body.arrayBuffer());
-    if (headers['content-type'].startsWith('application/grpc-web')) return /grpc-status:\s*(\d+)/.exec(bytes.toString('latin1'))?.[1] ?? r.headers['grpc-status'];
-    return r.statusCode === 200 ? '0' : `HTTP ${r.statusCode}: ${bytes}`;
-  }
-  const http2 = await import('node:http2');
-  const session = http2.connect(url);
-  try {
-    return await new Promise((resolve, reject) => {
-      const req = session.request({ ':method': 'POST', ':path': path, te: 'trailers', ...headers });
-      let status;
-      req.on('response', (h) => { status = h['grpc-status']; });
-      req.on('trailers', (h) => { status = h['grpc-status']; });
-      req.on('end', () => resolve(status));
-      req.on('error', reject);
-      req.resume();
-      req.end(body);
-    });
-  } finally {
-    session.close();
-  }
-}
-
-/**
- * One h2load run (nghttp2-client; `--h1` for HTTP/1.1, else h2c with prior knowledge): req/s,
- * and the server's CPU time per request when its pid is given (utime + stime from /proc, Linux:
- * on a shared machine the rate moves with the neighbours' load, the CPU a request costs much
- * less). Fails on any 4xx/5xx.
- */
-function h2load(args, pid) {
-  const cpuBefore = pid && cpuMs(pid);
-  const r = spawnSync('h2load', args, { encoding: 'utf8' });
-  const rate = /finished in [\d.]+m?s, ([\d.]+) req\/s/.exec(r.stdout);
-  const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(r.stdout);
-  const done = /requests: \d+ total, \d+ started, (\d+) done, \d+ succeeded, (\d+) failed, (\d+) errored/.exec(r.stdout);
-  if (!rate || !codes || Number(codes[3]) + Number(codes[4]) > 0 || Number(done?.[2] ?? 0) > 0) throw new Error(`h2load ${args.join(' ')}: ${r.stdout.slice(-400)}${r.stderr}`);
-  const cpuAfter = pid && cpuMs(pid);
-  return { rate: Number(rate[1]), cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / Number(done[1]) };
-}
-
-/** A process's CPU time so far (user + system), in ms; undefined without Linux's /proc. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ: 100 on Linux
-  } catch {
-    return undefined;
   }
 }
 

@@ -259,17 +259,28 @@ test.serial('HEADERS with END_STREAM on a stream already answered and closed end
   await expectGoaway(t, raw, PROTOCOL_ERROR, 1);
 });
 
-test.serial('extended CONNECT: serve announces SETTINGS_ENABLE_CONNECT_PROTOCOL = 0 and resets one that comes anyway (PROTOCOL_ERROR); the connection goes on', async (t) => {
+test.serial('extended CONNECT: serve announces SETTINGS_ENABLE_CONNECT_PROTOCOL = 1 and answers one with 400 and the reason (it speaks no protocol over it); the connection goes on', async (t) => {
   const raw = await RawH2.open(t, srv.port);
   const settings = await raw.next('SETTINGS', (f) => f.type === SETTINGS && !(f.flags & ACK));
   const announced = new Map<number, number>();
   for (let p = 0; p < settings.payload.length; p += 6) announced.set(settings.payload.readUInt16BE(p), settings.payload.readUInt32BE(p + 2));
-  t.is(announced.get(0x8), 0);
+  t.is(announced.get(0x8), 1);
+  // As haproxy 2.6 sends `GET /… Upgrade: h2c` on.
   raw.send(frame(HEADERS, END_HEADERS, 1, headerBlock([
-    [':method', 'CONNECT'], [':protocol', 'websocket'], [':scheme', 'http'], [':authority', `127.0.0.1:${srv.port}`], [':path', G],
+    [':method', 'CONNECT'], [':protocol', 'h2c'], [':scheme', 'http'], [':authority', `127.0.0.1:${srv.port}`], [':path', G],
   ])));
+  const refused = await raw.answer(1);
+  t.is(refused.status, 400);
+  t.like(JSON.parse(refused.text), { code: 3, details: [{ reason: 'UPGRADE_NOT_SUPPORTED' }] });
+  t.regex(JSON.parse(refused.text).message, /extended CONNECT.*Upgrade/);
+  // Not run as the request it came from: the tunnel it asked for is closed (NO_ERROR), nothing else.
   const reset = await raw.next('RST_STREAM on stream 1', (f) => f.type === RST_STREAM && f.id === 1);
-  t.is(resetCode(reset), PROTOCOL_ERROR);
-  raw.send(get(3));
-  t.is((await raw.answer(3)).status, 200);
+  t.is(resetCode(reset), NO_ERROR);
+  // :protocol on anything but a CONNECT is malformed (RFC 8441 §4).
+  raw.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, headerBlock([
+    [':method', 'GET'], [':protocol', 'h2c'], [':scheme', 'http'], [':authority', `127.0.0.1:${srv.port}`], [':path', G],
+  ])));
+  t.is(resetCode(await raw.next('RST_STREAM on stream 3', (f) => f.type === RST_STREAM && f.id === 3)), PROTOCOL_ERROR);
+  raw.send(get(5));
+  t.is((await raw.answer(5)).status, 200);
 });

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { addressKey } from './exchange.js';
 import { DEFAULT_H2_TIMEOUTS, H2Connection, type H2Timeouts, type RequestStream } from './h2/connection.js';
 import { nodeH2Server } from './h2/node-stream.js';
+import { extendedConnectRefused } from './http1.js';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
@@ -33,6 +34,8 @@ export interface FrontOptions {
 
 export function createFront(http1: http.Server, onStream: (stream: RequestStream) => void, opts: FrontOptions = {}): Front {
   const sessions = new Set<H2Connection>();
+  // An extended CONNECT is answered with the reason it is refused and goes no further.
+  const ownStream = (stream: RequestStream) => (stream.extendedConnect === undefined ? onStream(stream) : refuseExtendedConnect(stream));
   const timeouts = opts.timeouts ?? DEFAULT_H2_TIMEOUTS;
   const node = opts.http2 === 'node' ? nodeH2Server(onStream, addressKey, timeouts) : undefined;
   const nodeSessions = new Set<http2.Http2Session>();
@@ -71,7 +74,7 @@ export function createFront(http1: http.Server, onStream: (stream: RequestStream
         return;
       }
       if (isH2) {
-        const session = new H2Connection(socket, { onStream, address: addressKey(socket), timeouts });
+        const session = new H2Connection(socket, { onStream: ownStream, address: addressKey(socket), timeouts });
         sessions.add(session);
         socket.once('close', () => sessions.delete(session));
       } else http1.emit('connection', socket);
@@ -108,4 +111,10 @@ export function createFront(http1: http.Server, onStream: (stream: RequestStream
       }, graceMs).unref();
     }),
   };
+}
+
+function refuseExtendedConnect(stream: RequestStream): void {
+  stream.discard();
+  const body = JSON.stringify(extendedConnectRefused().toStatus());
+  stream.respond(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, body);
 }

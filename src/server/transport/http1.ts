@@ -42,3 +42,15 @@ export function createHttp1Server(listener: http.RequestListener, limiter?: Rate
 export function headersTooLarge(): ApiError {
   return new ApiError(Code.INVALID_ARGUMENT, 'Invalid argument: headers: the request headers are too large', { reason: 'MALFORMED_REQUEST', httpStatus: 431 });
 }
+
+/**
+ * An extended CONNECT over HTTP/2 (RFC 8441): serve speaks no protocol over one. What a proxy
+ * (haproxy 2.6) makes of an HTTP/1.1 request carrying `Upgrade` (curl --http2 sends one).
+ */
+export function extendedConnectRefused(): ApiError {
+  return new ApiError(
+    Code.INVALID_ARGUMENT,
+    'Invalid argument: request: serve takes no extended CONNECT (RFC 8441), which a proxy makes of a request carrying Upgrade: remove that header at the proxy (haproxy: http-request del-header upgrade)',
+    { reason: 'UPGRADE_NOT_SUPPORTED', httpStatus: 400 },
+  );
+}

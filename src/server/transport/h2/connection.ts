@@ -36,7 +36,12 @@ const SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
 const SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
 const SETTINGS_MAX_FRAME_SIZE = 0x5;
 const SETTINGS_MAX_HEADER_LIST_SIZE = 0x6;
-/** RFC 8441: serve announces 0, so a proxy knows not to turn an HTTP/1.1 Upgrade into an extended CONNECT. */
+/**
+ * RFC 8441: serve announces 1 and answers each extended CONNECT with an error (it speaks no
+ * protocol over one). haproxy 2.6 makes one of an HTTP/1.1 request carrying `Upgrade`: toward a
+ * server announcing 0 it fails the request itself (502) and resets a stream it never opened,
+ * which ends its whole connection; answered, its client reads why.
+ */
 const SETTINGS_ENABLE_CONNECT_PROTOCOL = 0x8;
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
@@ -129,6 +134,11 @@ export interface RequestStream {
   readonly headers: Headers;
   /** A header list over the bound: answer 431 without reading it further. */
   readonly headersTooLarge: boolean;
+  /**
+   * An extended CONNECT (RFC 8441; a proxy's form of an HTTP/1.1 Upgrade): its `:protocol`.
+   * serve speaks none over one: the caller answers it with an error.
+   */
+  readonly extendedConnect?: string | undefined;
   readonly headersSent: boolean;
   readonly address: string;
   body(max: number, tooLarge: () => Error, gone: () => Error): Promise<Buffer>;
@@ -172,10 +182,13 @@ export class H2Stream implements RequestStream {
   openedAt = 0;
   /** @internal Handed out only once its body came whole and matched its content-length. */
   held = false;
+  readonly extendedConnect: string | undefined;
 
   constructor(readonly id: number, private readonly conn: H2Connection, headers: Headers, tooLarge: boolean, sendWindow: number) {
     this.headers = headers;
     this.headersTooLarge = tooLarge;
+    const protocol = headers[':protocol'];
+    if (protocol !== undefined) this.extendedConnect = protocol as string;
     this.sendWindow = sendWindow;
     const length = headers['content-length'];
     if (length !== undefined) this.expectedLength = Number(length);
@@ -487,12 +500,20 @@ export class H2Connection {
   private goingAway = false;
   private ended = false;
   private earlyResets = 0;
+  /**
+   * Fields found well formed (fieldWellFormed). The decoder hands out the same array each time a
+   * block refers to a table entry: a client's repeated headers (its token, the :authority) are
+   * checked when they first come, not in every request.
+   */
+  private readonly wellFormed = new WeakSet<readonly [string, string]>();
   /** A stream whose HEADERS named itself as its dependency: malformed. */
   private selfDependent = 0;
   /** Streams made in this read, handed out once the whole read is parsed (their bodies with them). */
   private fresh: H2Stream[] = [];
   /** While a read is parsed, what it makes serve send: written at its end, in one write. */
-  private batch: Buffer[] | undefined;
+  private readonly batch: Buffer[] = [];
+  /** A read is being parsed: what it makes serve send goes into `batch`. */
+  private batching = false;
   /** Replies to the peer's control frames written and not yet taken by it. */
   private outstandingControl = 0;
   /** Not read until what was written drains (the peer reads too little of it). */
@@ -517,7 +538,7 @@ export class H2Connection {
     socket.on('drain', () => this.onDrain());
     const own = [
       [SETTINGS_MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS], [SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW],
-      [SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST], [SETTINGS_ENABLE_CONNECT_PROTOCOL, 0],
+      [SETTINGS_MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST], [SETTINGS_ENABLE_CONNECT_PROTOCOL, 1],
     ] as const;
     const settings = Buffer.alloc(9 + 6 * own.length);
     let p = frameHeader(settings, 0, 6 * own.length, SETTINGS, 0, 0);
@@ -549,11 +570,12 @@ export class H2Connection {
     if (this.ended) return;
     const buf = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
     let pos = 0;
-    this.batch = [];
+    this.batching = true;
     try {
       if (!this.prefaceSeen) {
         if (buf.length < PREFACE.length) {
           this.buffered = buf;
+          this.batching = false;
           return;
         }
         if (!buf.subarray(0, PREFACE.length).equals(PREFACE)) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'no connection preface');
@@ -583,10 +605,12 @@ export class H2Connection {
 
   /** What this read made serve send, in one write. */
   private flushBatch(): void {
+    this.batching = false;
     const batch = this.batch;
-    this.batch = undefined;
-    if (!batch?.length) return;
-    this.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch));
+    if (!batch.length) return;
+    const out = batch.length === 1 ? batch[0]! : Buffer.concat(batch);
+    batch.length = 0;
+    this.write(out);
   }
 
   private onDrain(): void {
@@ -739,7 +763,7 @@ export class H2Connection {
     this.lastStreamId = id;
     if (this.goingAway) return this.streamError(id, H2_ERROR.REFUSED_STREAM);
     if (this.streams.size >= MAX_CONCURRENT_STREAMS) return this.streamError(id, H2_ERROR.REFUSED_STREAM);
-    const parsed = this.selfDependent === id ? undefined : requestHeaders(fields);
+    const parsed = this.selfDependent === id ? undefined : requestHeaders(fields, this.wellFormed);
     if (!parsed) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
     const stream = new H2Stream(id, this, parsed.headers, parsed.size > MAX_HEADER_LIST, this.peerInitialWindow);
     this.streams.set(id, stream);
@@ -849,7 +873,7 @@ export class H2Connection {
 
   private write(buf: Buffer): void {
     if (this.ended) return;
-    if (this.batch) {
+    if (this.batching) {
       this.batch.push(buf);
       return;
     }
@@ -877,7 +901,7 @@ export class H2Connection {
   }
 
   private countControl(): void {
-    if (this.batch && ++this.outstandingControl > MAX_OUTSTANDING_CONTROL) {
+    if (this.batching && ++this.outstandingControl > MAX_OUTSTANDING_CONTROL) {
       throw new ConnectionError(H2_ERROR.ENHANCE_YOUR_CALM, 'too many control frames left unanswered');
     }
   }
@@ -1050,7 +1074,7 @@ export class H2Connection {
   private fail(code: number): void {
     if (this.ended) return;
     // What this read would have sent is dropped: the peer gets the GOAWAY alone.
-    if (this.batch) this.batch = [];
+    this.batch.length = 0;
     this.goAway(code);
     this.flushBatch();
     this.ended = true;
@@ -1095,25 +1119,39 @@ function badValue(value: string): boolean {
 }
 
 /**
+ * What of a field's rules depends on the field alone: its value (badValue), a regular field's
+ * name a lowercase token, a content-length digits.
+ */
+function fieldWellFormed(name: string, value: string): boolean {
+  if (badValue(value)) return false;
+  if (name.charCodeAt(0) === 58 /* : */) return true;
+  if (!name || BAD_NAME.test(name)) return false;
+  return name !== 'content-length' || /^\d{1,15}$/.test(value);
+}
+
+/**
  * A request's fields as node's headers object, or undefined when they make a malformed request
  * (RFC 9113 §8.3: pseudo-headers missing, repeated, unknown or after a regular field; an
  * uppercase name; a connection-specific header; `te` other than trailers).
  */
-function requestHeaders(fields: [string, string][]): { headers: Headers; size: number } | undefined {
+function requestHeaders(fields: [string, string][], wellFormed: WeakSet<readonly [string, string]>): { headers: Headers; size: number } | undefined {
   const headers: Record<string, string | string[]> = {};
   let size = 0;
   let regular = false;
-  for (const [name, value] of fields) {
+  for (const field of fields) {
+    const [name, value] = field;
     size += name.length + value.length + 32;
-    if (badValue(value)) return undefined;
+    if (!wellFormed.has(field)) {
+      if (!fieldWellFormed(name, value)) return undefined;
+      wellFormed.add(field);
+    }
     if (name.charCodeAt(0) === 58 /* : */) {
       if (regular || !REQUEST_PSEUDO.has(name) || headers[name] !== undefined) return undefined;
       headers[name] = value;
       continue;
     }
     regular = true;
-    if (!name || BAD_NAME.test(name) || CONNECTION_SPECIFIC.has(name) || (name === 'te' && value !== 'trailers')) return undefined;
-    if (name === 'content-length' && !/^\d{1,15}$/.test(value)) return undefined;
+    if (CONNECTION_SPECIFIC.has(name) || (name === 'te' && value !== 'trailers')) return undefined;
     const existing = headers[name];
     if (existing === undefined) headers[name] = name === 'set-cookie' ? [value] : value;
     else if (name === 'cookie') headers[name] = `${existing as string}; ${value}`;
@@ -1122,8 +1160,11 @@ function requestHeaders(fields: [string, string][]): { headers: Headers; size: n
   }
   const method = headers[':method'];
   if (typeof method !== 'string' || !method) return undefined;
-  // :protocol (an extended CONNECT, RFC 8441) is malformed: serve announced it does not take it.
-  if (headers[':protocol'] !== undefined) return undefined;
+  if (headers[':protocol'] !== undefined) {
+    // An extended CONNECT (RFC 8441 §4) has all four pseudo-headers besides :protocol.
+    if (method !== 'CONNECT' || headers[':authority'] === undefined || headers[':scheme'] === undefined || typeof headers[':path'] !== 'string') return undefined;
+    return { headers, size };
+  }
   if (method === 'CONNECT') {
     if (headers[':authority'] === undefined || headers[':path'] !== undefined || headers[':scheme'] !== undefined) return undefined;
     return { headers, size };
