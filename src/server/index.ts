@@ -13,7 +13,8 @@ import { openApiRoutes } from './routes/openapi.js';
 import { bootstrap, followIssuer } from './bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
-import { createDispatcher, createHttp1Server, restHandler, toErrorResponse } from './http.js';
+import { createDispatcher, createHttp1Server, inProcessRest, restHandler, toErrorResponse } from './http.js';
+import { publishedRest } from './published/index.js';
 import { http1Exchange, type Exchange, type Http2Exchange } from './exchange.js';
 import { healthEndpoint } from './health.js';
 import type { ResourceRoutes } from './handler.js';
@@ -248,6 +249,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         ...openApiRoutes(),
         ...pingRoutes(),
       },
+      published: publishedRest(inProcessRest(routes), rest, opts.log),
       authenticate: (h) => authenticate(h),
       ...(limiter ? { limiter, unlimited: new Set(Object.keys(consoleFiles)) } : {}),
       ...(opts.log ? { log: opts.log } : {}),
