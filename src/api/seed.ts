@@ -53,6 +53,7 @@ const SeedIdentity = z.strictObject({
   uid: Anchor,
   name: PlainName,
   description: Description.optional(),
+  email: ruled(emailProblem).optional(),
   // As on create: exact issuer and subject, or their patterns, and the optional audience and claims.
   claimMatch: CreateClaimMatch,
 });
@@ -127,7 +128,7 @@ const groupSchema = (nameRule: z.ZodType<string>): z.ZodType<SeedGroup> => z.str
   identityProviders: z.array(SeedIdentityProvider).optional().meta({ description: 'OIDC sign-in sources of this group, matched by name; clientSecret is write-only' }),
   invites: z.array(SeedInvite).optional().meta({ description: 'Seeds only: apply leaves invites alone (a code is shown once)' }),
   accountAssociation: AccountAssociationFieldsSchema.optional().meta({ description: 'The cloud accounts of this group (at most one association)' }),
-  repos: z.array(SeedRepo).optional().meta({ description: 'Repos of this group; apply updates their descriptions (repos appear when images are pushed)' }),
+  repos: z.array(SeedRepo).optional().meta({ description: 'Repos of this group; apply creates them, updates their descriptions, and deletes the others with --prune' }),
   subscriptions: z.array(z.strictObject({ sink: ruled(sinkProblem) })).optional().meta({ description: 'Seeds only: webhook sinks of this group (docs/events.md); apply leaves subscriptions alone' }),
   get groups() {
     return z.array(SeedGroupSchema).optional().meta({ description: 'Child groups, nested to any depth' });

@@ -50,8 +50,7 @@ export function exportSeed(store: Store): SeedDocument {
       out.identities = identities.map((i) => {
         const d = data(i);
         const e: SeedIdentity = { name: i.name, claimMatch: setClaimMatchFields((d.claimMatch ?? {}) as Record<string, unknown>) };
-        if (str(d.description)) return { name: e.name, description: str(d.description), claimMatch: e.claimMatch };
-        return e;
+        return { name: e.name, ...(str(d.description) ? { description: str(d.description) } : {}), ...(str(d.email) ? { email: str(d.email) } : {}), claimMatch: e.claimMatch };
       });
     }
     const roles = kids(g.uid, 'role');

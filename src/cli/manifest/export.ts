@@ -56,7 +56,7 @@ export function exportDocument(live: LiveState, rootUids: readonly string[], sel
     const identities = byName([...(identitiesIn.get(g.uid) ?? [])]);
     if (identities.length) {
       out.identities = identities.map((i) => ({
-        name: i.name, ...(i.description ? { description: i.description } : {}), claimMatch: setClaimMatchFields(i.claimMatch),
+        name: i.name, ...(i.description ? { description: i.description } : {}), ...(i.email ? { email: i.email } : {}), claimMatch: setClaimMatchFields(i.claimMatch),
       }));
     }
     const roles = byName([...(rolesIn.get(g.uid) ?? [])]);

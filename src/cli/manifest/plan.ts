@@ -121,7 +121,6 @@ class Planner {
   readonly #groupList: { uid: string; name: string }[];
   readonly #children = new Map<string, Map<string, { uid: string }[]>>();
   readonly #livePaths = new Map<string, string>();
-  readonly #notCreatable: string[] = [];
 
   constructor(readonly live: LiveState, readonly client: ApiClient, readonly opts: PlanOptions) {
     const index = (kind: string, items: readonly { uid: string; name: string }[]) => {
@@ -196,10 +195,6 @@ class Planner {
       }
       this.visitGroup(org, org.name, ref, at, [org.name], visited);
     });
-    if (this.#notCreatable.length) {
-      const n = this.#notCreatable.length;
-      this.notes.push(`${n} repo${n === 1 ? ' is' : 's are'} not on the server and left out: repos appear when images are pushed, the API cannot create them (${this.#notCreatable.slice(0, 5).join(', ')}${n > 5 ? ', …' : ''})`);
-    }
     for (const v of visited) await this.planReferences(v.g, v.path, v.ref, v.at, v.chain);
   }
 
@@ -217,12 +212,12 @@ class Planner {
     const deps = pending([ref]);
     (g.identities ?? []).forEach((want, i) => {
       const have = this.match('identity', this.live.identities, want.uid, ref, want.name, `${at}.identities[${i}]`);
-      const wantFields = { description: want.description ?? '', claimMatch: setClaimMatchFields(want.claimMatch) };
+      const wantFields = { description: want.description ?? '', email: want.email ?? '', claimMatch: setClaimMatchFields(want.claimMatch) };
       let out: Ref;
       if (have) {
         this.used.add(have.uid);
         out = have.uid;
-        const fields = differences({ name: have.name, description: have.description, claimMatch: setClaimMatchFields(have.claimMatch) }, { name: want.name, ...wantFields });
+        const fields = differences({ name: have.name, description: have.description, email: have.email ?? '', claimMatch: setClaimMatchFields(have.claimMatch) }, { name: want.name, ...wantFields });
         if (fields.length && this.opts.self.has(have.uid)) {
           this.notes.push(`identity ${path}/${want.name} is the one you are signed in as: apply leaves it as it is (${fields.map((f) => f.field).join(', ')} differ)`);
         } else {
@@ -231,7 +226,7 @@ class Planner {
       } else {
         const created = this.add({
           action: 'create', kind: 'identity', where: path, name: want.name, fields: [], deps: [...deps],
-          run: async (client) => (await client.create(identities, { parent: uidOf(ref), identity: { name: want.name, ...(want.description ? { description: want.description } : {}), claimMatch: want.claimMatch } })).uid,
+          run: async (client) => (await client.create(identities, { parent: uidOf(ref), identity: { name: want.name, ...(want.description ? { description: want.description } : {}), ...(want.email ? { email: want.email } : {}), claimMatch: want.claimMatch } })).uid,
         });
         this.identityClaims.set(created, claimKey(want.claimMatch));
         out = created;
@@ -258,7 +253,10 @@ class Planner {
     (g.repos ?? []).forEach((want, i) => {
       const have = this.match('repo', this.live.repos, want.uid, ref, want.name, `${at}.repos[${i}]`);
       if (!have) {
-        this.#notCreatable.push(`${path}/${want.name}`);
+        this.add({
+          action: 'create', kind: 'repo', where: path, name: want.name, fields: [], deps: [...deps],
+          run: async (client) => (await client.create(repos, { parent: uidOf(ref), repo: { name: want.name, ...(want.description ? { description: want.description } : {}) } })).uid,
+        });
         return;
       }
       this.used.add(have.uid);
@@ -433,6 +431,8 @@ class Planner {
       if (c) providerDeletes.set(p.defaultRole, [...(providerDeletes.get(p.defaultRole) ?? []), c]);
     }
     for (const a of unused(live.associations)) del('accountAssociation', accountAssociations, a.uid, this.livePath(a.uid), a.name);
+    // A repo's delete takes its tags with it (the manifest's tags take no part: they come from pushes).
+    for (const r of unused(live.repos)) del('repo', repos, r.uid, this.livePath(parentOf(r.uid)!), r.name);
     const identityDeletes = new Map<string, Change>();
     for (const i of unused(live.identities)) {
       if (this.opts.self.has(i.uid)) continue;
