@@ -93,7 +93,7 @@ async function boundedText(res: globalThis.Response, max: number): Promise<strin
     return undefined;
   }
   if (!res.body) return '';
-  const reader = res.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (let part = await reader.read(); !part.done; part = await reader.read()) {
