@@ -37,7 +37,7 @@ const ROOT_DIRS = [
 const DEBIAN_PACKAGES = ['golang-go', 'golang-google-grpc-dev', 'golang-google-protobuf-dev', 'golang-github-golang-protobuf-1-5-dev', 'golang-google-genproto-dev', 'protoc-gen-go', 'protoc-gen-go-grpc'];
 
 /** What is missing to build it: the Debian packages of .ci/run; empty when all are there. */
-export function goToolchainMissing(): string[] {
+function goToolchainMissing(): string[] {
   const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
   return [
     ...(has('go') ? [] : ['golang-go']),
@@ -86,7 +86,7 @@ async function run(cmd: string, args: string[], opts: { cwd?: string; env?: Node
 }
 
 /** A cold build compiles Debian's gRPC and protobuf too: minutes on a loaded 2-core machine. */
-export const BUILD_TIMEOUT_MS = 600_000;
+const BUILD_TIMEOUT_MS = 600_000;
 
 let built: Promise<string> | undefined;
 
@@ -94,7 +94,7 @@ let built: Promise<string> | undefined;
  * The vendor-client binary, built if no earlier run left one for the same inputs. Throws with
  * protoc's or go's output when the build fails.
  */
-export function vendorClient(): Promise<string> {
+function vendorClient(): Promise<string> {
   built ??= build();
   return built;
 }

@@ -11,7 +11,7 @@ import { stageProto } from '../../scripts/buf.mjs';
 import { tempDir } from './temp.js';
 
 const root = join(import.meta.dirname, '../..');
-export const PYTHON = '/usr/bin/python3';
+const PYTHON = '/usr/bin/python3';
 
 /** What is missing (Debian packages of .ci/run), empty when all is there. `-I`: none of a pyenv's settings. */
 export function pythonStubsMissing(): string[] {
