@@ -124,6 +124,36 @@ test.serial('repos and identity emails: apply creates repos through the API and 
   t.is((await robot()).email, 'bots@acme.example');
 });
 
+test.serial('identities of the published relationship forms: an AWS identity and a service principal created, exported and compared; a changed one is a note (no update exists)', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  const text = [
+    'organizations:',
+    '  - name: acme',
+    '    identities:',
+    '      - { name: aws-deployer, awsIdentity: { awsAccount: "123456789012", arnPattern: "arn:aws:iam::123456789012:role/deploy-.*" } }',
+    '      - { name: signer, servicePrincipal: SERVICE_PRINCIPAL_COSIGNED }',
+    '',
+  ].join('\n');
+  const applied = await pctl(['apply', '-f', file('relationships.yaml', text)]);
+  t.is(applied.code, 0, applied.stderr);
+  t.regex(applied.stdout, /^Plan: 2 to create, 0 to update, 0 to delete\.$/m);
+  const byName = async (name: string) => (await srv.ok('GET', `/iam/v2/identities?uidp.children_of=${encodeURIComponent(srv.organizationUid)}&name=${name}`)).identities[0];
+  t.like(await byName('aws-deployer'), { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:iam::123456789012:role/deploy-.*' } });
+  t.is((await byName('signer')).servicePrincipal, 'SERVICE_PRINCIPAL_COSIGNED');
+  t.is((await pctl(['diff', '-f', join(dir, 'relationships.yaml')])).code, 0, 'nothing differs');
+  const identitiesOut = YAML.parse((await pctl(['export'])).stdout).organizations[0].identities;
+  t.deepEqual(identitiesOut, [
+    { name: 'aws-deployer', awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:iam::123456789012:role/deploy-.*' } },
+    { name: 'signer', servicePrincipal: 'SERVICE_PRINCIPAL_COSIGNED' },
+  ]);
+  const changed = await pctl(['diff', '-f', file('relationships-changed.yaml', text.replace('SERVICE_PRINCIPAL_COSIGNED', 'SERVICE_PRINCIPAL_INGESTER'))]);
+  t.is(changed.code, 0, 'no change apply could make');
+  t.regex(changed.stderr, /^note: identity acme\/signer: its awsIdentity or servicePrincipal differs from the manifest's, and cannot be updated/m);
+  const neither = await pctl(['diff', '-f', file('relationships-bad.yaml', text.replace('servicePrincipal: SERVICE_PRINCIPAL_COSIGNED', 'email: a@b.example'))]);
+  t.is(neither.code, 2);
+  t.regex(neither.stderr, /exactly one of claimMatch, awsIdentity and servicePrincipal must be set/);
+});
+
 test.serial('drift: a description changed with pctl groups update makes diff exit 1 with exactly that change', async (t) => {
   const pctl = pctlFor(demo);
   t.is((await pctl(['groups', 'update', 'platform', '--description', 'Platform team'])).code, 0);

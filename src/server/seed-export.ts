@@ -4,7 +4,8 @@ import { advisoryDocumentOf, associationStoreUid, vulnerabilityMetadataOf, type 
 import type { SeedDocument, SeedGroup, SeedIdentity, SeedLibrary, SeedRepo, SeedRole, SeedRoleBinding } from './seed.js';
 import type { Kind, Record_, Store } from './store/store.js';
 
-const isClaimMatch = (d: Record<string, unknown>) => d.staticKeys === undefined && d.awsIdentity === undefined && d.servicePrincipal === undefined;
+/** Seed files carry every relationship but static keys (their JWKS and server-set expiry: not yet). */
+const inSeeds = (d: Record<string, unknown>) => d.staticKeys === undefined;
 
 
 type Row = Record_;
@@ -44,13 +45,14 @@ export function exportSeed(store: Store): SeedDocument {
     const out: SeedGroup = { name: g.name };
     const description = str(data(g).description);
     if (description) out.description = description;
-    // Seed files carry claimMatch identities only (the other relationships: docs/grpc.md).
-    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid && isClaimMatch(data(i)));
+    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid && inSeeds(data(i)));
     if (identities.length) {
       out.identities = identities.map((i) => {
         const d = data(i);
-        const e: SeedIdentity = { name: i.name, claimMatch: setClaimMatchFields((d.claimMatch ?? {}) as Record<string, unknown>) };
-        return { name: e.name, ...(str(d.description) ? { description: str(d.description) } : {}), ...(str(d.email) ? { email: str(d.email) } : {}), claimMatch: e.claimMatch };
+        const relationship: Partial<SeedIdentity> = d.awsIdentity ? { awsIdentity: d.awsIdentity as SeedIdentity['awsIdentity'] }
+          : d.servicePrincipal ? { servicePrincipal: d.servicePrincipal as SeedIdentity['servicePrincipal'] }
+            : { claimMatch: setClaimMatchFields((d.claimMatch ?? {}) as Record<string, unknown>) };
+        return { name: i.name, ...(str(d.description) ? { description: str(d.description) } : {}), ...(str(d.email) ? { email: str(d.email) } : {}), ...relationship };
       });
     }
     const roles = kids(g.uid, 'role');

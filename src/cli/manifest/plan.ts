@@ -212,11 +212,16 @@ class Planner {
     const deps = pending([ref]);
     (g.identities ?? []).forEach((want, i) => {
       const have = this.match('identity', this.live.identities, want.uid, ref, want.name, `${at}.identities[${i}]`);
-      const wantFields = { description: want.description ?? '', email: want.email ?? '', claimMatch: setClaimMatchFields(want.claimMatch) };
+      const wantFields = { description: want.description ?? '', email: want.email ?? '', claimMatch: setClaimMatchFields(want.claimMatch ?? {}) };
       let out: Ref;
       if (have) {
         this.used.add(have.uid);
         out = have.uid;
+        // The relationship's other forms are set on create only (the API updates claimMatch alone).
+        const relationship = (x: { awsIdentity?: unknown; servicePrincipal?: unknown }) => canonical({ awsIdentity: x.awsIdentity ?? null, servicePrincipal: x.servicePrincipal ?? null });
+        if (relationship(have) !== relationship(want)) {
+          this.notes.push(`identity ${path}/${want.name}: its awsIdentity or servicePrincipal differs from the manifest's, and cannot be updated (delete it, or give it another name, to make it anew)`);
+        }
         const fields = differences({ name: have.name, description: have.description, email: have.email ?? '', claimMatch: setClaimMatchFields(have.claimMatch) }, { name: want.name, ...wantFields });
         if (fields.length && this.opts.self.has(have.uid)) {
           this.notes.push(`identity ${path}/${want.name} is the one you are signed in as: apply leaves it as it is (${fields.map((f) => f.field).join(', ')} differ)`);
@@ -226,9 +231,12 @@ class Planner {
       } else {
         const created = this.add({
           action: 'create', kind: 'identity', where: path, name: want.name, fields: [], deps: [...deps],
-          run: async (client) => (await client.create(identities, { parent: uidOf(ref), identity: { name: want.name, ...(want.description ? { description: want.description } : {}), ...(want.email ? { email: want.email } : {}), claimMatch: want.claimMatch } })).uid,
+          run: async (client) => (await client.create(identities, { parent: uidOf(ref), identity: {
+            name: want.name, ...(want.description ? { description: want.description } : {}), ...(want.email ? { email: want.email } : {}),
+            ...(want.claimMatch ? { claimMatch: want.claimMatch } : {}), ...(want.awsIdentity ? { awsIdentity: want.awsIdentity } : {}), ...(want.servicePrincipal ? { servicePrincipal: want.servicePrincipal } : {}),
+          } })).uid,
         });
-        this.identityClaims.set(created, claimKey(want.claimMatch));
+        if (want.claimMatch) this.identityClaims.set(created, claimKey(want.claimMatch));
         out = created;
       }
       this.identityRefs.set(`${path}/${want.name}`, out);
@@ -437,7 +445,7 @@ class Planner {
     for (const i of unused(live.identities)) {
       if (this.opts.self.has(i.uid)) continue;
       const c = del('identity', identities, i.uid, this.livePath(parentOf(i.uid)!), i.name, bindingDeletes.get(i.uid) ?? []);
-      if (c) identityDeletes.set(claimKey(i.claimMatch), c);
+      if (c && (i.claimMatch.issuer || i.claimMatch.issuerPattern)) identityDeletes.set(claimKey(i.claimMatch), c);
     }
     for (const r of unused(live.roles)) {
       del('role', roles, r.uid, this.livePath(parentOf(r.uid)!), r.name, [...(bindingDeletes.get(r.uid) ?? []), ...(providerDeletes.get(r.uid) ?? [])]);
