@@ -5,7 +5,7 @@ and prints one JSON line per step: its name, and the answer as proto3 JSON (json
 the failure's code, message and google.rpc.Status details (grpc-status-details-bin).
 
 argv: the generated modules' directory, serve's host:port, a bearer token, the scenario's
-parameters as JSON ({"org", "identity", "role"}). Before each version's deletes it prints a
+parameters as JSON ({"org", "identity", "role"}, or {"scenario": "registry", "group"}). Before each version's deletes it prints a
 `paused` step and waits for a line on stdin.
 """
 import importlib
@@ -71,7 +71,22 @@ def iam(version, name):
             importlib.import_module(f"chainguard.platform.iam.{version}.{name}_pb2_grpc"))
 
 
+def registry(channel):
+    """ReposService's create and list in a group, and PingService without a token."""
+    repos = importlib.import_module("chainguard.platform.registry.v2.repos_pb2")
+    repos_grpc = importlib.import_module("chainguard.platform.registry.v2.repos_pb2_grpc")
+    ping = importlib.import_module("chainguard.platform.ping.v2.ping_pb2")
+    ping_grpc = importlib.import_module("chainguard.platform.ping.v2.ping_pb2_grpc")
+    r = repos_grpc.ReposServiceStub(channel)
+    attempt("CreateRepo", lambda: r.CreateRepo(repos.CreateRepoRequest(parent=PARAMS["group"], repo=repos.Repo(name="py-repo", bundles=["py"])), metadata=METADATA))
+    attempt("ListRepos", lambda: r.ListRepos(repos.ListReposRequest(uidp=uidp.UIDPFilter(children_of=PARAMS["group"])), metadata=METADATA))
+    attempt("Ping", lambda: ping_grpc.PingServiceStub(channel).Ping(ping.PingRequest()))
+
+
 with grpc.insecure_channel(TARGET) as channel:
+    if PARAMS.get("scenario") == "registry":
+        registry(channel)
+        sys.exit(0)
     org = PARAMS["org"]
     for version in ("v2", "v2beta1"):
         groups, groups_grpc = iam(version, "groups")
