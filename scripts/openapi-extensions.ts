@@ -151,6 +151,13 @@ export const EXTENSION_PATHS: Record<string, Json> = {
       responses: { '200': json(schema('pctl.Delivery'), 'The delivery, pending again.'), ...ERROR },
     },
   },
+  '/sts/revoke_refresh_token': {
+    post: {
+      ...TAGS, operationId: 'serve_RevokeRefreshToken',
+      summary: 'Revokes the sign-in of the refresh token sent as the bearer token (`pctl auth logout`): its refresh tokens and the tokens exchanged from them stop working.',
+      responses: { '200': json(EMPTY_OBJECT, 'Revoked (an unknown token too: nothing left to revoke).'), ...ERROR },
+    },
+  },
   '/_pctl/reset': {
     post: { ...TAGS, operationId: 'control_Reset', summary: 'Back to the data the data dir was bootstrapped with (its seed, or the plain bootstrap).', description: OWNER, responses: { '200': json(EMPTY_OBJECT, 'Reset.'), ...ERROR } },
   },

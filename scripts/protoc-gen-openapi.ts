@@ -10,7 +10,7 @@
 // test/proto-gen.test.ts regenerates it and fails when the checked-in file is stale.
 import { create, createFileRegistry, getExtension, ScalarType, type DescEnum, type DescField, type DescMessage, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import { CodeGeneratorResponse_Feature, CodeGeneratorResponseSchema, FileDescriptorSetSchema, type CodeGeneratorRequest } from '@bufbuild/protobuf/wkt';
-import type { HttpRule } from '../src/gen/google/api/http_pb.js';
+import { HttpRuleSchema, type HttpRule } from '../src/gen/google/api/http_pb.js';
 import { getComments, runNodeJs } from '@bufbuild/protoplugin';
 import { EXTENSION_PATHS, EXTENSION_SCHEMAS } from './openapi-extensions.js';
 
@@ -25,6 +25,13 @@ const V1_SERVED = new Set([
   'chainguard.platform.iam.IdentityProviders', 'chainguard.platform.iam.GroupInvites', 'chainguard.platform.iam.GroupAccountAssociations',
   'chainguard.platform.registry.Registry', 'chainguard.platform.registry.Vulnerabilities', 'chainguard.platform.vulnerabilities.v1.Advisories',
 ]);
+/**
+ * The vendor's published packages serve answers (src/server/rpc/vendor-services.ts), v2 and
+ * v2beta1: each of their REST rules is an operation, the spec's where it has that shape.
+ */
+const PUBLISHED_PACKAGE = /^chainguard\.platform\.(iam|registry|vulnerabilities|advisory|libraries|events|ping)\.(v2|v2beta1)$/;
+/** The vendor's sign-in services serve answers over REST (src/server/routes/sts.ts, published/). */
+const SIGN_IN_SERVED = new Set(['chainguard.platform.oidc.SecurityTokenService', 'chainguard.platform.auth.Auth']);
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const EXTENSION_COMMENT = /^serve's extension\b/i;
 /** A query parameter used by this many operations or more is a shared one (components.parameters). */
@@ -130,35 +137,67 @@ function main(request: CodeGeneratorRequest): string {
   const operationIds = new Set<string>();
   const queryUses = new Map<string, { parameter: Schema; uses: number }>();
   const tags: Schema[] = [];
-  for (const file of registry.files) {
-    if (!request.fileToGenerate.includes(file.proto.name)) continue;
-    for (const service of file.services) {
-      if (!documented(service)) continue;
-      const served = service.methods.map((method) => [method, ruleOf(method)] as const).filter(([, rule]) => rule?.pattern.case);
-      if (!served.length) continue; // gRPC's own (reflection)
-      tags.push({ name: service.typeName, ...describe(service), ...(isV1(service) ? { 'x-deprecated': true } : {}) });
-      for (const [method, rule] of served) {
-        for (const [i, binding] of [rule!, ...rule!.additionalBindings].entries()) {
-          const [verb, template] = verbAndPath(method, binding);
-          const operation = operationOf(service, method, binding, i);
-          // Paths that differ only in their variables' names are one path (OpenAPI): the
-          // first one seen names them, and an operation's parameters follow its names.
-          const shape = template.replace(/\{[^}]+\}/g, '{}');
-          const path = (pathOfShape[shape] ??= template);
-          const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-          let k = 0;
-          for (const p of (operation.parameters as Schema[] | undefined) ?? []) if (p.in === 'path') p.name = names[k++]!;
-          if ((paths[path] ??= {})[verb]) throw new Error(`two operations are ${verb} ${path}`);
-          paths[path][verb] = operation;
+  /** The spec's creates by collection (`/iam/v2/groups`), for the published create rule on each (`POST /iam/v2/groups/{parent}`). */
+  const specCreates = new Map<string, { service: DescService; method: DescMethod }>();
+  const services = [...registry.files].filter((file) => request.fileToGenerate.includes(file.proto.name)).flatMap((file) => file.services).filter(documented);
+  // The spec's shapes first: a published rule of the same shape is the spec's operation.
+  for (const service of [...services.filter((s) => !isPublished(s)), ...services.filter(isPublished)]) {
+    const served = service.methods.map((method) => [method, ruleOf(method)] as const).filter(([, rule]) => rule?.pattern.case);
+    if (!served.length) continue; // gRPC's own (reflection)
+    tags.push({ name: service.typeName, ...describe(service), ...(isV1(service) ? { 'x-deprecated': true } : {}) });
+    for (const [method, rule] of served) {
+      for (const [i, binding] of [rule!, ...rule!.additionalBindings].entries()) {
+        const [verb, template] = verbAndPath(method, binding);
+        if (!isPublished(service)) {
+          if (verb === 'post' && binding.body === '*' && !template.includes('{') && !template.includes(':')) specCreates.set(template, { service, method });
+          addOperation(verb, template, operationOf(service, method, binding, i));
+          continue;
         }
+        const published = `${service.typeName}.${method.name}`;
+        const existing = paths[pathOfShape[shapeOf(template)] ?? '']?.[verb] as Operation | undefined;
+        if (existing) {
+          // The spec shows this shape: its operation (and JSON) answers the published rule too.
+          existing['x-published-methods'] = [...((existing['x-published-methods'] as string[] | undefined) ?? []), published];
+          continue;
+        }
+        const spec = verb === 'post' && /^(.*)\/\{parent\}$/.exec(template)?.[1];
+        const specCreate = spec ? specCreates.get(spec) : undefined;
+        const operation = specCreate
+          ? publishedCreateOf(specCreate.service, specCreate.method, spec as string)
+          : operationOf(service, method, binding, i, service.file.proto.package.endsWith('.v2beta1') ? '_v2beta1' : '');
+        operation['x-published-methods'] = [published];
+        addOperation(verb, template, operation);
       }
     }
   }
 
-  function operationOf(service: DescService, method: DescMethod, rule: HttpRule, binding: number): Operation {
+  function addOperation(verb: string, template: string, operation: Operation): void {
+    // Paths that differ only in their variables' names are one path (OpenAPI): the
+    // first one seen names them, and an operation's parameters follow its names.
+    const path = (pathOfShape[shapeOf(template)] ??= template);
+    const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    let k = 0;
+    for (const p of (operation.parameters as Schema[] | undefined) ?? []) if (p.in === 'path') p.name = names[k++]!;
+    if ((paths[path] ??= {})[verb]) throw new Error(`two operations are ${verb} ${path}`);
+    paths[path][verb] = operation;
+  }
+
+  /**
+   * The published create rule of a collection the spec creates in (`POST /iam/v2/groups/{parent}`,
+   * the bare resource as the body): serve answers it with the spec's create (src/server/pipeline/dispatch.ts),
+   * so its body and answer are the spec's resource.
+   */
+  function publishedCreateOf(service: DescService, method: DescMethod, collection: string): Operation {
+    const resource = method.input.fields.find((f) => f.name !== 'parent');
+    if (!resource) throw new Error(`${method.input.typeName} has no resource field beside parent`);
+    const rule = create(HttpRuleSchema, { pattern: { case: 'post', value: `${collection}/{parent=**}` }, body: resource.name });
+    return operationOf(service, method, rule, 0, '_published');
+  }
+
+  function operationOf(service: DescService, method: DescMethod, rule: HttpRule, binding: number, idSuffix = ''): Operation {
     const [, template] = verbAndPath(method, rule);
     const comments = describe(method).description as string | undefined;
-    const operationId = `${service.name}_${method.name}${binding ? `_${binding}` : ''}`;
+    const operationId = `${service.name}_${method.name}${binding ? `_${binding}` : ''}${idSuffix}`;
     if (operationIds.has(operationId)) throw new Error(`two operations are ${operationId}: name one of the services differently`);
     operationIds.add(operationId);
     const pathFields = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
@@ -182,7 +221,7 @@ function main(request: CodeGeneratorRequest): string {
       ...(parameters.length ? { parameters } : {}),
       ...(body ? { requestBody: requestBodyOf(method, body, pathFields) } : {}),
       responses: {
-        '200': responseOf(method.output),
+        '200': responseOf(method.output, isPublished(service)),
         default: { $ref: '#/components/responses/Error' },
       },
     };
@@ -239,8 +278,11 @@ function main(request: CodeGeneratorRequest): string {
     return { required: true, content: { 'application/json': { schema } } };
   }
 
-  function responseOf(output: DescMessage): Json {
-    if (output.typeName === 'google.protobuf.Empty') return { description: 'Done (an empty body).' };
+  /** A published rule answers as the vendor's gateway does: every field, `{}` for Empty (src/server/surfaces/published/). */
+  function responseOf(output: DescMessage, published: boolean): Json {
+    if (output.typeName === 'google.protobuf.Empty') {
+      return published ? { description: 'Done (an empty object).', content: { 'application/json': { schema: WELL_KNOWN['google.protobuf.Empty']! } } } : { description: 'Done (an empty body).' };
+    }
     return { description: `The ${output.name}.`, content: { 'application/json': { schema: messageRef(output) } } };
   }
 
@@ -320,13 +362,17 @@ function main(request: CodeGeneratorRequest): string {
     return text ? { description: text.split('\n').map((line) => line.trim()).join('\n') } : {};
   }
 
-  /** serve's REST routes: its own v2 packages and the vendor's v1 services it answers (src/server/surfaces/v1/surface.ts). */
+  /** serve's REST routes: its own v2 packages, the vendor's v1 services it answers (src/server/surfaces/v1/surface.ts), its published v2 and v2beta1, sign-in. */
   function documented(service: DescService): boolean {
-    return service.file.proto.package.startsWith('platform.') || V1_SERVED.has(service.typeName);
+    return service.file.proto.package.startsWith('platform.') || V1_SERVED.has(service.typeName) || isPublished(service);
+  }
+
+  function isPublished(service: DescService): boolean {
+    return PUBLISHED_PACKAGE.test(service.file.proto.package) || SIGN_IN_SERVED.has(service.typeName);
   }
 
   function isV1(service: DescService): boolean {
-    return service.file.proto.package.startsWith('chainguard.');
+    return V1_SERVED.has(service.typeName);
   }
 
 }
@@ -384,6 +430,11 @@ function summaryOf(comment: string): string {
 
 function joinText(a: string | undefined, b: string | undefined): string | undefined {
   return [a, b].filter(Boolean).join('\n\n') || undefined;
+}
+
+/** A path template with its variables unnamed: `/iam/v2/groups/{}`. */
+function shapeOf(template: string): string {
+  return template.replace(/\{[^}]+\}/g, '{}');
 }
 
 function verbAndPath(method: DescMethod, rule: HttpRule): [string, string] {

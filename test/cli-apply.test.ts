@@ -70,24 +70,88 @@ test.serial('the round trip: export from one serve, apply to a fresh one, diff f
   const applied = await pctl(['apply', '-f', manifest]);
   t.is(applied.code, 0, applied.stderr);
   // The organization's description is an update: the fresh one has none.
-  t.regex(applied.stdout, /^Plan: 25 to create, 1 to update, 0 to delete\.$/m);
-  t.regex(applied.stdout, /^Applied 26 changes\.$/m);
-  // Repos come from pushes: the API cannot create them, and says so once.
-  t.regex(applied.stderr, /^note: 22 repos are not on the server and left out/m);
+  // The 22 repos are created through the API too.
+  t.regex(applied.stdout, /^Plan: 47 to create, 1 to update, 0 to delete\.$/m);
+  t.regex(applied.stdout, /^Applied 48 changes\.$/m);
+  t.notRegex(applied.stderr, /repo/);
   const diff = await pctl(['diff', '-f', manifest]);
   t.is(diff.code, 0, diff.stderr);
   t.is(diff.stdout, '');
   const again = await pctl(['apply', '-f', manifest]);
   t.is(again.code, 0);
   t.is(again.stdout, `Nothing to do: the server matches ${manifest}.\n`);
-  // And the fresh serve exports what the demo serve did (repos aside).
+  // And the fresh serve exports what the demo serve did, repos included.
   const reexport = await pctl(['export']);
-  const withoutRepos = (g: { repos?: unknown; groups?: unknown[] }): unknown => {
-    const { repos: _repos, groups, ...rest } = g;
-    return { ...rest, ...(groups ? { groups: groups.map((c) => withoutRepos(c as typeof g)) } : {}) };
-  };
-  const demoDoc = YAML.parse(exported.stdout) as { organizations: { groups?: unknown[] }[] };
-  t.deepEqual(YAML.parse(reexport.stdout), { organizations: demoDoc.organizations.map(withoutRepos) });
+  t.deepEqual(YAML.parse(reexport.stdout), YAML.parse(exported.stdout));
+});
+
+test.serial('repos and identity emails: apply creates repos through the API and sets an email, export writes both, a changed email is an update and --prune deletes a repo left out', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  const text = [
+    'organizations:',
+    '  - name: acme',
+    '    groups:',
+    '      - name: images',
+    '        identities:',
+    '          - { name: robot, email: robot@acme.example, claimMatch: { issuer: "https://ci.example", subject: robot } }',
+    '        repos:',
+    '          - { name: nginx, description: web server }',
+    '          - { name: redis }',
+    '',
+  ].join('\n');
+  const applied = await pctl(['apply', '-f', file('repos.yaml', text)]);
+  t.is(applied.code, 0, applied.stderr);
+  t.regex(applied.stdout, /^Plan: 4 to create, 0 to update, 0 to delete\.$/m);
+  t.regex(applied.stdout, /^created repo acme\/images\/nginx$/m);
+  const group = (await srv.ok('GET', '/iam/v2/groups?name=images')).groups[0];
+  const reposOf = async () => (await srv.ok('GET', `/registry/v2/repos?uidp.children_of=${encodeURIComponent(group.uid)}`)).repos
+    .map((r: { name: string; description: string }) => [r.name, r.description]).sort();
+  t.deepEqual(await reposOf(), [['nginx', 'web server'], ['redis', '']]);
+  const robot = () => srv.ok('GET', `/iam/v2/identities?uidp.children_of=${encodeURIComponent(group.uid)}&name=robot`).then((r) => r.identities[0]);
+  t.is((await robot()).email, 'robot@acme.example');
+  t.is((await pctl(['diff', '-f', join(dir, 'repos.yaml')])).code, 0, 'nothing differs');
+  const exportedDoc = YAML.parse((await pctl(['export'])).stdout);
+  t.like(exportedDoc.organizations[0].groups[0], { name: 'images', identities: [{ name: 'robot', email: 'robot@acme.example' }], repos: [{ name: 'nginx', description: 'web server' }, { name: 'redis' }] });
+
+  const changed = file('repos-changed.yaml', text.replace('robot@acme.example', 'bots@acme.example').replace(/^ {10}- \{ name: redis \}\n/m, ''));
+  const diff = await pctl(['diff', '-f', changed, '--prune']);
+  t.is(diff.code, 1, diff.stderr);
+  t.regex(diff.stdout, /^ {2}~ identity robot\n {6}email: "robot@acme\.example" → "bots@acme\.example"$/m);
+  t.regex(diff.stdout, /^ {2}- repo redis$/m);
+  const pruned = await pctl(['apply', '-f', changed, '--prune', '--yes']);
+  t.is(pruned.code, 0, pruned.stderr);
+  t.deepEqual(await reposOf(), [['nginx', 'web server']]);
+  t.is((await robot()).email, 'bots@acme.example');
+});
+
+test.serial('identities of the published relationship forms: an AWS identity and a service principal created, exported and compared; a changed one is a note (no update exists)', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  const text = [
+    'organizations:',
+    '  - name: acme',
+    '    identities:',
+    '      - { name: aws-deployer, awsIdentity: { awsAccount: "123456789012", arnPattern: "arn:aws:iam::123456789012:role/deploy-.*" } }',
+    '      - { name: signer, servicePrincipal: SERVICE_PRINCIPAL_COSIGNED }',
+    '',
+  ].join('\n');
+  const applied = await pctl(['apply', '-f', file('relationships.yaml', text)]);
+  t.is(applied.code, 0, applied.stderr);
+  t.regex(applied.stdout, /^Plan: 2 to create, 0 to update, 0 to delete\.$/m);
+  const byName = async (name: string) => (await srv.ok('GET', `/iam/v2/identities?uidp.children_of=${encodeURIComponent(srv.organizationUid)}&name=${name}`)).identities[0];
+  t.like(await byName('aws-deployer'), { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:iam::123456789012:role/deploy-.*' } });
+  t.is((await byName('signer')).servicePrincipal, 'SERVICE_PRINCIPAL_COSIGNED');
+  t.is((await pctl(['diff', '-f', join(dir, 'relationships.yaml')])).code, 0, 'nothing differs');
+  const identitiesOut = YAML.parse((await pctl(['export'])).stdout).organizations[0].identities;
+  t.deepEqual(identitiesOut, [
+    { name: 'aws-deployer', awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:iam::123456789012:role/deploy-.*' } },
+    { name: 'signer', servicePrincipal: 'SERVICE_PRINCIPAL_COSIGNED' },
+  ]);
+  const changed = await pctl(['diff', '-f', file('relationships-changed.yaml', text.replace('SERVICE_PRINCIPAL_COSIGNED', 'SERVICE_PRINCIPAL_INGESTER'))]);
+  t.is(changed.code, 0, 'no change apply could make');
+  t.regex(changed.stderr, /^note: identity acme\/signer: its awsIdentity or servicePrincipal differs from the manifest's, and cannot be updated/m);
+  const neither = await pctl(['diff', '-f', file('relationships-bad.yaml', text.replace('servicePrincipal: SERVICE_PRINCIPAL_COSIGNED', 'email: a@b.example'))]);
+  t.is(neither.code, 2);
+  t.regex(neither.stderr, /exactly one of claimMatch, awsIdentity and servicePrincipal must be set/);
 });
 
 test.serial('drift: a description changed with pctl groups update makes diff exit 1 with exactly that change', async (t) => {
@@ -153,11 +217,11 @@ test.serial('--prune deletes what the manifest leaves out, children first, never
   const before = await lastSeq(srv);
   const refused = await pctl(['apply', '-f', smaller, '--prune']);
   t.is(refused.code, 2);
-  t.regex(refused.stderr, /refusing to delete 3 resources without confirmation: stdin is not a terminal; pass --yes/);
+  t.regex(refused.stderr, /refusing to delete 5 resources without confirmation: stdin is not a terminal; pass --yes/);
   t.deepEqual(await writesSince(srv, before), []);
   const diff = await pctl(['diff', '-f', smaller, '--prune']);
   t.is(diff.code, 1);
-  t.is(diff.stdout, 'acme\n  - role binding acme/security/scanner → viewer\nacme/security\n  - group security\n  - identity scanner\n');
+  t.is(diff.stdout, 'acme\n  - role binding acme/security/scanner → viewer\nacme/security\n  - group security\n  - identity scanner\n  - repo cosign\n  - repo grype\n');
   t.regex(diff.stderr, /^note: refusing to delete the role binding acme\/owner → owner in acme: it is your own/m);
   const pruned = await pctl(['apply', '-f', smaller, '--prune', '--yes']);
   t.is(pruned.code, 0, pruned.stderr);
@@ -178,10 +242,10 @@ test.serial('a failure half-way: apply stops starting changes, reports applied, 
   const notTried = lines(r.stderr).filter((l) => l.startsWith('not tried: '));
   t.is(notTried.length, Number(m![2]));
   t.true(notTried.length > 0);
-  t.is(Number(m![1]) + 1 + notTried.length, 26);
+  t.is(Number(m![1]) + 1 + notTried.length, 48);
   const again = await pctl(['apply', '-f', manifest]);
   t.is(again.code, 0, again.stderr);
-  t.regex(again.stdout, new RegExp(`^Applied ${26 - Number(m![1])} changes\\.$`, 'm'));
+  t.regex(again.stdout, new RegExp(`^Applied ${48 - Number(m![1])} changes\\.$`, 'm'));
   t.is((await pctl(['diff', '-f', manifest])).code, 0);
 });
 

@@ -7,23 +7,27 @@
 // the file; one client process per test, its calls on one connection per channel.
 // Without /usr/bin/python3 and its grpc module the tests are skipped (failed when
 // PCTL_REQUIRE_SHELLS is set, as in CI, which installs python3-grpcio: .ci/run).
+// The vendor's contract is tested the way a Python user would call it: with the message
+// classes and stubs Debian's grpc_tools generates from the published files at test time
+// (test/helpers/python-stubs.ts, test/python/published_client.py; python3-grpc-tools). The
+// byte-moving client above is for the transport tests of serve's own IamService (windows,
+// HPACK, many streams), where the bytes themselves are the subject.
 import test, { type ExecutionContext, type ImplementationFn } from 'ava';
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { create, createRegistry, fromBinary, toBinary, toJson, type DescMessage, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import { anyUnpack, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import {
   CreateGroupRequestSchema, DeleteGroupRequestSchema, GetGroupRequestSchema, GroupSchema, ListGroupsRequestSchema, ListGroupsResponseSchema,
 } from '../src/gen/platform/iam/v2/iam_pb.js';
-import * as published from '../src/gen/chainguard/platform/iam/v2/groups_pb.js';
 import { StatusSchema } from '../src/gen/google/rpc/status_pb.js';
 import { ErrorInfoSchema } from '../src/gen/google/rpc/error_details_pb.js';
 import { ServerReflectionRequestSchema, ServerReflectionResponseSchema } from '../src/gen/grpc/reflection/v1/reflection_pb.js';
-import { CreateRepoRequestSchema, ListReposRequestSchema, ListReposResponseSchema, RepoSchema } from '../src/gen/chainguard/platform/registry/v2/repos_pb.js';
-import { PingRequestSchema, PingResponseSchema } from '../src/gen/chainguard/platform/ping/v2/ping_pb.js';
 import { PAGE_SIZE_MAX } from '../src/api/resources.js';
 import { DESCRIPTION_MAX } from '../src/api/schemas.js';
 import { startTestServer, type TestServer } from './helpers/serve.js';
+import { generatePythonStubs, pythonStubsMissing } from './helpers/python-stubs.js';
 
 const PYTHON = '/usr/bin/python3';
 const IAM = '/platform.iam.v2.IamService';
@@ -397,41 +401,95 @@ testNeedingGrpcio('reflection over grpcio: list_services, then the file of platf
   t.is(code, 0, stderr);
 });
 
-testNeedingGrpcio('the vendor\'s published v2 services over grpcio: CreateRepo and ListRepos as REST sees them, Ping without a token', async (t) => {
-  const py = grpcio(t, srv);
-  const REPOS = '/chainguard.platform.registry.v2.ReposService';
-  const made = decoded(RepoSchema, await py.one({ method: `${REPOS}/CreateRepo`, request: encode(CreateRepoRequestSchema, { parent: small, repo: { name: 'py-repo', bundles: ['py'] } }), metadata: bearer }));
-  t.like(await srv.ok('GET', `/registry/v2/repos/${made.uid}`), { name: 'py-repo', bundles: ['py'] });
-  const page = decoded(ListReposResponseSchema, await py.one({ method: `${REPOS}/ListRepos`, request: encode(ListReposRequestSchema, { uidp: { childrenOf: small } }), metadata: bearer }));
-  t.deepEqual(page.repos.map((r) => r.uid), [made.uid]);
-  const pong = decoded(PingResponseSchema, await py.one({ method: '/chainguard.platform.ping.v2.PingService/Ping', request: encode(PingRequestSchema, {}), metadata: [] }));
-  t.is(pong.response, 'pong');
-  const { code, stderr } = await py.close();
-  t.is(code, 0, stderr);
-});
+// ---- the vendor's contract, through stubs generated from the published files ----------------
 
-testNeedingGrpcio('the published GroupsService (v2 and v2beta1, the vendor\'s protos) over grpcio: create, get, update with the provider\'s mask, list, delete, each as REST sees it', async (t) => {
-  const py = grpcio(t, srv);
-  const org = srv.organizationUid;
-  // v2beta1 is v2 byte for byte but for the package: the same messages, another method path.
-  for (const version of ['v2', 'v2beta1']) {
-    const service = `/chainguard.platform.iam.${version}.GroupsService`;
-    const call = <D extends DescMessage>(method: string, schema: D, init: MessageInitShape<D>): Call => ({ method: `${service}/${method}`, request: encode(schema, init), metadata: bearer });
-    const made = decoded(published.GroupSchema, await py.one(call('CreateGroup', published.CreateGroupRequestSchema, { parent: org, group: { name: `py-${version}`, description: 'from grpcio' } })));
-    t.true(made.uid.startsWith(`${org}/`), version);
-    t.is((await srv.ok('GET', `/iam/v2/groups/${enc(made.uid)}`)).name, `py-${version}`);
-    const got = decoded(published.GroupSchema, await py.one(call('GetGroup', published.GetGroupRequestSchema, { uid: made.uid })));
-    t.is(got.description, 'from grpcio');
-    const updated = decoded(published.GroupSchema, await py.one(call('UpdateGroup', published.UpdateGroupRequestSchema, {
-      group: { uid: made.uid, name: `py-${version}`, description: 'changed', verified: false }, updateMask: { paths: ['name', 'description', 'verified'] },
-    })));
-    t.is(updated.description, 'changed');
-    t.is((await srv.ok('GET', `/iam/v2/groups/${enc(made.uid)}`)).description, 'changed', 'REST reads the update');
-    const listed = decoded(published.ListGroupsResponseSchema, await py.one(call('ListGroups', published.ListGroupsRequestSchema, { uidp: { childrenOf: org }, name: `py-${version}` })));
-    t.deepEqual(listed.groups.map((g) => g.uid), [made.uid]);
-    t.deepEqual(await py.one(call('DeleteGroup', published.DeleteGroupRequestSchema, { uid: made.uid })), { code: 0, response: '' });
-    t.is((await srv.call('GET', `/iam/v2/groups/${enc(made.uid)}`)).status, 404);
-  }
-  const { code, stderr } = await py.close();
-  t.is(code, 0, stderr);
-});
+const stubsMissing = pythonStubsMissing();
+
+/** One line of test/python/published_client.py: a step and its answer (proto3 JSON) or failure. */
+interface Step { step: string; version?: string; answer?: Any; error?: { code: number; message: string; status: { code: number; message: string; details: Any[] } | null } }
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- proto3 JSON as Python's json_format wrote it
+type Any = any;
+
+(stubsMissing.length ? (process.env.PCTL_REQUIRE_SHELLS ? test.serial : test.serial.skip) : test.serial)(
+  `the vendor's GroupsService and RoleBindingsService (v2 and v2beta1) through Python stubs grpc_tools generates from proto/: each answer as REST sees it, errors with their status details${stubsMissing.length ? ` (not installed: ${stubsMissing.join(', ')})` : ''}`,
+  async (t) => {
+    if (stubsMissing.length) return t.fail(`not installed: ${stubsMissing.join(', ')} (.ci/run installs them)`);
+    const stubs = generatePythonStubs(['chainguard/platform/iam/v2', 'chainguard/platform/iam/v2beta1']);
+    const org = srv.organizationUid;
+    const issuer = (await srv.ok('GET', `/iam/v2/identities/${enc(srv.ownerIdentityUid)}`)).claimMatch.issuer;
+    const identity = (await srv.ok('POST', '/iam/v2/identities', { parent: org, identity: { name: 'py-stub-bot', claimMatch: { issuer, subject: 'py-stub-bot' } } })).uid;
+    const role = await srv.roleUid('viewer');
+    // A process of its own, read as it goes: serve answers from this one.
+    const py = spawn(PYTHON, ['-I', join(import.meta.dirname, 'python/published_client.py'), stubs, srv.url.replace('http://', ''), srv.ownerToken, JSON.stringify({ org, identity, role })], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    py.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    t.teardown(() => { if (py.exitCode === null) py.kill(); });
+    const exited = new Promise<number | null>((resolve) => py.on('close', resolve));
+    const steps: Step[] = [];
+    const checked: Promise<void>[] = [];
+    createInterface({ input: py.stdout }).on('line', (line) => {
+      const step = JSON.parse(line) as Step;
+      steps.push(step);
+      if (step.step === 'paused') checked.push(checkHeld(step.version!).finally(() => py.stdin.write('\n')));
+    });
+
+    /** What the stubs' calls of `version` made and refused, as REST sees it, before the deletes. */
+    async function checkHeld(version: string): Promise<void> {
+      const mine = steps.slice(steps.findIndex((s) => s.step === 'CreateGroup' && s.version === version));
+      const at = (step: string) => mine.find((s) => s.step === step)!;
+      const made = at('CreateGroup').answer;
+      t.true(made.uid.startsWith(`${org}/`), `${version}: a child of the organization`);
+      t.like(at('GetGroup').answer, { uid: made.uid, name: `py-${version}`, description: 'from the generated stubs' });
+      t.deepEqual(at('ListGroups').answer.groups.map((g: Any) => g.uid), [made.uid], `${version}: the list by name`);
+      t.is(at('UpdateGroup').answer.description, 'changed by mask', `${version}: UpdateGroup's answer`);
+      t.like(await srv.ok('GET', `/iam/v2/groups/${enc(made.uid)}`), { name: `py-${version}`, description: 'changed by mask' }, `${version}: REST reads the masked update`);
+      t.like(at('CreateRoleBinding').answer, { identityUid: identity, roleUid: role }, version);
+      t.is((await srv.ok('GET', `/iam/v2/roleBindings/${enc(at('CreateRoleBinding').answer.uid)}`)).role.uid, role, `${version}: REST reads the binding`);
+
+      const missing = at('GetGroup missing').error!;
+      const restMissing = await srv.call('GET', `/iam/v2/groups/${enc(`${org}/0000000000000000`)}`);
+      t.is(missing.code, 5, `${version}: NOT_FOUND`);
+      t.is(missing.message, restMissing.json.message, `${version}: REST's message`);
+      t.like(missing.status, { code: 5, message: restMissing.json.message });
+      t.like(missing.status!.details.find((d) => d['@type'] === 'google.rpc.ErrorInfo'), { reason: 'NOT_FOUND', domain: 'platform.api.v2' });
+
+      const invalid = at('CreateGroup invalid').error!;
+      t.is(invalid.code, 3, `${version}: INVALID_ARGUMENT`);
+      t.deepEqual(invalid.status!.details.find((d) => d['@type'] === 'google.rpc.BadRequest')?.fieldViolations?.map((v: Any) => v.field), ['name'], `${version}: the field named`);
+    }
+
+    t.is(await exited, 0, stderr);
+    await Promise.all(checked);
+    t.is(checked.length, 2, 'v2 and v2beta1');
+    for (const version of ['v2', 'v2beta1']) {
+      const mine = steps.slice(steps.findIndex((s) => s.step === 'paused' && s.version === version));
+      t.deepEqual(mine.find((s) => s.step === 'DeleteRoleBinding')?.answer, {}, version);
+      t.deepEqual(mine.find((s) => s.step === 'DeleteGroup')?.answer, {}, version);
+      const uid = steps.find((s) => s.step === 'CreateGroup' && s.version === version)!.answer.uid;
+      t.is((await srv.call('GET', `/iam/v2/groups/${enc(uid)}`)).status, 404, `${version}: gone over REST`);
+    }
+    t.is((await srv.ok('GET', `/iam/v2/groups?uidp.children_of=${enc(org)}&name=Not%20A%20Valid%20Name!`)).groups.length, 0, 'the refused create committed nothing');
+  },
+);
+
+(stubsMissing.length ? (process.env.PCTL_REQUIRE_SHELLS ? test.serial : test.serial.skip) : test.serial)(
+  `the vendor's ReposService and PingService (v2) through the generated Python stubs: CreateRepo and ListRepos as REST sees them, Ping without a token${stubsMissing.length ? ` (not installed: ${stubsMissing.join(', ')})` : ''}`,
+  async (t) => {
+    if (stubsMissing.length) return t.fail(`not installed: ${stubsMissing.join(', ')} (.ci/run installs them)`);
+    const stubs = generatePythonStubs(['chainguard/platform/registry/v2', 'chainguard/platform/ping/v2']);
+    const group = (await srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: 'py-registry' } })).uid as string;
+    const py = spawn(PYTHON, ['-I', join(import.meta.dirname, 'python/published_client.py'), stubs, srv.url.replace('http://', ''), srv.ownerToken, JSON.stringify({ scenario: 'registry', group })], { stdio: ['ignore', 'pipe', 'pipe'] });
+    t.teardown(() => { if (py.exitCode === null) py.kill(); });
+    let stdout = '';
+    let stderr = '';
+    py.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    py.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    t.is(await new Promise<number | null>((resolve) => py.on('close', resolve)), 0, stderr);
+    const steps = new Map(stdout.trim().split('\n').map((line) => JSON.parse(line) as Step).map((s) => [s.step, s]));
+    const made = steps.get('CreateRepo')!.answer;
+    t.like(made, { name: 'py-repo', bundles: ['py'] });
+    t.like(await srv.ok('GET', `/registry/v2/repos/${made.uid}`), { name: 'py-repo', bundles: ['py'] }, 'REST reads the repo');
+    t.deepEqual(steps.get('ListRepos')!.answer.repos.map((r: Any) => r.uid), [made.uid]);
+    t.deepEqual(steps.get('Ping')!.answer, { response: 'pong' }, 'no token needed');
+  },
+);

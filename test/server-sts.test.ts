@@ -223,6 +223,40 @@ test('identity tokens of an issuer found through its discovery document and JWKS
   t.is(fetches, 4, 'an unknown kid fetched the keys again (rotation)');
 });
 
+test('an issuer whose JWKS never ends (loopback): refused once 256 KiB have come, the connection dropped, not read to the end', async (t) => {
+  let issuer = '';
+  let sent = 0;
+  let dropped: () => void;
+  const droppedWhileSending = new Promise<void>((resolve) => (dropped = resolve));
+  const issuerServer: Server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/.well-known/openid-configuration') return void res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/keys` }));
+    // A body without a length that goes on as long as it is read.
+    const chunk = Buffer.alloc(16 * 1024, ' ');
+    res.write('{"keys": [');
+    const more = () => {
+      while (!res.destroyed && sent < 64 * 1024 * 1024) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+    };
+    res.on('close', () => dropped());
+    more();
+  });
+  await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => issuerServer.close());
+  issuer = `http://127.0.0.1:${(issuerServer.address() as { port: number }).port}`;
+  const { srv, identity } = await server(t, { trustTestIssuers: false });
+  await identity('endless', { issuer, subject: 'ci' });
+  const { privateKey } = await generateKeyPair('RS256');
+  const token = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setSubject('ci').setAudience(srv.url).setIssuedAt().setExpirationTime('10m').sign(privateKey);
+  const res = await form(srv.url, '/sts/exchange', token, [['aud', srv.url]]);
+  t.is(res.status, 401, JSON.stringify(res.json));
+  t.regex(res.json.message, /\/keys is larger than 262144 bytes/);
+  await droppedWhileSending;
+  t.true(sent < 64 * 1024 * 1024, `serve stopped reading: ${sent} bytes written before the connection closed`);
+});
+
 test('without --trust-test-issuers a token of serve\'s key under another issuer is not taken', async (t) => {
   const { srv, identity, key } = await server(t, { trustTestIssuers: false });
   // A loopback issuer nobody answers for: nothing is fetched beyond this machine.

@@ -4,26 +4,15 @@
 // a pattern identity, the API called with the minted token, refreshed, a rotated-out refresh
 // token refused; and the SDK's HTTP/1 form POST. Skipped without the Go toolchain (failed
 // when PCTL_REQUIRE_SHELLS is set, as in CI).
-import test from 'ava';
 import { issueTestIssuerToken } from '../src/server/auth/authenticate.js';
 import { importSigningKey } from '../src/server/auth/tokens.js';
-import { BUILD_TIMEOUT_MS, goToolchainMissing, runGoScenario, vendorClient } from './helpers/go-client.js';
-import { signingJwk, startTestServer, type TestServer } from './helpers/serve.js';
+import { goSuite, runGoScenario } from './helpers/go-client.js';
+import { signingJwk } from './helpers/serve.js';
 
-const missing = goToolchainMissing();
-if (missing.length && process.env.PCTL_REQUIRE_SHELLS) throw new Error(`the Go toolchain is missing: apt-get install ${missing.join(' ')}`);
-const goTest = missing.length ? test.skip : test.serial;
 const GH = 'https://token.actions.githubusercontent.com';
-
-let srv: TestServer;
-let binary: string;
 let deployer: string;
 
-test.before(async (t) => {
-  if (missing.length) return;
-  t.timeout(BUILD_TIMEOUT_MS + 60_000, 'building the Go client (cached after the first run)');
-  srv = await startTestServer({ trustTestIssuers: true });
-  binary = await vendorClient();
+const suite = goSuite({ trustTestIssuers: true }, async (srv) => {
   const id = await srv.ok('POST', '/iam/v2/identities', {
     parent: srv.organizationUid,
     identity: { name: 'deployer', claimMatch: { issuer: GH, subjectPattern: 'repo:acme/app:ref:refs/heads/.*', claims: { repository: 'acme/app' } } },
@@ -31,19 +20,16 @@ test.before(async (t) => {
   deployer = id.uid as string;
   await srv.ok('POST', '/iam/v2/roleBindings', { parent: srv.organizationUid, roleBinding: { identityUid: deployer, roleUid: await srv.roleUid('viewer') } });
 });
-
-test.after.always(async () => {
-  await srv?.dispose();
-});
+const { goTest } = suite;
 
 async function workloadToken(): Promise<string> {
-  const key = await importSigningKey(signingJwk(srv));
-  return issueTestIssuerToken(key, { issuer: GH, subject: 'repo:acme/app:ref:refs/heads/main', audience: [srv.url], claims: { repository: 'acme/app' }, ttlSeconds: 600, now: Date.now() });
+  const key = await importSigningKey(signingJwk(suite.srv));
+  return issueTestIssuerToken(key, { issuer: GH, subject: 'repo:acme/app:ref:refs/heads/main', audience: [suite.srv.url], claims: { repository: 'acme/app' }, ttlSeconds: 600, now: Date.now() });
 }
 
 goTest('the provider flow over gRPC: exchange (identity, aud), API calls with the minted token, refresh; a rotated-out refresh token is UNAUTHENTICATED', async (t) => {
-  const run = await runGoScenario(binary, {
-    address: new URL(srv.url).host, token: await workloadToken(), scenario: 'sts-provider-flow', params: { identity: deployer, aud: srv.url, org: srv.organizationUid },
+  const run = await runGoScenario(suite.binary, {
+    address: new URL(suite.srv.url).host, token: await workloadToken(), scenario: 'sts-provider-flow', params: { identity: deployer, aud: suite.srv.url, org: suite.srv.organizationUid },
   });
   t.deepEqual(run.failed, [], run.stderr);
   for (const step of ['exchange', 'validate', 'list groups', 'refresh', 'validate refreshed']) t.is(run.byStep.get(step)?.code, 'OK', `${step}: ${run.byStep.get(step)?.message}`);
@@ -54,7 +40,7 @@ goTest('the provider flow over gRPC: exchange (identity, aud), API calls with th
 });
 
 goTest("the SDK's HTTP/1 fallback: form POSTs to /sts/exchange and /sts/exchange_refresh_token, read as proto JSON; refusals carry the vendor's codes", async (t) => {
-  const run = await runGoScenario(binary, { address: new URL(srv.url).host, token: await workloadToken(), scenario: 'sts-http1', params: { identity: deployer, aud: srv.url } });
+  const run = await runGoScenario(suite.binary, { address: new URL(suite.srv.url).host, token: await workloadToken(), scenario: 'sts-http1', params: { identity: deployer, aud: suite.srv.url } });
   t.deepEqual(run.failed, [], run.stderr);
   for (const step of ['exchange', 'validate', 'refresh']) t.is(run.byStep.get(step)?.code, 'OK', `${step}: ${run.byStep.get(step)?.message}`);
   t.is(run.byStep.get('exchange for another identity')?.code, 'PermissionDenied');

@@ -527,7 +527,7 @@ const StaticKeys = z.strictObject({
 });
 
 /** At most one of arn and arnPattern, and of userId and userIdPattern (the published oneofs). */
-const AwsIdentity = z.strictObject({
+export const AwsIdentity = z.strictObject({
   awsAccount: z.string().regex(/^\d{12}$/, 'must be 12 digits'),
   arn: ruled(subjectProblem).optional(),
   arnPattern: Pattern.optional(),

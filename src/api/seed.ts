@@ -23,7 +23,7 @@ import * as z from 'zod';
 import { BUILTIN_ROLES, CAPABILITIES } from './capabilities.js';
 import type { FieldViolation } from './errors.js';
 import {
-  AccountAssociationFields as AccountAssociationFieldsSchema, AdvisoryDocument, GROUP_NAME_PATTERN, CORRELATION_RULES, DIGEST_RE, emailProblem, DIGEST_RULE, descriptionProblem, ECOSYSTEMS, FILTER_VALUE_RE, FILTER_VALUE_RULE, VulnerabilityMetadata, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
+  AccountAssociationFields as AccountAssociationFieldsSchema, AwsIdentity, SERVICE_PRINCIPALS, AdvisoryDocument, GROUP_NAME_PATTERN, CORRELATION_RULES, DIGEST_RE, emailProblem, DIGEST_RULE, descriptionProblem, ECOSYSTEMS, FILTER_VALUE_RE, FILTER_VALUE_RULE, VulnerabilityMetadata, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
   CreateClaimMatch, TAG_NAME_RE, TAG_NAME_RULE, Timestamp, uidRefProblem, sinkProblem,
 } from './schemas.js';
 import type { AccountAssociationFields } from './schemas.js';
@@ -49,12 +49,19 @@ const SeedRepo = z.strictObject({
   tags: z.array(SeedTag).optional(),
 });
 
+/** One relationship, as the published Identity has it: a claimMatch, an AWS identity or a service principal (static keys: not in manifests yet). */
 const SeedIdentity = z.strictObject({
   uid: Anchor,
   name: PlainName,
   description: Description.optional(),
+  email: ruled(emailProblem).optional(),
   // As on create: exact issuer and subject, or their patterns, and the optional audience and claims.
-  claimMatch: CreateClaimMatch,
+  claimMatch: CreateClaimMatch.optional(),
+  awsIdentity: AwsIdentity.optional(),
+  servicePrincipal: z.enum(SERVICE_PRINCIPALS, `must be one of ${SERVICE_PRINCIPALS.join(', ')}`).optional(),
+}).check((ctx) => {
+  const set = (['claimMatch', 'awsIdentity', 'servicePrincipal'] as const).filter((r) => ctx.value[r] !== undefined);
+  if (set.length !== 1) ctx.issues.push({ code: 'custom', path: ['claimMatch'], input: ctx.value, message: 'exactly one of claimMatch, awsIdentity and servicePrincipal must be set' });
 });
 
 const KNOWN_CAPABILITIES = new Set<string>(CAPABILITIES);
@@ -127,7 +134,7 @@ const groupSchema = (nameRule: z.ZodType<string>): z.ZodType<SeedGroup> => z.str
   identityProviders: z.array(SeedIdentityProvider).optional().meta({ description: 'OIDC sign-in sources of this group, matched by name; clientSecret is write-only' }),
   invites: z.array(SeedInvite).optional().meta({ description: 'Seeds only: apply leaves invites alone (a code is shown once)' }),
   accountAssociation: AccountAssociationFieldsSchema.optional().meta({ description: 'The cloud accounts of this group (at most one association)' }),
-  repos: z.array(SeedRepo).optional().meta({ description: 'Repos of this group; apply updates their descriptions (repos appear when images are pushed)' }),
+  repos: z.array(SeedRepo).optional().meta({ description: 'Repos of this group; apply creates them, updates their descriptions, and deletes the others with --prune' }),
   subscriptions: z.array(z.strictObject({ sink: ruled(sinkProblem) })).optional().meta({ description: 'Seeds only: webhook sinks of this group (docs/events.md); apply leaves subscriptions alone' }),
   get groups() {
     return z.array(SeedGroupSchema).optional().meta({ description: 'Child groups, nested to any depth' });
@@ -330,7 +337,7 @@ function checkReferences(doc: SeedDocument, out: FieldViolation[], use: Document
     identitiesByGroupPath.set(namePath, names);
     (g.identities ?? []).forEach((identity, i) => {
       // Patterns may overlap (the exchange decides: docs/sign-in.md); an exact pair is one identity's.
-      if (identity.claimMatch.issuer === undefined || identity.claimMatch.subject === undefined) return;
+      if (identity.claimMatch?.issuer === undefined || identity.claimMatch.subject === undefined) return;
       const key = `${identity.claimMatch.issuer}\n${identity.claimMatch.subject}`;
       const first = claims.get(key);
       if (first) out.push({ field: `${path}.identities[${i}].claimMatch`, description: `duplicates the claimMatch of ${first} (an issuer and subject identify one identity)` });

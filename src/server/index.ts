@@ -13,11 +13,12 @@ import { openApiRoutes } from './surfaces/rest/openapi.js';
 import { bootstrap, followIssuer } from './data/bootstrap.js';
 import { createDomain } from './domain/index.js';
 import { domainContext } from './domain/context.js';
-import { createDispatcher, toErrorResponse, type Dispatch } from './pipeline/dispatch.js';
+import { createDispatcher, inProcessRest, toErrorResponse, type Dispatch } from './pipeline/dispatch.js';
 import { createHttp1Server } from './transport/http1.js';
 import { restHandler } from './surfaces/rest/http.js';
 import { http1Exchange, type Exchange, type Http2Exchange } from './transport/exchange.js';
 import { healthEndpoint } from './transport/health.js';
+import { publishedRest } from './surfaces/published/index.js';
 import type { Principal } from './auth/principal.js';
 import { consoleRoutes } from './surfaces/console.js';
 import { createFront, type Front } from './transport/front.js';
@@ -242,6 +243,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         ...openApiRoutes(),
         ...pingRoutes(),
       },
+      published: publishedRest(inProcessRest(routes), rest, opts.log),
       authenticate: (h) => authenticate(h),
       ...(limiter ? { limiter, unlimited: new Set(Object.keys(consoleFiles)) } : {}),
       ...(opts.log ? { log: opts.log } : {}),

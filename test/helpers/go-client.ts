@@ -7,6 +7,7 @@
 // content of its inputs (the Go sources, the .proto files, the toolchain's versions) into a
 // temp dir that later runs reuse. Scenarios are Go functions registered by name (main.go);
 // each run prints one JSON line per step, which runGoScenario parses.
+import test from 'ava';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { join, relative } from 'node:path';
 import { stageProto } from '../../scripts/buf.mjs';
+import { startTestServer, type TestServer } from './serve.js';
 
 const root = join(import.meta.dirname, '../..');
 const SOURCES = join(root, 'test/go/vendorclient');
@@ -35,7 +37,7 @@ const ROOT_DIRS = [
 const DEBIAN_PACKAGES = ['golang-go', 'golang-google-grpc-dev', 'golang-google-protobuf-dev', 'golang-github-golang-protobuf-1-5-dev', 'golang-google-genproto-dev', 'protoc-gen-go', 'protoc-gen-go-grpc'];
 
 /** What is missing to build it: the Debian packages of .ci/run; empty when all are there. */
-export function goToolchainMissing(): string[] {
+function goToolchainMissing(): string[] {
   const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
   return [
     ...(has('go') ? [] : ['golang-go']),
@@ -84,7 +86,7 @@ async function run(cmd: string, args: string[], opts: { cwd?: string; env?: Node
 }
 
 /** A cold build compiles Debian's gRPC and protobuf too: minutes on a loaded 2-core machine. */
-export const BUILD_TIMEOUT_MS = 600_000;
+const BUILD_TIMEOUT_MS = 600_000;
 
 let built: Promise<string> | undefined;
 
@@ -92,7 +94,7 @@ let built: Promise<string> | undefined;
  * The vendor-client binary, built if no earlier run left one for the same inputs. Throws with
  * protoc's or go's output when the build fails.
  */
-export function vendorClient(): Promise<string> {
+function vendorClient(): Promise<string> {
   built ??= build();
   return built;
 }
@@ -190,4 +192,42 @@ export function runGoScenario(binary: string, opts: { address: string; token: st
       resolve({ steps, failed: steps.filter((s) => s.ok === false), byStep: new Map(steps.map((s) => [s.step, s])), exitCode, stderr: err });
     });
   });
+}
+
+/** One test file's Go-client setup: its serve and the built client (set before its tests run), and its tests' registrar. */
+export interface GoSuite {
+  /** test.serial, or test.skip without the toolchain (a failure under PCTL_REQUIRE_SHELLS: the file does not load). */
+  goTest: typeof test.serial | typeof test.skip;
+  srv: TestServer;
+  binary: string;
+  /** Runs a scenario against the file's serve, as its owner unless `token` says otherwise. */
+  scenario: (name: string, params?: Record<string, unknown>, token?: string) => Promise<GoRun>;
+}
+
+/**
+ * Registers a Go-client test file's hooks: without the toolchain its tests are skipped (and
+ * the file fails under PCTL_REQUIRE_SHELLS, as in CI); else one serve (`options`) and the
+ * client, built or taken from the cache, before its tests, `setup` run on that serve, and the
+ * serve disposed after them.
+ */
+export function goSuite(options: Parameters<typeof startTestServer>[0] = {}, setup?: (srv: TestServer) => Promise<void>): GoSuite {
+  const missing = goToolchainMissing();
+  if (missing.length && process.env.PCTL_REQUIRE_SHELLS) throw new Error(`the Go toolchain is missing: apt-get install ${missing.join(' ')}`);
+  const suite: GoSuite = {
+    goTest: missing.length ? test.skip : test.serial,
+    srv: undefined as unknown as TestServer,
+    binary: '',
+    scenario: (name, params = {}, token = suite.srv.ownerToken) => runGoScenario(suite.binary, { address: new URL(suite.srv.url).host, token, scenario: name, params }),
+  };
+  test.before(async (t) => {
+    if (missing.length) return;
+    t.timeout(BUILD_TIMEOUT_MS + 60_000, 'building the Go client (cached after the first run)');
+    suite.srv = await startTestServer(options);
+    suite.binary = await vendorClient();
+    await setup?.(suite.srv);
+  });
+  test.after.always(async () => {
+    await (suite.srv as TestServer | undefined)?.dispose();
+  });
+  return suite;
 }

@@ -3,7 +3,7 @@
 // server-managed fields, and never a secret (the API returns none; invites are left out:
 // a code is shown once, at create). The caller's own identity and its bindings are left
 // out too: apply never manages the identity it runs as.
-import type { SeedDocument, SeedGroup, SeedRoleBinding } from '../../api/seed.js';
+import type { SeedDocument, SeedGroup, SeedIdentity, SeedRoleBinding } from '../../api/seed.js';
 import { setClaimMatchFields, type Group } from '../../api/schemas.js';
 import { groupPath, parentOf, type LiveState } from './live.js';
 
@@ -20,7 +20,8 @@ export function exportDocument(live: LiveState, rootUids: readonly string[], sel
     return map;
   };
   const groupsBelow = childrenOf([...live.groups.values()]);
-  const identitiesIn = childrenOf(live.identities.filter((i) => !self.has(i.uid)));
+  // Static-keys identities are not in manifests yet (docs/org-as-code.md): a binding names them by path.
+  const identitiesIn = childrenOf(live.identities.filter((i) => !self.has(i.uid) && i.staticKeys === undefined));
   const rolesIn = childrenOf(live.roles);
   const providersIn = childrenOf(live.providers);
   const reposIn = childrenOf(live.repos);
@@ -56,7 +57,9 @@ export function exportDocument(live: LiveState, rootUids: readonly string[], sel
     const identities = byName([...(identitiesIn.get(g.uid) ?? [])]);
     if (identities.length) {
       out.identities = identities.map((i) => ({
-        name: i.name, ...(i.description ? { description: i.description } : {}), claimMatch: setClaimMatchFields(i.claimMatch),
+        name: i.name, ...(i.description ? { description: i.description } : {}), ...(i.email ? { email: i.email } : {}),
+        // The relationship that is set: an AWS identity or a service principal, else the claimMatch.
+        ...(i.awsIdentity ? { awsIdentity: i.awsIdentity as SeedIdentity['awsIdentity'] } : i.servicePrincipal ? { servicePrincipal: i.servicePrincipal as SeedIdentity['servicePrincipal'] } : { claimMatch: setClaimMatchFields(i.claimMatch) }),
       }));
     }
     const roles = byName([...(rolesIn.get(g.uid) ?? [])]);

@@ -121,7 +121,6 @@ class Planner {
   readonly #groupList: { uid: string; name: string }[];
   readonly #children = new Map<string, Map<string, { uid: string }[]>>();
   readonly #livePaths = new Map<string, string>();
-  readonly #notCreatable: string[] = [];
 
   constructor(readonly live: LiveState, readonly client: ApiClient, readonly opts: PlanOptions) {
     const index = (kind: string, items: readonly { uid: string; name: string }[]) => {
@@ -196,10 +195,6 @@ class Planner {
       }
       this.visitGroup(org, org.name, ref, at, [org.name], visited);
     });
-    if (this.#notCreatable.length) {
-      const n = this.#notCreatable.length;
-      this.notes.push(`${n} repo${n === 1 ? ' is' : 's are'} not on the server and left out: repos appear when images are pushed, the API cannot create them (${this.#notCreatable.slice(0, 5).join(', ')}${n > 5 ? ', …' : ''})`);
-    }
     for (const v of visited) await this.planReferences(v.g, v.path, v.ref, v.at, v.chain);
   }
 
@@ -217,12 +212,17 @@ class Planner {
     const deps = pending([ref]);
     (g.identities ?? []).forEach((want, i) => {
       const have = this.match('identity', this.live.identities, want.uid, ref, want.name, `${at}.identities[${i}]`);
-      const wantFields = { description: want.description ?? '', claimMatch: setClaimMatchFields(want.claimMatch) };
+      const wantFields = { description: want.description ?? '', email: want.email ?? '', claimMatch: setClaimMatchFields(want.claimMatch ?? {}) };
       let out: Ref;
       if (have) {
         this.used.add(have.uid);
         out = have.uid;
-        const fields = differences({ name: have.name, description: have.description, claimMatch: setClaimMatchFields(have.claimMatch) }, { name: want.name, ...wantFields });
+        // The relationship's other forms are set on create only (the API updates claimMatch alone).
+        const relationship = (x: { awsIdentity?: unknown; servicePrincipal?: unknown }) => canonical({ awsIdentity: x.awsIdentity ?? null, servicePrincipal: x.servicePrincipal ?? null });
+        if (relationship(have) !== relationship(want)) {
+          this.notes.push(`identity ${path}/${want.name}: its awsIdentity or servicePrincipal differs from the manifest's, and cannot be updated (delete it, or give it another name, to make it anew)`);
+        }
+        const fields = differences({ name: have.name, description: have.description, email: have.email ?? '', claimMatch: setClaimMatchFields(have.claimMatch) }, { name: want.name, ...wantFields });
         if (fields.length && this.opts.self.has(have.uid)) {
           this.notes.push(`identity ${path}/${want.name} is the one you are signed in as: apply leaves it as it is (${fields.map((f) => f.field).join(', ')} differ)`);
         } else {
@@ -231,9 +231,12 @@ class Planner {
       } else {
         const created = this.add({
           action: 'create', kind: 'identity', where: path, name: want.name, fields: [], deps: [...deps],
-          run: async (client) => (await client.create(identities, { parent: uidOf(ref), identity: { name: want.name, ...(want.description ? { description: want.description } : {}), claimMatch: want.claimMatch } })).uid,
+          run: async (client) => (await client.create(identities, { parent: uidOf(ref), identity: {
+            name: want.name, ...(want.description ? { description: want.description } : {}), ...(want.email ? { email: want.email } : {}),
+            ...(want.claimMatch ? { claimMatch: want.claimMatch } : {}), ...(want.awsIdentity ? { awsIdentity: want.awsIdentity } : {}), ...(want.servicePrincipal ? { servicePrincipal: want.servicePrincipal } : {}),
+          } })).uid,
         });
-        this.identityClaims.set(created, claimKey(want.claimMatch));
+        if (want.claimMatch) this.identityClaims.set(created, claimKey(want.claimMatch));
         out = created;
       }
       this.identityRefs.set(`${path}/${want.name}`, out);
@@ -258,7 +261,10 @@ class Planner {
     (g.repos ?? []).forEach((want, i) => {
       const have = this.match('repo', this.live.repos, want.uid, ref, want.name, `${at}.repos[${i}]`);
       if (!have) {
-        this.#notCreatable.push(`${path}/${want.name}`);
+        this.add({
+          action: 'create', kind: 'repo', where: path, name: want.name, fields: [], deps: [...deps],
+          run: async (client) => (await client.create(repos, { parent: uidOf(ref), repo: { name: want.name, ...(want.description ? { description: want.description } : {}) } })).uid,
+        });
         return;
       }
       this.used.add(have.uid);
@@ -433,11 +439,13 @@ class Planner {
       if (c) providerDeletes.set(p.defaultRole, [...(providerDeletes.get(p.defaultRole) ?? []), c]);
     }
     for (const a of unused(live.associations)) del('accountAssociation', accountAssociations, a.uid, this.livePath(a.uid), a.name);
+    // A repo's delete takes its tags with it (the manifest's tags take no part: they come from pushes).
+    for (const r of unused(live.repos)) del('repo', repos, r.uid, this.livePath(parentOf(r.uid)!), r.name);
     const identityDeletes = new Map<string, Change>();
     for (const i of unused(live.identities)) {
       if (this.opts.self.has(i.uid)) continue;
       const c = del('identity', identities, i.uid, this.livePath(parentOf(i.uid)!), i.name, bindingDeletes.get(i.uid) ?? []);
-      if (c) identityDeletes.set(claimKey(i.claimMatch), c);
+      if (c && (i.claimMatch.issuer || i.claimMatch.issuerPattern)) identityDeletes.set(claimKey(i.claimMatch), c);
     }
     for (const r of unused(live.roles)) {
       del('role', roles, r.uid, this.livePath(parentOf(r.uid)!), r.name, [...(bindingDeletes.get(r.uid) ?? []), ...(providerDeletes.get(r.uid) ?? [])]);

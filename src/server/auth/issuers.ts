@@ -68,15 +68,43 @@ export class RemoteIssuers implements IssuerKeySource {
     } catch (err) {
       throw unauthenticated(`Could not fetch ${url} to check the token of ${issuer}: ${(err as Error).message}`);
     }
-    const text = await res.text();
-    if (!res.ok) throw unauthenticated(`Fetching ${url} to check the token of ${issuer} answered ${res.status}`);
-    if (text.length > MAX_DOCUMENT_BYTES) throw unauthenticated(`${url} is larger than ${MAX_DOCUMENT_BYTES} bytes`);
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => {});
+      throw unauthenticated(`Fetching ${url} to check the token of ${issuer} answered ${res.status}`);
+    }
+    const text = await boundedText(res, MAX_DOCUMENT_BYTES);
+    if (text === undefined) throw unauthenticated(`${url} is larger than ${MAX_DOCUMENT_BYTES} bytes`);
     try {
       return { body: JSON.parse(text) as unknown, maxAgeMs: maxAge(res.headers.get('cache-control')) };
     } catch {
       throw unauthenticated(`${url} is not JSON`);
     }
   }
+}
+
+/**
+ * The body as UTF-8 text, read only as far as `max` bytes: undefined, and the rest never read,
+ * when it is longer (a content-length over it, or more bytes as they stream: an issuer's
+ * endless or huge answer is not held in memory first).
+ */
+async function boundedText(res: globalThis.Response, max: number): Promise<string | undefined> {
+  if (Number(res.headers.get('content-length') ?? 0) > max) {
+    await res.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  if (!res.body) return '';
+  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    size += part.value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(part.value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Cache-Control's max-age, within [MIN_CACHE_MS, MAX_CACHE_MS]. */

@@ -6,7 +6,8 @@ import type { IdentityData } from '../domain/kinds/identity.js';
 import type { SeedDocument, SeedGroup, SeedIdentity, SeedLibrary, SeedRepo, SeedRole, SeedRoleBinding } from './seed.js';
 import type { Kind, Record_, Store } from '../store/store.js';
 
-const isClaimMatch = (d: IdentityData) => d.staticKeys === undefined && d.awsIdentity === undefined && d.servicePrincipal === undefined;
+/** Seed files carry every relationship but static keys (their JWKS and server-set expiry: not yet). */
+const inSeeds = (d: IdentityData) => d.staticKeys === undefined;
 
 /**
  * The data of a store as a seed document: everything but the bootstrap owner identity and
@@ -39,13 +40,14 @@ export function exportSeed(store: Store): SeedDocument {
   const exportGroup = (g: Record_<'group'>, chain: string[]): SeedGroup => {
     const out: SeedGroup = { name: g.name };
     if (g.data.description) out.description = g.data.description;
-    // Seed files carry claimMatch identities only (the other relationships: docs/grpc.md).
-    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid && isClaimMatch(i.data));
+    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid && inSeeds(i.data));
     if (identities.length) {
       out.identities = identities.map((i) => {
-        const e: SeedIdentity = { name: i.name, claimMatch: setClaimMatchFields({ ...i.data.claimMatch }) };
-        if (i.data.description) return { name: e.name, description: i.data.description, claimMatch: e.claimMatch };
-        return e;
+        const d = i.data;
+        const relationship: Partial<SeedIdentity> = d.awsIdentity ? { awsIdentity: d.awsIdentity }
+          : d.servicePrincipal ? { servicePrincipal: d.servicePrincipal }
+            : { claimMatch: setClaimMatchFields({ ...d.claimMatch }) };
+        return { name: i.name, ...(d.description ? { description: d.description } : {}), ...(d.email ? { email: d.email } : {}), ...relationship };
       });
     }
     const roles = kids(g.uid, 'role');

@@ -31,6 +31,9 @@ export interface Surface {
 
 export interface Marked { out: Response; journal: JournalInput['deprecated'] }
 
+/** The handler of a published REST rule (`GET /iam/v2beta1/groups`), if `method` and `path` are one; a promise while it loads. */
+export type PublishedRest = (method: string, path: string) => Handler | undefined | Promise<Handler | undefined>;
+
 export interface HttpOptions {
   routes: ResourceRoutes[];
   /** Surfaces beside v2 (v1), asked first for the paths they own. */
@@ -52,6 +55,11 @@ export interface HttpOptions {
   faults?: FaultInjector;
   /** Records every call once answered. */
   journal?: Journal;
+  /**
+   * The published REST rules no route of the spec's has (published/): asked for a call the
+   * spec's routes miss, its handler or undefined.
+   */
+  published?: PublishedRest;
   /** Waits out an injected latency (tests inject one). */
   sleep?: (ms: number) => Promise<void>;
   /** Epoch milliseconds, for the journal's times. */
@@ -235,6 +243,14 @@ async function route(
   }
 
   const { routes, uid, verb } = matchRoute(path, byPath);
+  if (opts.published && specMisses(method, routes, uid, verb)) {
+    const found = opts.published(method, path);
+    const handler = found instanceof Promise ? await found : found;
+    if (handler) {
+      facts.matched = true;
+      return await handler(makeRequest(call, '', principal));
+    }
+  }
   if (!routes) {
     throw new ApiError(Code.NOT_FOUND, `No such API route: ${method} ${path}`, { reason: 'ROUTE_NOT_FOUND' });
   }
@@ -279,6 +295,46 @@ function publishedCreate(create: Handler, collection: string, parent: string): H
 
 /** The create body's wrapper of each collection: `group` for /iam/v2/groups. */
 const CREATE_WRAPPER_BY_PATH = new Map(registry.filter((d) => d.operations.includes('create')).map((d) => [d.path, d.kind[0]!.toLowerCase() + d.kind.slice(1)]));
+
+/** A uid as serve makes them: hex segments (an account association's ends in a name). */
+const UID_SHAPE = /^[0-9a-f]+(\/[0-9a-f]+)*(\/account-association)?$/;
+
+/**
+ * Whether the spec's routes have no handler for the call (no route, no such method, or an
+ * item path whose "uid" is no uid: `/registry/v2/repos/{uid}/readme`), so that a published
+ * rule may have it.
+ */
+function specMisses(method: string, routes: ResourceRoutes | undefined, uid: string | undefined, verb: string | undefined): boolean {
+  if (!routes) return true;
+  if (verb !== undefined) return !routes.actions?.[verb];
+  if (uid === undefined) return !(method === 'GET' ? routes.list : method === 'POST' ? routes.create : undefined);
+  return !UID_SHAPE.test(uid) || !(method === 'GET' ? routes.get : method === 'PATCH' ? routes.update : method === 'DELETE' ? routes.remove : routes.create);
+}
+
+/** A call of the spec's REST routes, made in process (a published rule's: published/). */
+export interface InProcessCall {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body(): unknown;
+}
+
+/** Runs calls of the spec's routes in process as `principal`: the route handler alone (the caller's call already went through the dispatcher). */
+export function inProcessRest(routes: readonly ResourceRoutes[]): (principal: Principal, call: InProcessCall) => Promise<Response> {
+  const byPath = new Map(routes.map((r) => [r.path, r]));
+  return async (principal, call) => {
+    const { routes: r, uid, verb } = matchRoute(call.path, byPath);
+    const handler = !r ? undefined
+      : verb !== undefined ? r.actions?.[verb]
+        : uid === undefined ? (call.method === 'GET' ? r.list : call.method === 'POST' ? r.create : undefined)
+          : (call.method === 'GET' ? r.get : call.method === 'PATCH' ? r.update : call.method === 'DELETE' ? r.remove : undefined);
+    if (!handler) throw new ApiError(Code.NOT_FOUND, `No such API route: ${call.method} ${call.path}`, { reason: 'ROUTE_NOT_FOUND' });
+    return await handler({
+      method: call.method, path: call.path, query: call.query, uid: uid ?? '', principal, headers: {},
+      json: () => Promise.resolve(call.body()), form: () => Promise.resolve(new URLSearchParams()),
+    });
+  };
+}
 
 function matchRoute(path: string, byPath: Map<string, ResourceRoutes>): { routes?: ResourceRoutes; uid?: string; verb?: string } {
   const exact = byPath.get(path) ?? (path.endsWith('/') ? byPath.get(path.replace(/\/+$/, '')) : undefined);

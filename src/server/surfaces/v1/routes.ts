@@ -76,7 +76,13 @@ export function requestOf(route: V1Route, values: string[], query: URLSearchPara
     json[route.body] = body as JsonValue;
   }
   if (route.body !== '*') for (const [name, value] of query) setParam(input, json, name, value);
-  route.variables.forEach((name, i) => { json[name] = values[i]!; });
+  // A variable may name a nested field (`{group.uid=**}`, the published update rules).
+  route.variables.forEach((name, i) => {
+    const path = name.split('.');
+    let node = json;
+    for (const key of path.slice(0, -1)) node = (node[key] = isObject(node[key]) ? { ...node[key] } : {});
+    node[path.at(-1)!] = values[i]!;
+  });
   try {
     return fromJson(input, json, { ignoreUnknownFields: true });
   } catch (err) {
@@ -101,7 +107,10 @@ function setParam(message: DescMessage, json: JsonObject, name: string, value: s
       desc = field.message;
       continue;
     }
-    const scalar = field.fieldKind === 'scalar' && field.scalar === ScalarType.BOOL ? parseBool(name, value) : value;
+    // A FieldMask's JSON names lowerCamelCase paths; the query may name them as proto does (`update_mask=role_uid`).
+    const mask = field.fieldKind === 'message' && field.message.typeName === 'google.protobuf.FieldMask';
+    const scalar = field.fieldKind === 'scalar' && field.scalar === ScalarType.BOOL ? parseBool(name, value)
+      : mask ? value.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : value;
     if (field.fieldKind === 'list') {
       const list = node[field.name];
       node[field.name] = [...(Array.isArray(list) ? list : []), field.listKind === 'scalar' && field.scalar === ScalarType.BOOL ? parseBool(name, value) : value];
