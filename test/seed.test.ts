@@ -307,8 +307,8 @@ test('sibling groups with one name, as the API allows them: export writes what s
     for (const web of b.store.children(b.organizationUid, 'group')) {
       const [binding] = b.store.children(web.uid, 'roleBinding');
       const identity = b.store.get(String(binding!.data.identityUid), 'identity')!;
-      t.is(identity.parent, web.uid, web.data.description as string);
-      t.is((identity.data.claimMatch as { subject: string }).subject, web.data.description as string);
+      t.is(identity.parent, web.uid, web.data.description);
+      t.is((identity.data.claimMatch as { subject: string }).subject, web.data.description);
     }
     await b.close();
   } finally {

@@ -4,7 +4,7 @@
 // with that token, so it shows nothing its user could not list with pctl.
 import { readFileSync } from 'node:fs';
 import type { PublicRoutes, Response } from '../pipeline/handler.js';
-import { PACKAGE_ROOT } from '../package-files.js';
+import { PACKAGE_ROOT } from '../base/package-files.js';
 
 /** The files live in the package's top-level console/ directory. */
 const FILES_DIR = new URL('console/', PACKAGE_ROOT);

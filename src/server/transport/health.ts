@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { ApiError, Code } from '../../api/errors.js';
 import type { Exchange } from './exchange.js';
-import { PACKAGE_ROOT } from '../package-files.js';
+import { PACKAGE_ROOT } from '../base/package-files.js';
 import type { Store } from '../store/store.js';
 
 const HEALTH_PATH = '/healthz';

@@ -2,7 +2,7 @@
 // see package.json `files`), filled by name. Read on first use, then kept: a serve nobody
 // signs in to never reads them, and no CLI command loads this module.
 import { readFileSync } from 'node:fs';
-import { PACKAGE_ROOT } from '../../package-files.js';
+import { PACKAGE_ROOT } from '../../base/package-files.js';
 
 const DIR = new URL('src/server/surfaces/oauth/templates/', PACKAGE_ROOT);
 
