@@ -114,3 +114,14 @@ test('deleting needs groups.delete on the group itself: an editor below is refus
   t.is(r.code, Code.PERMISSION_DENIED);
   t.is((await w.domain.groups.get(w.owner, sub)).uid, sub);
 });
+
+test("a group's name is held to its rule by the domain itself, whichever surface calls: a bad one is INVALID_ARGUMENT on name and nothing is made", async (t) => {
+  const w = await world(t);
+  const before = w.committed();
+  for (const name of ['', 'Upper', 'a/b', 'x'.repeat(256)]) {
+    const r = await refusal(t, w.domain.groups.create(w.owner, { parent: w.org, name }));
+    t.is(r.code, Code.INVALID_ARGUMENT, name);
+    t.deepEqual(r.fields, ['name'], name);
+  }
+  t.is(w.committed(), before);
+});

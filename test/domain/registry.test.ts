@@ -65,3 +65,14 @@ test('a group has at most one account association (ALREADY_EXISTS); an update th
   t.like(await w.domain.accountAssociations.check(w.owner, sub, 'AMAZON'), { status: 'NOT_READY', reason: 'NOT_CONFIGURED' });
   t.is(made.parent, sub);
 });
+
+test("an account association's provider blocks are held to their formats on create as on update: a malformed one is INVALID_ARGUMENT naming it, and nothing is made", async (t) => {
+  const w = await world(t);
+  const sub = await w.group(w.org, 'sub');
+  const before = w.committed();
+  const r = await refusal(t, w.domain.accountAssociations.create(w.owner, { parent: sub, name: 'cloud', google: { projectId: 'Not A Project', projectNumber: 'abc' } }));
+  t.is(r.code, Code.INVALID_ARGUMENT);
+  t.deepEqual([...r.fields].sort(), ['google.projectId', 'google.projectNumber']);
+  t.is(w.committed(), before);
+  t.is((await refusal(t, w.domain.accountAssociations.get(w.owner, sub))).code, Code.NOT_FOUND);
+});

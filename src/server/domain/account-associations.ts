@@ -48,6 +48,9 @@ export function accountAssociationOperations(ctx: DomainContext) {
 
     async create(principal: Principal, input: NewAccountAssociation): Promise<Record_<'accountAssociation'>> {
       authorize(ctx, principal, capability(AA, 'create'), G, input.parent, 'parent');
+      // The provider blocks' formats, as an update checks them, whichever surface made the input.
+      const { parent: _parent, ...fields } = input;
+      validated(fields);
       return commit(ctx, principal, 'accountAssociations.create', () => insertAccountAssociation(ctx, input));
     },
 

@@ -2,7 +2,7 @@
 // organizations (groups without a parent) that only serve itself makes.
 import { failedPrecondition, invalidField } from '../../api/errors.js';
 import { byStoreKind, capability, groups as G } from '../../api/registry/index.js';
-import { ORG_KINDS, UPDATE_RULES } from '../../api/schemas.js';
+import { groupNameProblem, ORG_KINDS, UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
 import { authorize, commit, insertChild, mustGet, now, patchRecord, resolve, type Deferred, type DomainContext } from './context.js';
@@ -29,6 +29,9 @@ export function groupOperations(ctx: DomainContext) {
     async create(principal: Principal, input: NewGroup): Promise<Record_<'group'>> {
       authorize(ctx, principal, capability(G, 'create'), G, input.parent, 'parent');
       if (input.kind !== undefined && input.kind !== 'ORG_KIND_UNSPECIFIED') throw invalidField('group.kind', INHERITED_KIND);
+      // The surfaces check the name as they parse; the rule is the domain's, whoever calls.
+      const nameProblem = groupNameProblem(input.name);
+      if (nameProblem) throw invalidField('name', nameProblem);
       return commit(ctx, principal, 'groups.create', () => insertGroup(ctx, input));
     },
 
