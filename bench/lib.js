@@ -178,3 +178,46 @@ export function cpuMs(pid) {
     return undefined;
   }
 }
+
+/**
+ * `pctl serve ARGS` under /usr/bin/time: resolves once listening with the ms it took, the
+ * node process's RSS now (rssMiB) and stop(), which ends it and gives node's peak RSS in MiB.
+ */
+export function serveMeasured(args, configDir) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, pctl, 'serve', '--port', '0', '--rate-limit', 'off', ...args], {
+      env: { ...process.env, PCTL_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const exited = new Promise((r) => child.once('exit', r));
+    // time's child: the node process serving.
+    const node = () => Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim() || 0);
+    child.stdout.on('data', (c) => {
+      out += c;
+      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m && !child.url) {
+        child.url = m[1];
+        resolve({
+          url: m[1], ms: performance.now() - t0,
+          rssMiB: () => rssMiBOf(node()),
+          stop: async () => {
+            const pid = node();
+            if (pid) process.kill(pid, 'SIGTERM');
+            else await stopChild(child);
+            await exited;
+            return Number(/maxrss_kb=(\d+)/.exec(err)?.[1] ?? 0) / 1024;
+          },
+        });
+      }
+    });
+    child.stderr.on('data', (c) => { err += c; });
+    child.once('exit', (code) => { if (!child.url) reject(new Error(`serve exited with ${code}: ${err.slice(-2000)}`)); });
+  });
+}
+
+function rssMiBOf(pid) {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb ?? 0) / 1024;
+}

@@ -5,56 +5,16 @@
 // replicas against raw PostgreSQL inserts from 16 clients (node-postgres, one row per
 // transaction, into a table of the resources table's shape); GETs on one replica, quiet and
 // while another replica takes writes. Needs a build (npm run build) and PostgreSQL.
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { freshDatabaseUrl, startPostgresCluster } from '../scripts/pg-cluster.mjs';
-import { autocannonRun, fmt, pctl, stopChild, tempDir } from './lib.js';
+import { autocannonRun, fmt, serveMeasured, tempDir } from './lib.js';
 import { scaleSeed } from './scale.js';
 
 const CLIENTS = 16;
 const CREATES = 3000;
-
-/** `pctl serve --database URL --seed FILE` under /usr/bin/time: once listening, the ms it took and a stop() giving node's peak RSS. */
-function serveTimed(dataDir, database, extra, configDir) {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, pctl, 'serve', '--port', '0', '--data', dataDir, '--database', database, '--rate-limit', 'off', ...extra], {
-      env: { ...process.env, PCTL_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const exited = new Promise((r) => child.once('exit', r));
-    child.stdout.on('data', (c) => {
-      out += c;
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m && !child.url) {
-        child.url = m[1];
-        const node = () => Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim() || 0);
-        resolve({
-          url: m[1], ms: performance.now() - t0,
-          rssMiB: () => rssOf(node()),
-          stop: async () => {
-            const pid = node();
-            if (pid) process.kill(pid, 'SIGTERM');
-            else await stopChild(child);
-            await exited;
-            return Number(/maxrss_kb=(\d+)/.exec(err)?.[1] ?? 0) / 1024;
-          },
-        });
-      }
-    });
-    child.stderr.on('data', (c) => { err += c; });
-    child.once('exit', (code) => { if (!child.url) reject(new Error(`serve exited with ${code}: ${err.slice(-2000)}`)); });
-  });
-}
-
-function rssOf(pid) {
-  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb ?? 0) / 1024;
-}
 
 function client(url, token, connections) {
   const pool = new Pool(url, { connections, pipelining: 1 });
@@ -121,17 +81,17 @@ export async function scalePostgres(n, report, cleanup) {
     const tag = `[scale postgres ${fmt(n)} groups]`;
     const dirOf = (name) => join(dir, name);
 
-    const loader = await serveTimed(dirOf('loader'), database, ['--seed', seedFile], dirOf('loader-config'));
+    const loader = await serveMeasured(['--data', dirOf('loader'), '--database', database, '--seed', seedFile], dirOf('loader-config'));
     report(`${tag} serve --database --seed: load (spawn → listening)`, loader.ms, 'ms', { command: `pctl serve --database URL --seed seed.json (${fmt(n)} groups)` });
     report(`${tag} the loading replica: RSS once listening`, loader.rssMiB(), 'MiB', { command: '/proc/PID/status VmRSS' });
     report(`${tag} the loading replica: peak RSS`, await loader.stop(), 'MiB', { command: '/usr/bin/time -f %M' });
 
     // Cold start: one replica alone, then three at once.
-    const one = await serveTimed(dirOf('r0'), database, [], dirOf('r0-config'));
+    const one = await serveMeasured(['--data', dirOf('r0'), '--database', database], dirOf('r0-config'));
     stops.push(one.stop);
     report(`${tag} one replica: cold start (spawn → listening)`, one.ms, 'ms', { target: n >= 1_000_000 ? '< 3,000' : undefined, command: 'pctl serve --database URL (a fresh data dir)' });
     report(`${tag} one replica: RSS once listening`, one.rssMiB(), 'MiB', { target: n >= 1_000_000 ? '< 150' : undefined, command: '/proc/PID/status VmRSS' });
-    const three = await Promise.all([1, 2, 3].map((i) => serveTimed(dirOf(`r${i}`), database, [], dirOf(`r${i}-config`))));
+    const three = await Promise.all([1, 2, 3].map((i) => serveMeasured(['--data', dirOf(`r${i}`), '--database', database], dirOf(`r${i}-config`))));
     for (const r of three) stops.push(r.stop);
     report(`${tag} three replicas started at once: last listening`, Math.max(...three.map((r) => r.ms)), 'ms', { command: `3 × pctl serve --database URL; each: ${three.map((r) => fmt(r.ms)).join(', ')} ms` });
 

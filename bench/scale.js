@@ -2,11 +2,10 @@
 // Builds the data as a user would, from a seed file (`pctl serve --seed`), then prints: the
 // seed's load time (spawn → listening) and serve's peak RSS meanwhile, the data dir's bytes per
 // group, and lists read right after a write against the same lists from cache.
-import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { fmt, median, pctl, startServe, stopChild, tempDir } from './lib.js';
+import { fmt, median, serveMeasured, startServe, tempDir } from './lib.js';
 
 /**
  * A seed of `n` groups: one organization, 10 teams, 100 subgroups a team, the rest leaves spread
@@ -24,39 +23,6 @@ export function scaleSeed(n) {
   }
   for (let i = 0; made < n; i++, made++) subs[i % subs.length].groups.push({ name: `leaf-${String(i).padStart(7, '0')}` });
   return { organizations: [org] };
-}
-
-/** `pctl serve --seed` under /usr/bin/time: resolves once listening, with the ms it took. */
-function serveSeeded(dataDir, seedFile, configDir) {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, pctl, 'serve', '--port', '0', '--data', dataDir, '--seed', seedFile, '--rate-limit', 'off'], {
-      env: { ...process.env, PCTL_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const exited = new Promise((r) => child.once('exit', r));
-    child.stdout.on('data', (c) => {
-      out += c;
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m && !child.url) {
-        child.url = m[1];
-        resolve({
-          url: m[1], ms: performance.now() - t0,
-          // SIGTERM to node (time's child), then time's report of node's peak RSS.
-          stop: async () => {
-            const node = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim();
-            if (node) process.kill(Number(node), 'SIGTERM');
-            else await stopChild(child);
-            await exited;
-            return Number(/maxrss_kb=(\d+)/.exec(err)?.[1] ?? 0) / 1024;
-          },
-        });
-      }
-    });
-    child.stderr.on('data', (c) => { err += c; });
-    child.once('exit', (code) => { if (!child.url) reject(new Error(`serve --seed exited with ${code}: ${err.slice(-2000)}`)); });
-  });
 }
 
 function dirBytes(dir) {
@@ -81,7 +47,7 @@ export async function scale(n, report, cleanup) {
   const seedFile = join(dir, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(scaleSeed(n)));
   const tag = `[scale ${fmt(n)} groups]`;
-  const serve = await serveSeeded(dataDir, seedFile, join(dir, 'config'));
+  const serve = await serveMeasured(['--data', dataDir, '--seed', seedFile], join(dir, 'config'));
   report(`${tag} serve --seed: load (spawn → listening)`, serve.ms, 'ms', { target: n >= 1_000_000 ? '< 120,000' : undefined, command: `pctl serve --seed seed.json (${fmt(n)} groups, ${fmt(statSync(seedFile).size)} bytes of JSON)` });
   report(`${tag} serve --seed: peak RSS`, await serve.stop(), 'MiB', { command: '/usr/bin/time -f %M pctl serve --seed …' });
   report(`${tag} data dir bytes per group`, dirBytes(dataDir) / n, 'bytes', { command: 'pctl.db* after serve stopped, / groups' });
