@@ -247,13 +247,26 @@ export class ListEngine {
   // The same list asked again (a poller, a page reloaded) plans to the same query: planned
   // once per filter columns and query, its page token read every time (a token expires).
   private readonly parsed = new WeakMap<FilterColumns, Map<string, ParsedQuery>>();
+  // The surfaces hand a list asked again the same ListQuery object (their parser caches it):
+  // its plan is found by identity, without spelling its key.
+  private readonly planOfQuery = new WeakMap<ListQuery, { kind: Kind; scope: string; filterColumns: FilterColumns; q: ParsedQuery }>();
 
   private parse(query: ListQuery, opts: ListOptions): ParsedQuery {
+    const filterColumns = opts.filterColumns ?? NO_FILTERS;
+    const scope = opts.scope?.key ?? '';
+    const known = this.planOfQuery.get(query);
+    const q = known && known.kind === opts.kind && known.scope === scope && known.filterColumns === filterColumns
+      ? known.q
+      : this.planned(query, opts, filterColumns);
+    if (!known || known.q !== q) this.planOfQuery.set(query, { kind: opts.kind, scope, filterColumns, q });
+    return query.pageToken ? { ...q, cursor: this.readToken(query.pageToken, q.fingerprint) } : q;
+  }
+
+  private planned(query: ListQuery, opts: ListOptions, filterColumns: FilterColumns): ParsedQuery {
     const key = JSON.stringify([
       opts.kind, opts.scope?.key ?? '', query.pageSize ?? 0, query.skip ?? 0, query.order?.field ?? 'uid', query.order?.desc ?? false,
       query.descendantsOf ?? null, query.childrenOf ?? null, query.name ?? null, query.nameContains ?? null, query.filters ?? null,
     ]);
-    const filterColumns = opts.filterColumns ?? NO_FILTERS;
     let byKey = this.parsed.get(filterColumns);
     if (!byKey) this.parsed.set(filterColumns, (byKey = new Map<string, ParsedQuery>()));
     let q = byKey.get(key);
@@ -262,7 +275,7 @@ export class ListEngine {
       if (byKey.size >= 1000) byKey.clear();
       byKey.set(key, q);
     }
-    return query.pageToken ? { ...q, cursor: this.readToken(query.pageToken, q.fingerprint) } : q;
+    return q;
   }
 
   private plan(query: ListQuery, opts: ListOptions & { filterColumns: FilterColumns }): ParsedQuery {

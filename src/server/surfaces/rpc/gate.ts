@@ -16,7 +16,12 @@ export interface Listeners {
 }
 
 /** An RPC's path, `/package.Service/Method`; REST has no path of that shape. */
-const isRpcPath = (url: string | undefined) => /^\/[A-Za-z_][\w.]*\.[A-Za-z_]\w*\/[A-Za-z_]\w*$/.test((url ?? '').split('?')[0]!);
+const RPC_PATH = /^\/[A-Za-z_][\w.]*\.[A-Za-z_]\w*\/[A-Za-z_]\w*$/;
+const isRpcPath = (url: string | undefined) => {
+  if (!url) return false;
+  const q = url.indexOf('?');
+  return RPC_PATH.test(q === -1 ? url : url.slice(0, q));
+};
 
 /**
  * serve's listeners: RPC paths by the listeners `rpc` gives (a promise until they are loaded;
