@@ -90,12 +90,23 @@ function parseJson(text: string): unknown {
     throw invalidField('body', `is not valid JSON (${(err as Error).message})`);
   }
   ensureBoundedDepth(value);
-  // "\ud800" parses to a lone surrogate, which SQLite cannot store as UTF-8: it came back as
-  // U+FFFD, so a 200 reported a value other than the one stored. Refused instead.
-  if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
-    throw invalidField('body', 'must hold well-formed Unicode text (a \\uD800-\\uDFFF escape must be part of a surrogate pair)');
-  }
+  if (/\\u[dD][89a-fA-F]/.test(text)) ensureWellFormed(value);
   return value;
+}
+
+/** A body given as a value (MCP's tool arguments): the same limits as a parsed one, depth and Unicode. */
+export function checkedBody(value: unknown): unknown {
+  ensureBoundedDepth(value);
+  ensureWellFormed(value);
+  return value;
+}
+
+/**
+ * "\ud800" parses to a lone surrogate, which SQLite cannot store as UTF-8: it came back as
+ * U+FFFD, so a 200 reported a value other than the one stored. Refused instead.
+ */
+function ensureWellFormed(value: unknown): void {
+  if (hasLoneSurrogate(value)) throw invalidField('body', 'must hold well-formed Unicode text (a \\uD800-\\uDFFF escape must be part of a surrogate pair)');
 }
 
 /** A code-3 error naming the limit when the value nests deeper than MAX_JSON_DEPTH. Iterative: the value may be deep. */
