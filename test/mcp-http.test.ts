@@ -1,6 +1,6 @@
 // serve's own /mcp, met by the official SDK's Client over Streamable HTTP: bearer tokens as
-// the API takes them, what a caller may do decided by its role bindings (the REST handling
-// it is dispatched to), sessions bound to the identity that opened them, writes only with
+// the API takes them, what a caller may do decided by its role bindings (the operations its
+// tools' calls run, journaled and faulted as their REST equivalents), sessions bound to the identity that opened them, writes only with
 // --mcp-writes. An SDK client without a token finds serve's issuer by RFC 9728 and signs in;
 // idle sessions expire (serve's injected clock moves; nothing sleeps).
 import test, { type ExecutionContext } from 'ava';
