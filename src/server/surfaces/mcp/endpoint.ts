@@ -17,6 +17,7 @@ import { toErrorResponse, type Dispatch } from '../../pipeline/dispatch.js';
 import { readText } from '../rest/http.js';
 import type { Operations } from '../../pipeline/operations.js';
 import type { Store } from '../../store/store.js';
+import type { Domain } from '../../domain/index.js';
 import { operationCaller, operationTable } from './calls.js';
 import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '../../transport/exchange.js';
 
@@ -46,8 +47,9 @@ const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 export interface McpEndpointOptions {
   /** serve's dispatcher: the one path of every API call. */
   dispatch: Dispatch;
-  /** The operations a tool's API calls run (calls.ts), and the store their wire forms read. */
+  /** The operations a tool's API calls run (calls.ts: the domain for custom verbs), and the store their wire forms read. */
   operations: Operations;
+  domain: Domain;
   store: Store;
   authenticate: (authorization: string | undefined) => Promise<Principal>;
   /** Offer the write tools (`serve --mcp-writes`). */
@@ -116,7 +118,7 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
       onsessionclosed: (id) => void sessions.delete(id),
     });
     transport.onclose = () => void (transport.sessionId && sessions.delete(transport.sessionId));
-    const server = await createMcpServer({ writes: opts.writes, caller: (auth) => operationCaller(opts.dispatch, (table ??= operationTable(opts.operations, opts.store)), auth) });
+    const server = await createMcpServer({ writes: opts.writes, caller: (auth) => operationCaller(opts.dispatch, (table ??= operationTable(opts.operations, opts.domain, opts.store)), auth) });
     await server.connect(transport);
     await answer(call, transport, body, authInfo);
   }
