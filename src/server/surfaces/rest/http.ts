@@ -4,7 +4,7 @@
 import { ApiError, Code, invalidField } from '../../../api/errors.js';
 import { redactUrl } from '../../../api/redact.js';
 import { parseParams } from '../../base/params.js';
-import { MAX_BODY_BYTES, toErrorResponse, type Call, type Dispatch } from '../../pipeline/dispatch.js';
+import { MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../../pipeline/dispatch.js';
 import type { Response } from '../../pipeline/handler.js';
 import type { Exchange } from '../../transport/exchange.js';
 
@@ -70,15 +70,6 @@ export function restHandler(dispatch: Dispatch, log?: (line: string) => void): (
       log?.(`${x.method} ${redactUrl(rawUrl)} ${status} ${(performance.now() - started).toFixed(1)}ms`);
     });
   };
-}
-
-/**
- * A call made inside serve (an MCP tool's), its body given as JSON text: parsed and bounded as
- * a REST body is, so such a call meets every rule a request over the network meets.
- */
-export function textCall(call: Omit<Call, 'json' | 'form'>, text: string): Call {
-  const body = () => (Buffer.byteLength(text) > MAX_BODY_BYTES ? Promise.reject(tooLarge()) : Promise.resolve(text));
-  return { ...call, json: () => body().then(parseJson), form: () => body().then(parseParams) };
 }
 
 function parseJson(text: string): unknown {
