@@ -1,6 +1,6 @@
 // serve's own /mcp, met by the official SDK's Client over Streamable HTTP: bearer tokens as
-// the API takes them, what a caller may do decided by its role bindings (the REST handling
-// it is dispatched to), sessions bound to the identity that opened them, writes only with
+// the API takes them, what a caller may do decided by its role bindings (the operations its
+// tools' calls run, journaled and faulted as their REST equivalents), sessions bound to the identity that opened them, writes only with
 // --mcp-writes. An SDK client without a token finds serve's issuer by RFC 9728 and signs in;
 // idle sessions expire (serve's injected clock moves; nothing sleeps).
 import test, { type ExecutionContext } from 'ava';
@@ -79,6 +79,30 @@ test("/mcp with --mcp-writes: a viewer's write is PERMISSION_DENIED; the owner's
   t.is((await srv.ok('GET', `/iam/v2/groups/${child.uid}`)).name, 'mcp-http-child');
   const entry = srv.journal.since().find((e) => e.method === 'POST' && e.path === '/iam/v2/groups' && e.status === 200);
   t.is(entry?.identity, srv.ownerIdentityUid, "the tool's call went through the API's one path, as its caller");
+});
+
+test.serial('an /mcp tool call runs as its REST-equivalent call: journaled as PATCH of the item with its updateMask and body, and a fault rule on that call applies', async (t) => {
+  const srv = writable;
+  const team = await srv.ok('POST', '/iam/v2/groups', { parent: srv.organizationUid, group: { name: 'mcp-journal-team' } });
+  t.teardown(async () => {
+    await srv.call('DELETE', '/_pctl/faults');
+    await srv.call('DELETE', `/iam/v2/groups/${team.uid}`);
+  });
+  const { client } = await connect(t, srv, srv.ownerToken);
+  const updated = await client.callTool({ name: 'groups_update', arguments: { uid: 'mcp-journal-team', description: 'set by a tool' } });
+  t.falsy(updated.isError, JSON.stringify(updated.content));
+  t.is((updated.structuredContent as { description: string }).description, 'set by a tool');
+  const entry = srv.journal.since().findLast((e) => e.method === 'PATCH');
+  t.like(entry, { path: `/iam/v2/groups/${team.uid}?updateMask=description`, status: 200, identity: srv.ownerIdentityUid, matched: true });
+  t.deepEqual(JSON.parse(entry?.requestBody ?? 'null'), { description: 'set by a tool' });
+  t.is(JSON.parse(entry?.responseBody ?? 'null').description, 'set by a tool');
+
+  const rule = await srv.ok('POST', '/_pctl/faults', { method: 'PATCH', path: `/iam/v2/groups/${team.uid}`, effect: 'error', code: 14 });
+  const faulted = await client.callTool({ name: 'groups_update', arguments: { uid: team.uid, description: 'never set' } });
+  t.true(faulted.isError);
+  t.is(JSON.parse((faulted.content as { text: string }[])[0]!.text).error.code, 'UNAVAILABLE');
+  t.is((await srv.ok('GET', `/iam/v2/groups/${team.uid}`)).description, 'set by a tool', 'the faulted call wrote nothing');
+  t.deepEqual(srv.journal.since().findLast((e) => e.method === 'PATCH')?.fault, { id: rule.id, effect: 'error' });
 });
 
 test('/mcp sessions: bound to the identity that opened them, ended by DELETE', async (t) => {

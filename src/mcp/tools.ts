@@ -5,9 +5,9 @@
 //
 // A tool knows nothing of transports or of who serves the API: it calls an ApiCaller
 // (method, path, query, body → JSON, or an ApiError). `pctl mcp` implements one with pctl's
-// client (auth, retries, backoff); serve's /mcp dispatches in-process to its own REST
-// handling as the authenticated caller. So permissions, limits, faults and the journal are
-// the API's, and no rule of the API is restated here.
+// client (auth, retries, backoff); serve's /mcp runs each call's operation through its
+// pipeline as the authenticated caller (server/surfaces/mcp/calls.ts). So permissions,
+// limits, faults and the journal are the API's, and no rule of the API is restated here.
 import * as z from 'zod';
 import { ApiError, Code, invalidArgument } from '../api/errors.js';
 import { References, type Lister } from '../api/references.js';

@@ -268,7 +268,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // One listener for both HTTP versions: RPCs (rpc/), /mcp by MCP, the rest as REST.
     // Sessions idle by the real clock, as tokens do (a deterministic clock moves per request).
     const mcp = mcpEndpoint({
-      dispatch, authenticate: async (h) => authenticate(h), writes: opts.mcpWrites === true, issuer: issuerUrl,
+      dispatch, operations, domain, store, authenticate: async (h) => authenticate(h), writes: opts.mcpWrites === true, issuer: issuerUrl,
       clock: tokenClock, ...(opts.mcpSessionIdleMs ? { idleMs: opts.mcpSessionIdleMs } : {}), log: opts.log,
     });
     const apiExchange = restHandler(dispatch, opts.log);

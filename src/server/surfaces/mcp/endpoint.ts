@@ -1,21 +1,24 @@
 // serve's /mcp: the MCP tool set of src/mcp over Streamable HTTP on serve's one port, with
 // sessions as the spec has them (POST to open one with initialize and to send, GET for the
 // server's stream, DELETE to end it). Every request needs a bearer token, the API's own; a
-// session belongs to the identity that opened it. A tool call is dispatched in-process to
-// serve's REST handling with the token of the request that carried it, so what a caller may
-// do, its rate limit, injected faults and the journal are the API's, decided in one place.
+// session belongs to the identity that opened it. A tool call's API calls run their operations
+// through serve's pipeline (calls.ts) with the token of the request that carried it, so what a
+// caller may do, its rate limit, injected faults and the journal are the API's, decided in one place.
 // MCP clients find where to get a token by RFC 9728 (Protected Resource Metadata: serve's own
 // issuer), named in every 401. Idle sessions expire; a request on one is a 404, as the spec
 // has it, after which a client initializes again. Sessions run the SDK's web-standard
 // transport (a Request in, a Response out), so HTTP/1.1 and serve's HTTP/2 serve them alike.
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { ApiError, Code, codeForHttpStatus } from '../../../api/errors.js';
-import type { ApiCaller, CallerAuth } from '../../../mcp/server.js';
+import { ApiError } from '../../../api/errors.js';
 import type { Principal } from '../../auth/principal.js';
 import type { PublicRoutes, Response } from '../../pipeline/handler.js';
 import { toErrorResponse, type Dispatch } from '../../pipeline/dispatch.js';
-import { readText, textCall } from '../rest/http.js';
+import { readText } from '../rest/http.js';
+import type { Operations } from '../../pipeline/operations.js';
+import type { Store } from '../../store/store.js';
+import type { Domain } from '../../domain/index.js';
+import { operationCaller, operationTable } from './calls.js';
 import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '../../transport/exchange.js';
 
 type AuthInfo = import('@modelcontextprotocol/sdk/server/auth/types.js').AuthInfo;
@@ -44,6 +47,10 @@ const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 export interface McpEndpointOptions {
   /** serve's dispatcher: the one path of every API call. */
   dispatch: Dispatch;
+  /** The operations a tool's API calls run (calls.ts: the domain for custom verbs), and the store their wire forms read. */
+  operations: Operations;
+  domain: Domain;
+  store: Store;
   authenticate: (authorization: string | undefined) => Promise<Principal>;
   /** Offer the write tools (`serve --mcp-writes`). */
   writes: boolean;
@@ -85,6 +92,7 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
       void session.transport.close();
     }
   };
+  let table: ReturnType<typeof operationTable> | undefined;
   const sweeper = setInterval(expireIdle, Math.min(idleMs, 60_000));
   sweeper.unref();
 
@@ -110,7 +118,7 @@ export function mcpEndpoint(opts: McpEndpointOptions): McpEndpoint {
       onsessionclosed: (id) => void sessions.delete(id),
     });
     transport.onclose = () => void (transport.sessionId && sessions.delete(transport.sessionId));
-    const server = await createMcpServer({ writes: opts.writes, caller: (auth) => dispatchCaller(opts.dispatch, auth) });
+    const server = await createMcpServer({ writes: opts.writes, caller: (auth) => operationCaller(opts.dispatch, (table ??= operationTable(opts.operations, opts.domain, opts.store)), auth) });
     await server.connect(transport);
     await answer(call, transport, body, authInfo);
   }
@@ -241,25 +249,6 @@ export function protectedResourceRoutes(issuer: () => string): PublicRoutes {
 
 function resourceMetadataUrl(issuer: string, path: string): string {
   return `${issuer}${RESOURCE_METADATA_PATH}${path}`;
-}
-
-/** A tool call's API calls, through serve's dispatcher as the caller that sent it. */
-function dispatchCaller(dispatch: Dispatch, auth: CallerAuth | undefined): ApiCaller {
-  return async ({ method, path, query, body }) => {
-    const answer = await dispatch(textCall({
-      method,
-      path,
-      query: new URLSearchParams(query ?? []),
-      headers: auth ? { authorization: `Bearer ${auth.token}` } : {},
-      address: typeof auth?.extra?.address === 'string' ? auth.extra.address : '',
-    }, body === undefined ? '' : JSON.stringify(body)));
-    // An injected reset or stall has no HTTP answer to give back: the tool says so.
-    if (answer.fault) throw new ApiError(Code.UNAVAILABLE, `The API call was ${answer.fault === 'reset' ? 'cut' : 'never answered'} (an injected fault)`, { reason: 'INJECTED_FAULT' });
-    const status = answer.status ?? 200;
-    const json: unknown = answer.bodyJson ? JSON.parse(answer.bodyJson.text) : answer.body;
-    if (status >= 400) throw ApiError.fromBody(json, status) ?? new ApiError(codeForHttpStatus(status), `${method} ${path}: HTTP ${status}`);
-    return json;
-  };
 }
 
 /** Hands a request to a session's transport and writes the Response it gives back, its body as it streams. */

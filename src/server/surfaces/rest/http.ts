@@ -4,7 +4,7 @@
 import { ApiError, Code, invalidField } from '../../../api/errors.js';
 import { redactUrl } from '../../../api/redact.js';
 import { parseParams } from '../../base/params.js';
-import { MAX_BODY_BYTES, toErrorResponse, type Call, type Dispatch } from '../../pipeline/dispatch.js';
+import { MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../../pipeline/dispatch.js';
 import type { Response } from '../../pipeline/handler.js';
 import type { Exchange } from '../../transport/exchange.js';
 
@@ -72,15 +72,6 @@ export function restHandler(dispatch: Dispatch, log?: (line: string) => void): (
   };
 }
 
-/**
- * A call made inside serve (an MCP tool's), its body given as JSON text: parsed and bounded as
- * a REST body is, so such a call meets every rule a request over the network meets.
- */
-export function textCall(call: Omit<Call, 'json' | 'form'>, text: string): Call {
-  const body = () => (Buffer.byteLength(text) > MAX_BODY_BYTES ? Promise.reject(tooLarge()) : Promise.resolve(text));
-  return { ...call, json: () => body().then(parseJson), form: () => body().then(parseParams) };
-}
-
 function parseJson(text: string): unknown {
   if (!text.trim()) throw invalidField('body', 'is required (a JSON object)');
   let value: unknown;
@@ -90,12 +81,23 @@ function parseJson(text: string): unknown {
     throw invalidField('body', `is not valid JSON (${(err as Error).message})`);
   }
   ensureBoundedDepth(value);
-  // "\ud800" parses to a lone surrogate, which SQLite cannot store as UTF-8: it came back as
-  // U+FFFD, so a 200 reported a value other than the one stored. Refused instead.
-  if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
-    throw invalidField('body', 'must hold well-formed Unicode text (a \\uD800-\\uDFFF escape must be part of a surrogate pair)');
-  }
+  if (/\\u[dD][89a-fA-F]/.test(text)) ensureWellFormed(value);
   return value;
+}
+
+/** A body given as a value (MCP's tool arguments): the same limits as a parsed one, depth and Unicode. */
+export function checkedBody(value: unknown): unknown {
+  ensureBoundedDepth(value);
+  ensureWellFormed(value);
+  return value;
+}
+
+/**
+ * "\ud800" parses to a lone surrogate, which SQLite cannot store as UTF-8: it came back as
+ * U+FFFD, so a 200 reported a value other than the one stored. Refused instead.
+ */
+function ensureWellFormed(value: unknown): void {
+  if (hasLoneSurrogate(value)) throw invalidField('body', 'must hold well-formed Unicode text (a \\uD800-\\uDFFF escape must be part of a surrogate pair)');
 }
 
 /** A code-3 error naming the limit when the value nests deeper than MAX_JSON_DEPTH. Iterative: the value may be deep. */
