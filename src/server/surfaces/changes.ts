@@ -21,6 +21,9 @@ export function resolveChanges(body: unknown, rawMask: string | null, desc: Pick
   const changes: Changes = new Map();
 
   if (rawMask !== null && rawMask.trim() !== '') {
+    // The mask picks among the resource's fields; a key that is none of them is still a mistake.
+    const unknown = unknownKeys(obj, desc);
+    if (unknown.length) throw invalidArgument(unknown);
     const violations: FieldViolation[] = [];
     const fields = rawMask.split(',').map((f) => f.trim()).filter(Boolean);
     for (const raw of fields) {
@@ -75,6 +78,19 @@ export function resolveChanges(body: unknown, rawMask: string | null, desc: Pick
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
+
+/** The body's keys that name no field of the resource, and the keys under its object fields that name none of theirs. */
+function unknownKeys(obj: Record<string, unknown>, desc: Pick<ResourceDescriptor, 'updatable' | 'outputOnly'>): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  for (const [key, value] of Object.entries(obj)) {
+    if (desc.outputOnly.includes(key)) continue;
+    if (!desc.updatable.includes(key)) out.push({ field: key, description: 'is not a known field' });
+    else if (isObject(value) && desc.updatable.some((f) => f.startsWith(`${key}.`))) {
+      for (const sub of Object.keys(value)) if (!desc.updatable.includes(`${key}.${sub}`)) out.push({ field: `${key}.${sub}`, description: 'is not a known field' });
+    }
+  }
+  return out;
+}
 
 /**
  * The first object field on the way to a masked `path` that the body holds as something

@@ -51,7 +51,7 @@ export function publishedRoutes(run: (principal: Principal, call: InProcessCall)
     return async (req) => {
       const { route, values } = matchRoute(routes, method, path);
       const { method: rpc } = route;
-      const request = requestOf(route, values, req.query, route.body === '' ? undefined : await req.json());
+      const request = requestOf(route, values, req.query, route.body === '' ? undefined : await req.json(), true);
       const operation = operations.get(rpc);
       const transcoder = transcoders.get(rpc);
       // Every field, as the vendor's gateway sends them (grpc-gateway's EmitUnpopulated).

@@ -8,7 +8,7 @@
 // still serves what this does not: reflection (a stream), compressed messages, gRPC-Web text.
 import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type DescMethod, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { anyPack } from '@bufbuild/protobuf/wkt';
-import { ApiError, BAD_REQUEST_TYPE, Code, codeName, ERROR_INFO_TYPE, httpStatusForCode, PRECONDITION_FAILURE_TYPE, type Status } from '../../../api/errors.js';
+import { ApiError, BAD_REQUEST_TYPE, Code, codeName, ERROR_INFO_TYPE, httpStatusForCode, invalidArgument, PRECONDITION_FAILURE_TYPE, type Status } from '../../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../../gen/google/rpc/error_details_pb.js';
 import { StatusSchema } from '../../../gen/google/rpc/status_pb.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -16,6 +16,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Response } from '../../pipeline/handler.js';
 import type { Exchange } from '../../transport/exchange.js';
 import { MAX_BODY_BYTES, toErrorResponse, type Call, type Dispatch } from '../../pipeline/dispatch.js';
+import { unknownJsonFields } from '../proto-json.js';
 import type { DirectRead } from './reads.js';
 import type { RestCall, Transcoder } from './transcode.js';
 
@@ -188,9 +189,17 @@ function decode(input: DescMessage, bytes: Buffer, protocol: Protocol): Message 
     }
     body = bytes.subarray(5);
   }
+  if (!protocol.json) return readAs(input, () => fromBinary(input, body));
+  const json = readAs(input, () => JSON.parse(body.toString('utf8')) as JsonValue);
+  // A field the message has not: a field violation each, as REST's published rules answer it.
+  const unknown = unknownJsonFields(input, json);
+  if (unknown.length) throw invalidArgument(unknown);
+  return readAs(input, () => fromJson(input, json));
+}
+
+function readAs<T>(input: DescMessage, read: () => T): T {
   try {
-    if (protocol.json) return fromJson(input, JSON.parse(body.toString('utf8')) as JsonValue);
-    return fromBinary(input, body);
+    return read();
   } catch (err) {
     throw new ApiError(Code.INVALID_ARGUMENT, `Invalid argument: request: not a ${input.typeName} (${(err as Error).message})`, { reason: 'MALFORMED_REQUEST' });
   }

@@ -3,8 +3,9 @@
 // JSON body become the method's request message, read the way the vendor's gateway reads
 // them (proto3 JSON in either spelling, unknown fields and parameters ignored).
 import { fromJson, getExtension, ScalarType, type DescField, type DescMessage, type DescMethod, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
-import { ApiError, Code, invalidField } from '../../../api/errors.js';
+import { ApiError, Code, invalidArgument, invalidField } from '../../../api/errors.js';
 import { http as httpRuleExtension } from '../../../gen/google/api/annotations_pb.js';
+import { unknownJsonFields } from '../proto-json.js';
 
 export interface V1Route {
   method: DescMethod;
@@ -65,10 +66,21 @@ export function matchRoute(routes: readonly V1Route[], verb: string, path: strin
   throw new ApiError(Code.NOT_FOUND, `No such v1 route: ${verb} ${path} (serve answers the v1 calls of its groups, identities, roles, role bindings, identity providers, invites, account associations, repos, tags and advisories; see docs/v1.md)`, { reason: 'ROUTE_NOT_FOUND' });
 }
 
-/** The request message of a call: its body, then the query parameters (unless the body is the whole request), then the path variables. */
-export function requestOf(route: V1Route, values: string[], query: URLSearchParams, body: unknown): Message {
+/**
+ * The request message of a call: its body, then the query parameters (unless the body is the
+ * whole request), then the path variables. A `strict` read refuses a body naming fields its
+ * message has not (the published rules, as the spec's routes do); v1's ignores them, as the
+ * vendor's v1 gateway does.
+ */
+export function requestOf(route: V1Route, values: string[], query: URLSearchParams, body: unknown, strict = false): Message {
   const input = route.method.input;
   let json: JsonObject = {};
+  if (strict) {
+    const bodyField = input.fields.find((f) => f.name === route.body);
+    const bodyMessage = route.body === '*' ? input : bodyField?.fieldKind === 'message' ? bodyField.message : undefined;
+    const unknown = bodyMessage ? unknownJsonFields(bodyMessage, body) : [];
+    if (unknown.length) throw invalidArgument(unknown);
+  }
   if (route.body === '*') {
     if (!isObject(body)) throw invalidField('body', 'must be a JSON object');
     json = { ...body };
