@@ -2,6 +2,7 @@
 // serve, apply to a fresh one, diff finds nothing), drift, --dry-run and bad manifests (checked
 // through serve's request journal: nothing written), --prune, a failure half-way, uid anchors.
 import test from 'ava';
+import { generateKeyPairSync } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
@@ -148,10 +149,79 @@ test.serial('identities of the published relationship forms: an AWS identity and
   ]);
   const changed = await pctl(['diff', '-f', file('relationships-changed.yaml', text.replace('SERVICE_PRINCIPAL_COSIGNED', 'SERVICE_PRINCIPAL_INGESTER'))]);
   t.is(changed.code, 0, 'no change apply could make');
-  t.regex(changed.stderr, /^note: identity acme\/signer: its awsIdentity or servicePrincipal differs from the manifest's, and cannot be updated/m);
+  t.regex(changed.stderr, /^note: identity acme\/signer: its staticKeys, awsIdentity or servicePrincipal differs from the manifest's, and cannot be updated/m);
   const neither = await pctl(['diff', '-f', file('relationships-bad.yaml', text.replace('servicePrincipal: SERVICE_PRINCIPAL_COSIGNED', 'email: a@b.example'))]);
   t.is(neither.code, 2);
-  t.regex(neither.stderr, /exactly one of claimMatch, awsIdentity and servicePrincipal must be set/);
+  t.regex(neither.stderr, /exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal must be set/);
+});
+
+test.serial('the published Group fields and static-keys identities: verified, an organization\'s kind and static keys exported from one serve, applied to a fresh one, exported the same; a changed verified is a diff', async (t) => {
+  const { srv: source, pctl: fromSource } = await freshAcme(t);
+  const org = source.organizationUid;
+  await source.ok('PATCH', `/iam/v2/groups/${org}?updateMask=verified,kind`, { verified: true, kind: 'ORG_KIND_CUSTOMER' });
+  const secure = await source.ok('POST', '/iam/v2/groups', { parent: org, group: { name: 'secure' } });
+  await source.ok('PATCH', `/iam/v2/groups/${secure.uid}?updateMask=verified`, { verified: true });
+  await source.ok('POST', '/iam/v2/groups', { parent: org, group: { name: 'plain' } });
+  const publicJwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+  const issuerKeys = JSON.stringify({ keys: [{ ...publicJwk, kid: 'ci-1', use: 'sig', alg: 'ES256' }] });
+  const expirationTime = new Date(Date.now() + 30 * 86_400_000).toISOString();
+  await source.ok('POST', '/iam/v2/identities', {
+    parent: secure.uid, identity: { name: 'keyed-bot', staticKeys: { issuer: 'https://keys.example.com', subject: 'bot', issuerKeys, expirationTime, audiences: ['acme'] } },
+  });
+
+  const first = await fromSource(['export']);
+  t.is(first.code, 0, first.stderr);
+  const doc = YAML.parse(first.stdout);
+  t.like(doc.organizations[0], { name: 'acme', verified: true, kind: 'ORG_KIND_CUSTOMER' });
+  const groupsOut = doc.organizations[0].groups as { name: string; verified?: boolean; kind?: string; identities?: unknown[] }[];
+  t.deepEqual(groupsOut.map((g) => [g.name, g.verified, g.kind]), [['plain', undefined, undefined], ['secure', true, undefined]], 'a subgroup inherits the kind: only the organization says it');
+  t.deepEqual(groupsOut[1]!.identities, [{ name: 'keyed-bot', staticKeys: { issuer: 'https://keys.example.com', subject: 'bot', issuerKeys, expirationTime, audiences: ['acme'] } }]);
+  t.notRegex(first.stdout, /resourceLimits|status|"d"/);
+
+  const { srv: target, pctl: toTarget } = await freshAcme(t);
+  const path = file('published-fields.yaml', first.stdout);
+  const applied = await toTarget(['apply', '-f', path]);
+  t.is(applied.code, 0, applied.stderr);
+  // Two groups and the identity made; the organization's verified and kind, and the new group's verified, updated.
+  t.regex(applied.stdout, /^Plan: 3 to create, 2 to update, 0 to delete\.$/m);
+  t.like(await target.ok('GET', `/iam/v2/groups/${target.organizationUid}`), { verified: true, kind: 'ORG_KIND_CUSTOMER' });
+  const again = await toTarget(['export']);
+  t.is(again.stdout, first.stdout);
+  t.is((await toTarget(['diff', '-f', path])).code, 0, 'nothing differs');
+
+  const unverified = file('published-fields-changed.yaml', YAML.stringify({
+    organizations: [{ ...doc.organizations[0], groups: groupsOut.map((g) => (g.name === 'secure' ? { ...g, verified: false } : g)) }],
+  }));
+  const diff = await toTarget(['diff', '-f', unverified]);
+  t.is(diff.code, 1, diff.stderr);
+  t.is(diff.stdout, 'acme/secure\n  ~ group secure\n      verified: true → false\n');
+  const reapplied = await toTarget(['apply', '-f', unverified]);
+  t.is(reapplied.code, 0, reapplied.stderr);
+  const targetSecure = (await target.ok('GET', '/iam/v2/groups?name=secure')).groups[0];
+  t.false(targetSecure.verified);
+});
+
+test.serial('a kind on a subgroup, or on an organization that is not verified, is refused before any request; a private JWK is refused by serve', async (t) => {
+  const { srv, pctl } = await freshAcme(t);
+  const seq = await lastSeq(srv);
+  const bad = await pctl(['apply', '-f', file('kinds-bad.yaml', [
+    'organizations:',
+    '  - name: acme',
+    '    kind: ORG_KIND_DEV',
+    '    groups:',
+    '      - { name: team, verified: true, kind: ORG_KIND_DEV }',
+    '',
+  ].join('\n'))]);
+  t.is(bad.code, 2, bad.stderr);
+  t.regex(bad.stderr, /organizations\[0\]\.kind: may be set on a verified organization only \(add verified: true\)/);
+  t.regex(bad.stderr, /organizations\[0\]\.groups\[0\]\.kind: is inherited from the organization: only an organization's kind may be set/);
+  t.deepEqual(await writesSince(srv, seq), []);
+  const privateJwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+  const res = await srv.call('POST', '/iam/v2/identities', {
+    parent: srv.organizationUid, identity: { name: 'leaky', staticKeys: { issuer: 'https://keys.example.com', subject: 'bot', issuerKeys: JSON.stringify({ keys: [privateJwk] }) } },
+  });
+  t.is(res.status, 400, res.text);
+  t.regex(res.json.message, /staticKeys\.issuerKeys: must hold public keys only: keys\[0\] has the private member "d"/);
 });
 
 test.serial('drift: a description changed with pctl groups update makes diff exit 1 with exactly that change', async (t) => {

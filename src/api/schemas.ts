@@ -508,17 +508,29 @@ export const SERVICE_PRINCIPALS = [
   'SERVICE_PRINCIPAL_ENTITLEMENT_SYNCER', 'SERVICE_PRINCIPAL_TENANT_SCANNER', 'SERVICE_PRINCIPAL_SEDIMENTOLOGY', 'SERVICE_PRINCIPAL_SKILLUP',
 ] as const;
 
-/** A JWKS document as the published StaticKeys.issuer_keys carries it: JSON with a `keys` array. */
+/** The members of a JWK that are secret (RFC 7518): a private key's, or a symmetric key itself. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/**
+ * A JWKS document as the published StaticKeys.issuer_keys carries it: JSON with a `keys` array
+ * of public keys. A private member is refused: the field is no secret (reads and exports show it).
+ */
 const jwksProblem: FieldRule = (s) => {
+  let doc: { keys?: unknown };
   try {
-    const doc = JSON.parse(s) as { keys?: unknown };
-    return Array.isArray(doc.keys) ? undefined : 'must be a JWKS document ({"keys": […]})';
+    doc = JSON.parse(s) as { keys?: unknown };
   } catch {
     return 'must be a JWKS document ({"keys": […]})';
   }
+  if (!Array.isArray(doc.keys)) return 'must be a JWKS document ({"keys": […]})';
+  for (const [i, key] of doc.keys.entries()) {
+    const secret = key && typeof key === 'object' ? PRIVATE_JWK_MEMBERS.find((m) => m in key) : undefined;
+    if (secret) return `must hold public keys only: keys[${i}] has the private member "${secret}" (send the public key alone)`;
+  }
+  return undefined;
 };
 
-const StaticKeys = z.strictObject({
+export const StaticKeys = z.strictObject({
   issuer: ruled(issuerProblem),
   subject: ruled(subjectProblem),
   issuerKeys: ruled(jwksProblem),

@@ -24,7 +24,7 @@ import { BUILTIN_ROLES, CAPABILITIES } from './capabilities.js';
 import type { FieldViolation } from './errors.js';
 import {
   AccountAssociationFields as AccountAssociationFieldsSchema, AwsIdentity, SERVICE_PRINCIPALS, AdvisoryDocument, GROUP_NAME_PATTERN, CORRELATION_RULES, DIGEST_RE, emailProblem, DIGEST_RULE, descriptionProblem, ECOSYSTEMS, FILTER_VALUE_RE, FILTER_VALUE_RULE, VulnerabilityMetadata, groupNameProblem, issuerProblem, plainNameProblem, repoNameProblem, ruled,
-  CreateClaimMatch, TAG_NAME_RE, TAG_NAME_RULE, Timestamp, uidRefProblem, sinkProblem,
+  CreateClaimMatch, ORG_KINDS, StaticKeys, TAG_NAME_RE, TAG_NAME_RULE, Timestamp, uidRefProblem, sinkProblem,
 } from './schemas.js';
 import type { AccountAssociationFields } from './schemas.js';
 
@@ -34,6 +34,8 @@ const Description = ruled(descriptionProblem);
 const PlainName = ruled(plainNameProblem);
 /** A manifest's anchor to an existing resource: matched by uid first, so a rename is an update. */
 const Anchor = ruled(uidRefProblem).optional().meta({ description: 'Manifests: the uid of an existing resource, so that a rename is an update (export never writes it)' });
+
+const IDENTITY_RELATIONSHIPS = ['claimMatch', 'staticKeys', 'awsIdentity', 'servicePrincipal'] as const;
 
 const SeedTag = z.strictObject({
   name: z.string().regex(TAG_NAME_RE, TAG_NAME_RULE),
@@ -49,7 +51,10 @@ const SeedRepo = z.strictObject({
   tags: z.array(SeedTag).optional(),
 });
 
-/** One relationship, as the published Identity has it: a claimMatch, an AWS identity or a service principal (static keys: not in manifests yet). */
+/**
+ * One relationship, as the published Identity has it: a claimMatch, static keys (the issuer's
+ * public JWKS: no secret), an AWS identity or a service principal.
+ */
 const SeedIdentity = z.strictObject({
   uid: Anchor,
   name: PlainName,
@@ -57,11 +62,13 @@ const SeedIdentity = z.strictObject({
   email: ruled(emailProblem).optional(),
   // As on create: exact issuer and subject, or their patterns, and the optional audience and claims.
   claimMatch: CreateClaimMatch.optional(),
+  // As on create: expirationTime in the future, at most 365 days after the identity is made.
+  staticKeys: StaticKeys.optional(),
   awsIdentity: AwsIdentity.optional(),
   servicePrincipal: z.enum(SERVICE_PRINCIPALS, `must be one of ${SERVICE_PRINCIPALS.join(', ')}`).optional(),
 }).check((ctx) => {
-  const set = (['claimMatch', 'awsIdentity', 'servicePrincipal'] as const).filter((r) => ctx.value[r] !== undefined);
-  if (set.length !== 1) ctx.issues.push({ code: 'custom', path: ['claimMatch'], input: ctx.value, message: 'exactly one of claimMatch, awsIdentity and servicePrincipal must be set' });
+  const set = IDENTITY_RELATIONSHIPS.filter((r) => ctx.value[r] !== undefined);
+  if (set.length !== 1) ctx.issues.push({ code: 'custom', path: ['claimMatch'], input: ctx.value, message: `exactly one of ${IDENTITY_RELATIONSHIPS.join(', ')} must be set` });
 });
 
 const KNOWN_CAPABILITIES = new Set<string>(CAPABILITIES);
@@ -111,6 +118,8 @@ export interface SeedGroup {
   uid?: string | undefined;
   name: string;
   description?: string | undefined;
+  verified?: boolean | undefined;
+  kind?: (typeof ORG_KINDS)[number] | undefined;
   identities?: z.infer<typeof SeedIdentity>[] | undefined;
   roles?: z.infer<typeof SeedRole>[] | undefined;
   roleBindings?: z.infer<typeof SeedRoleBinding>[] | undefined;
@@ -128,6 +137,9 @@ const groupSchema = (nameRule: z.ZodType<string>): z.ZodType<SeedGroup> => z.str
   name: nameRule,
   uid: Anchor,
   description: Description.optional(),
+  verified: z.boolean().optional().meta({ description: 'Whether the group is verified (the published Group.verified); false when left out' }),
+  kind: z.enum(ORG_KINDS, `must be one of ${ORG_KINDS.join(', ')}`).optional()
+    .meta({ description: 'An organization\'s kind (the published OrgKind), on a verified organization only: its groups inherit it' }),
   identities: z.array(SeedIdentity).optional().meta({ description: 'Identities of this group, matched by name' }),
   roles: z.array(SeedRole).optional().meta({ description: 'Custom roles of this group, matched by name' }),
   roleBindings: z.array(SeedRoleBinding).optional().meta({ description: 'Roles granted in this group, matched by (identity, role)' }),
@@ -260,6 +272,7 @@ export function checkDocument(raw: unknown, use: DocumentUse): { doc?: SeedDocum
         later.push({ field: `organizations[${i}].name`, description: 'must be an organization name: a seed fills an empty data dir (a path names a group below an organization in manifests only)' });
       }
     });
+    checkKinds(doc, later);
     if (use === 'manifest') checkSiblingNames(doc, later);
     checkReferences(doc, later, use);
   } catch (err) {
@@ -267,6 +280,18 @@ export function checkDocument(raw: unknown, use: DocumentUse): { doc?: SeedDocum
   }
   const problems = [...violations, ...later.filter((v) => !violations.some((w) => w.field === v.field))];
   return problems.length || !result.success ? { problems } : { doc: result.data, problems };
+}
+
+/** A kind is an organization's alone, set once it is verified (the API's rules): on an organization entry that says `verified: true`. */
+function checkKinds(doc: SeedDocument, out: FieldViolation[]): void {
+  const walk = (g: SeedGroup, path: string, organization: boolean) => {
+    if (g.kind !== undefined) {
+      if (!organization) out.push({ field: `${path}.kind`, description: "is inherited from the organization: only an organization's kind may be set" });
+      else if (g.verified !== true) out.push({ field: `${path}.kind`, description: 'may be set on a verified organization only (add verified: true)' });
+    }
+    (g.groups ?? []).forEach((c, i) => walk(c, `${path}.groups[${i}]`, false));
+  };
+  (doc.organizations ?? []).forEach((org, i) => walk(org, `organizations[${i}]`, !org.name.includes('/')));
 }
 
 /** A manifest matches groups by name path, so siblings must be named apart (organizations always are). */

@@ -1,14 +1,26 @@
 // The live state of a subtree as a manifest: ordered by name, references by name (the
 // nearest group's first, else a path from the organization), without uids, times or other
-// server-managed fields, and never a secret (the API returns none; invites are left out:
+// server-managed fields (a group's resourceLimits and status), and never a secret (the API
+// returns none; a static-keys identity's JWKS holds public keys only; invites are left out:
 // a code is shown once, at create). The caller's own identity and its bindings are left
 // out too: apply never manages the identity it runs as.
 import type { SeedDocument, SeedGroup, SeedIdentity, SeedRoleBinding } from '../../api/seed.js';
-import { setClaimMatchFields, type Group } from '../../api/schemas.js';
+import { setClaimMatchFields, type Group, type Identity } from '../../api/schemas.js';
 import { groupPath, parentOf, type LiveState } from './live.js';
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const byName = <T extends { name: string }>(items: T[]) => items.sort((a, b) => cmp(a.name, b.name));
+
+/** An identity's relationship as a manifest writes it. */
+function relationshipOf(i: Identity): Pick<SeedIdentity, 'claimMatch' | 'staticKeys' | 'awsIdentity' | 'servicePrincipal'> {
+  if (i.staticKeys) {
+    const { issuer, subject, issuerKeys, expirationTime, audiences } = i.staticKeys as NonNullable<SeedIdentity['staticKeys']>;
+    return { staticKeys: { issuer, subject, issuerKeys, ...(expirationTime ? { expirationTime } : {}), ...(audiences?.length ? { audiences } : {}) } };
+  }
+  if (i.awsIdentity) return { awsIdentity: i.awsIdentity as SeedIdentity['awsIdentity'] };
+  if (i.servicePrincipal) return { servicePrincipal: i.servicePrincipal as SeedIdentity['servicePrincipal'] };
+  return { claimMatch: setClaimMatchFields(i.claimMatch) };
+}
 
 export function exportDocument(live: LiveState, rootUids: readonly string[], self: ReadonlySet<string>): SeedDocument {
   const childrenOf = <T extends { uid: string }>(items: readonly T[]) => {
@@ -20,8 +32,7 @@ export function exportDocument(live: LiveState, rootUids: readonly string[], sel
     return map;
   };
   const groupsBelow = childrenOf([...live.groups.values()]);
-  // Static-keys identities are not in manifests yet (docs/org-as-code.md): a binding names them by path.
-  const identitiesIn = childrenOf(live.identities.filter((i) => !self.has(i.uid) && i.staticKeys === undefined));
+  const identitiesIn = childrenOf(live.identities.filter((i) => !self.has(i.uid)));
   const rolesIn = childrenOf(live.roles);
   const providersIn = childrenOf(live.providers);
   const reposIn = childrenOf(live.repos);
@@ -54,12 +65,15 @@ export function exportDocument(live: LiveState, rootUids: readonly string[], sel
   const exportGroup = (g: Group, name: string, chain: string[]): SeedGroup => {
     const out: SeedGroup = { name };
     if (g.description) out.description = g.description;
+    if (g.verified) out.verified = true;
+    // A kind is its organization's: a subgroup shows it, inherited, and a manifest sets it on the organization alone.
+    if (g.kind && g.kind !== 'ORG_KIND_UNSPECIFIED' && parentOf(g.uid) === null) out.kind = g.kind as SeedGroup['kind'];
     const identities = byName([...(identitiesIn.get(g.uid) ?? [])]);
     if (identities.length) {
       out.identities = identities.map((i) => ({
         name: i.name, ...(i.description ? { description: i.description } : {}), ...(i.email ? { email: i.email } : {}),
-        // The relationship that is set: an AWS identity or a service principal, else the claimMatch.
-        ...(i.awsIdentity ? { awsIdentity: i.awsIdentity as SeedIdentity['awsIdentity'] } : i.servicePrincipal ? { servicePrincipal: i.servicePrincipal as SeedIdentity['servicePrincipal'] } : { claimMatch: setClaimMatchFields(i.claimMatch) }),
+        // The relationship that is set: static keys, an AWS identity or a service principal, else the claimMatch.
+        ...relationshipOf(i),
       }));
     }
     const roles = byName([...(rolesIn.get(g.uid) ?? [])]);

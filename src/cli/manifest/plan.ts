@@ -106,6 +106,25 @@ const toBody = (fields: FieldChange[]) => nest(Object.fromEntries(fields.map((f)
 
 const DEFAULT_CORRELATION = 'SUB_EQUALS_EXTERNAL_ID';
 
+/**
+ * The fields of a group apply manages, live or wanted: its description, whether it is
+ * verified, and (an organization's alone: its groups inherit it) its kind. Left out of a
+ * manifest, each is its default.
+ */
+const groupFields = (g: { description?: string | undefined; verified?: boolean | undefined; kind?: string | undefined }, organization: boolean) => ({
+  description: g.description ?? '', verified: g.verified ?? false, ...(organization ? { kind: g.kind ?? 'ORG_KIND_UNSPECIFIED' } : {}),
+});
+
+/** An identity's relationship other than a claimMatch (set on create only), comparable: an expiry the manifest leaves out is the server's to choose. */
+function fixedRelationship(x: { staticKeys?: unknown; awsIdentity?: unknown; servicePrincipal?: unknown }, expiry: boolean): string {
+  const keys = x.staticKeys as { issuer: string; subject: string; issuerKeys: string; expirationTime?: string; audiences?: string[] } | undefined;
+  const staticKeys = keys && {
+    issuer: keys.issuer, subject: keys.subject, issuerKeys: keys.issuerKeys, audiences: keys.audiences ?? [],
+    ...(expiry && keys.expirationTime ? { expirationTime: Date.parse(keys.expirationTime) } : {}),
+  };
+  return canonical({ staticKeys: staticKeys ?? null, awsIdentity: x.awsIdentity ?? null, servicePrincipal: x.servicePrincipal ?? null });
+}
+
 class Planner {
   readonly changes: Change[] = [];
   readonly notes: string[] = [];
@@ -185,7 +204,8 @@ class Planner {
         ref = lookup.uid;
         this.used.add(ref);
         const g = this.live.groups.get(ref)!;
-        this.update('group', groups, org.name, org.name.slice(org.name.lastIndexOf('/') + 1), ref, differences({ description: g.description }, { description: org.description ?? '' }), toBody);
+        const organization = parentOf(ref) === null;
+        this.update('group', groups, org.name, org.name.slice(org.name.lastIndexOf('/') + 1), ref, differences(groupFields(g, organization), groupFields(org, organization)), toBody);
       } else if (lookup.parentUid !== null && org.name.endsWith(`/${lookup.missing}`)) {
         ref = this.createGroup(org, org.name, lookup.parentUid);
       } else {
@@ -200,10 +220,18 @@ class Planner {
 
   createGroup(g: SeedGroup, path: string, parent: Ref): Change {
     const name = path.slice(path.lastIndexOf('/') + 1);
-    return this.add({
+    const created = this.add({
       action: 'create', kind: 'group', where: path, name, fields: [], deps: pending([parent]),
       run: async (client) => (await client.create(groups, { parent: uidOf(parent), group: { name, ...(g.description ? { description: g.description } : {}) } })).uid,
     });
+    // A create sets no verified flag: an update of the new group does.
+    if (g.verified) {
+      this.add({
+        action: 'update', kind: 'group', where: path, name, fields: [{ field: 'verified', from: false, to: true }], deps: [created],
+        run: (client) => client.update(groups, uidOf(created), { verified: true }, ['verified']).then(() => undefined),
+      });
+    }
+    return created;
   }
 
   visitGroup(g: SeedGroup, path: string, ref: Ref, at: string, chain: string[], visited: { g: SeedGroup; path: string; ref: Ref; at: string; chain: string[] }[]): void {
@@ -213,14 +241,14 @@ class Planner {
     (g.identities ?? []).forEach((want, i) => {
       const have = this.match('identity', this.live.identities, want.uid, ref, want.name, `${at}.identities[${i}]`);
       const wantFields = { description: want.description ?? '', email: want.email ?? '', claimMatch: setClaimMatchFields(want.claimMatch ?? {}) };
+      const expiry = want.staticKeys?.expirationTime !== undefined;
       let out: Ref;
       if (have) {
         this.used.add(have.uid);
         out = have.uid;
         // The relationship's other forms are set on create only (the API updates claimMatch alone).
-        const relationship = (x: { awsIdentity?: unknown; servicePrincipal?: unknown }) => canonical({ awsIdentity: x.awsIdentity ?? null, servicePrincipal: x.servicePrincipal ?? null });
-        if (relationship(have) !== relationship(want)) {
-          this.notes.push(`identity ${path}/${want.name}: its awsIdentity or servicePrincipal differs from the manifest's, and cannot be updated (delete it, or give it another name, to make it anew)`);
+        if (fixedRelationship(have, expiry) !== fixedRelationship(want, expiry)) {
+          this.notes.push(`identity ${path}/${want.name}: its staticKeys, awsIdentity or servicePrincipal differs from the manifest's, and cannot be updated (delete it, or give it another name, to make it anew)`);
         }
         const fields = differences({ name: have.name, description: have.description, email: have.email ?? '', claimMatch: setClaimMatchFields(have.claimMatch) }, { name: want.name, ...wantFields });
         if (fields.length && this.opts.self.has(have.uid)) {
@@ -233,7 +261,7 @@ class Planner {
           action: 'create', kind: 'identity', where: path, name: want.name, fields: [], deps: [...deps],
           run: async (client) => (await client.create(identities, { parent: uidOf(ref), identity: {
             name: want.name, ...(want.description ? { description: want.description } : {}), ...(want.email ? { email: want.email } : {}),
-            ...(want.claimMatch ? { claimMatch: want.claimMatch } : {}), ...(want.awsIdentity ? { awsIdentity: want.awsIdentity } : {}), ...(want.servicePrincipal ? { servicePrincipal: want.servicePrincipal } : {}),
+            ...(want.claimMatch ? { claimMatch: want.claimMatch } : {}), ...(want.staticKeys ? { staticKeys: want.staticKeys } : {}), ...(want.awsIdentity ? { awsIdentity: want.awsIdentity } : {}), ...(want.servicePrincipal ? { servicePrincipal: want.servicePrincipal } : {}),
           } })).uid,
         });
         if (want.claimMatch) this.identityClaims.set(created, claimKey(want.claimMatch));
@@ -279,7 +307,7 @@ class Planner {
         this.used.add(have.uid);
         childRef = have.uid;
         const g2 = this.live.groups.get(have.uid)!;
-        this.update('group', groups, childPath, child.name, have.uid, differences({ name: g2.name, description: g2.description }, { name: child.name, description: child.description ?? '' }), toBody);
+        this.update('group', groups, childPath, child.name, have.uid, differences({ name: g2.name, ...groupFields(g2, false) }, { name: child.name, ...groupFields(child, false) }), toBody);
       } else {
         childRef = this.createGroup(child, childPath, ref);
       }

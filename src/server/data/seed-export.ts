@@ -2,12 +2,8 @@
 import { setClaimMatchFields } from '../../api/schemas.js';
 import { associationStoreUid } from '../domain/kinds/account-association.js';
 import { advisoryDocumentOf, vulnerabilityMetadataOf } from '../domain/kinds/advisory.js';
-import type { IdentityData } from '../domain/kinds/identity.js';
 import type { SeedDocument, SeedGroup, SeedIdentity, SeedLibrary, SeedRepo, SeedRole, SeedRoleBinding } from './seed.js';
 import type { Kind, Record_, Store } from '../store/store.js';
-
-/** Seed files carry every relationship but static keys (their JWKS and server-set expiry: not yet). */
-const inSeeds = (d: IdentityData) => d.staticKeys === undefined;
 
 /**
  * The data of a store as a seed document: everything but the bootstrap owner identity and
@@ -40,11 +36,13 @@ export function exportSeed(store: Store): SeedDocument {
   const exportGroup = (g: Record_<'group'>, chain: string[]): SeedGroup => {
     const out: SeedGroup = { name: g.name };
     if (g.data.description) out.description = g.data.description;
-    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid && inSeeds(i.data));
+    if (g.data.verified) out.verified = true;
+    if (g.data.kind) out.kind = g.data.kind;
+    const identities = kids(g.uid, 'identity').filter((i) => i.uid !== ownerUid);
     if (identities.length) {
       out.identities = identities.map((i) => {
         const d = i.data;
-        const relationship: Partial<SeedIdentity> = d.awsIdentity ? { awsIdentity: d.awsIdentity }
+        const relationship: Partial<SeedIdentity> = d.staticKeys ? { staticKeys: d.staticKeys } : d.awsIdentity ? { awsIdentity: d.awsIdentity }
           : d.servicePrincipal ? { servicePrincipal: d.servicePrincipal }
             : { claimMatch: setClaimMatchFields({ ...d.claimMatch }) };
         return { name: i.name, ...(d.description ? { description: d.description } : {}), ...(d.email ? { email: d.email } : {}), ...relationship };

@@ -92,14 +92,14 @@ function load(ctx: DomainContext, doc: SeedDocument): LoadedSeed {
     if (g.roleBindings?.length || g.identityProviders?.length || g.invites?.length) pending.push({ groupUid: uid, chain, group: g, path });
     (g.groups ?? []).forEach((child, i) => {
       const childPath = `${path}.groups[${i}]`;
-      const rec = at(childPath, () => insertGroup(ctx, { parent: uid, name: child.name, description: child.description }));
+      const rec = at(childPath, () => insertGroup(ctx, { parent: uid, name: child.name, description: child.description, verified: child.verified }));
       loadGroup(child, rec.uid, [...chain, keyOf.get(child)!], childPath);
     });
   };
 
   (doc.organizations ?? []).forEach((org, i) => {
     const path = `organizations[${i}]`;
-    const rec = at(path, () => insertOrganization(ctx, { name: org.name, description: org.description }));
+    const rec = at(path, () => insertOrganization(ctx, { name: org.name, description: org.description, verified: org.verified, kind: org.kind }));
     organizationUids.push(rec.uid);
     loadGroup(org, rec.uid, [keyOf.get(org)!], path);
   });

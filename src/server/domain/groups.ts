@@ -77,13 +77,18 @@ function orgKindChange(patch: Changes): OrgKind | null | undefined {
 }
 
 /** In a write: a group below an existing one. */
-export function insertGroup(ctx: DomainContext, input: NewGroup): Record_<'group'> {
-  return insertChild(ctx, records.group({ parent: input.parent, name: input.name, description: input.description, createTime: now(ctx) }));
+export function insertGroup(ctx: DomainContext, input: NewGroup & Seeded): Record_<'group'> {
+  return insertChild(ctx, records.group({ parent: input.parent, name: input.name, description: input.description, verified: input.verified, createTime: now(ctx) }));
 }
 
+/** What a seed may set on a group that a create may not: its verified flag (and an organization's kind). */
+interface Seeded { verified?: boolean | undefined }
+
 /** In a write, for serve alone (bootstrap, seeds): an organization, a group without a parent. */
-export function insertOrganization(ctx: DomainContext, input: Omit<NewGroup, 'parent'>): Record_<'group'> {
-  const rec = records.group({ uid: newOrganizationUid(ctx.random), parent: null, name: input.name, description: input.description, createTime: now(ctx) });
+export function insertOrganization(ctx: DomainContext, input: Omit<NewGroup, 'parent' | 'kind'> & Seeded & { kind?: OrgKind | undefined }): Record_<'group'> {
+  const rec = records.group({
+    uid: newOrganizationUid(ctx.random), parent: null, name: input.name, description: input.description, verified: input.verified, kind: input.kind, createTime: now(ctx),
+  });
   ctx.store.insert(rec);
   return rec;
 }

@@ -10,8 +10,8 @@ export interface GroupData {
   kind?: (typeof ORG_KINDS)[number];
 }
 
-export const group = (b: Base & { parent: string | null; name: string; description?: string | undefined }) =>
-  record('group', b.parent, b.name, null, b, { description: b.description ?? '', verified: false });
+export const group = (b: Base & { parent: string | null; name: string; description?: string | undefined; verified?: boolean | undefined; kind?: GroupData['kind'] }) =>
+  record('group', b.parent, b.name, null, b, { description: b.description ?? '', verified: b.verified ?? false, ...(b.kind ? { kind: b.kind } : {}) });
 
 /**
  * A group's wire form: kind is its organization's (subgroups inherit it; set on the
