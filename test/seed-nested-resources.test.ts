@@ -2,7 +2,7 @@
 // round-trips them without a client secret or an invite code (the code's hash travels instead,
 // so a re-seeded invite still takes its code).
 import test from 'ava';
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { startTestServer } from './helpers/serve.js';
 import type { SeedDocument } from '../src/server/data/seed.js';
 import { exportSeed } from '../src/server/data/seed-export.js';
@@ -58,4 +58,31 @@ test('a bad nested entry is refused with its path, nothing written', async (t) =
   badSink.organizations![0]!.groups![0]!.subscriptions = [{ sink: 'http://hooks.example.com/x' }];
   const sinkErr = await t.throwsAsync(startTestServer({ seed: badSink }));
   t.regex(sinkErr.message, /organizations\[0\]\.groups\[0\]\.subscriptions\[0\]\.sink/);
+});
+
+test('a verified group, an organization\'s kind and a static-keys identity load from a seed, show over REST and export the same', async (t) => {
+  const issuerKeys = JSON.stringify({ keys: [generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' })] });
+  const expirationTime = new Date(Date.now() + 7 * 86_400_000).toISOString();
+  const published: SeedDocument = {
+    organizations: [{
+      name: 'acme', verified: true, kind: 'ORG_KIND_DEV',
+      groups: [{ name: 'secure', verified: true, identities: [{ name: 'keyed', staticKeys: { issuer: 'https://keys.example.com', subject: 'bot', issuerKeys, expirationTime } }] }],
+    }],
+  };
+  const srv = await startTestServer({ seed: published });
+  t.teardown(() => srv.dispose());
+  const secure = (await srv.ok('GET', '/iam/v2/groups?name=secure')).groups[0];
+  // The subgroup shows its organization's kind, inherited.
+  t.like(secure, { verified: true, kind: 'ORG_KIND_DEV' });
+  const keyed = (await srv.ok('GET', `/iam/v2/identities?uidp.children_of=${encodeURIComponent(secure.uid)}`)).identities[0];
+  t.like(keyed, { name: 'keyed', staticKeys: { issuer: 'https://keys.example.com', subject: 'bot', issuerKeys, expirationTime } });
+  const exported = exportSeed(srv.store);
+  const acme = exported.organizations!.find((o) => o.name === 'acme')!;
+  t.like(acme, { verified: true, kind: 'ORG_KIND_DEV' });
+  t.deepEqual(acme.groups, published.organizations![0]!.groups);
+
+  const bad = structuredClone(published);
+  bad.organizations![0]!.groups![0]!.kind = 'ORG_KIND_DEV';
+  const err = await t.throwsAsync(startTestServer({ seed: bad }));
+  t.regex(err.message, /organizations\[0\]\.groups\[0\]\.kind: is inherited from the organization/);
 });
