@@ -116,7 +116,7 @@ test('validation: every shape problem at once, each by its path', (t) => {
   const byField = Object.fromEntries(v.map((x) => [x.field, x.description]));
   t.is(byField['organizations[0].groups[1].name'], 'must match ^[a-z0-9 ._-]{1,}$');
   t.is(byField['organizations[0].groups[0].colour'], 'is not a known field');
-  t.is(byField['organizations[0].groups[0].identities[0].claimMatch'], 'exactly one of claimMatch, awsIdentity and servicePrincipal must be set', 'an identity without a relationship');
+  t.is(byField['organizations[0].groups[0].identities[0].claimMatch'], 'exactly one of claimMatch, staticKeys, awsIdentity, servicePrincipal must be set', 'an identity without a relationship');
   t.regex(byField['organizations[0].groups[0].repos[0].name']!, /must match \^\[a-z0-9\]/);
   t.is(byField['organizations[0].groups[0].repos[0].tags[0].deprecated'], 'must be a boolean');
   t.regex(byField['organizations[0].groups[0].repos[0].tags[1].digest']!, /sha256:/);
