@@ -12,25 +12,16 @@ import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, un
 import { fromJson, toBinary, toJson, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../../gen/google/rpc/error_details_pb.js';
-import { AdvisoryService } from '../../../gen/platform/advisory/v2/advisory_pb.js';
-import { EventsService } from '../../../gen/platform/events/v2/events_pb.js';
-import { IamService } from '../../../gen/platform/iam/v2/iam_pb.js';
-import { LibrariesService } from '../../../gen/platform/libraries/v2/libraries_pb.js';
-import { RegistryService } from '../../../gen/platform/registry/v2/registry_pb.js';
-import { VulnerabilitiesService } from '../../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
 import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '../../transport/exchange.js';
 import { StreamGone } from '../../transport/h2/connection.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../../pipeline/dispatch.js';
 import type { Response } from '../../pipeline/handler.js';
 import type { Listeners } from './gate.js';
-import { directReadOf, directWriteOf, type DirectRead, type ReadContext } from './reads.js';
+import type { DirectRead, ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
 import { hasHttpRule, transcoderOf, type RestCall, type Transcoder } from './transcode.js';
 import type { VendorOperation, VendorService } from './vendor.js';
 import { callOf, grpcPercentEncode, messageOf, NOT_METADATA, protocolOf, serveUnary, type UnaryMethod } from './unary.js';
-
-/** The API's services, as proto/ defines them. */
-export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService];
 
 const DETAIL_SCHEMAS: Record<string, DescMessage> = {
   [ERROR_INFO_TYPE]: ErrorInfoSchema,
@@ -65,15 +56,14 @@ export function rpcListeners(
     for (const method of service.methods) {
       const transcoder = transcoders.get(method);
       if (method.methodKind !== 'unary' || !transcoder) continue;
-      const own = ownServices.includes(service);
-      // The vendor's methods are each an operation answering its message; serve's own List and
-      // Get answer protobuf from the domain, its writes the resource's wire form.
+      // The vendor's methods are each an operation answering its message; v1's and sign-in's
+      // run their REST route (transcode.ts), the answer reshaped into their message.
       const operation = operations.get(method);
-      const answer = operation ? messageAnswer(reads, method, operation) : own ? (directReadOf(reads, method.output, transcoder) ?? directWriteOf(reads, transcoder)) : undefined;
+      const answer = operation ? messageAnswer(reads, method, operation) : undefined;
       unary.set(`/${service.typeName}/${method.name}`, {
         name: `${service.typeName}/${method.name}`, method, transcoder, operation: answer,
-        ...(answer && (operation || transcoder.verb !== 'GET') ? { answersJson: true } : {}),
-        ...(own ? {} : { reshaped: true }),
+        ...(answer ? { answersJson: true } : {}),
+        ...(ownServices.includes(service) ? {} : { reshaped: true }),
         ...(transcoder.verb === 'GET' ? { seen: new Map() } : {}),
       });
     }
