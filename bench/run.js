@@ -583,11 +583,11 @@ async function protocols() {
       return path;
     };
     const cases = [
-      // GetGroupRequest{uid = 1}; ListGroupsRequest{page_size = 1, order_by = 3, uidp = 5 {descendants_of = 1}}.
-      { name: 'GetGroup', rest: `/iam/v2/groups/${org}`, rpc: '/platform.iam.v2.IamService/GetGroup', proto: grpcFrame([[1, org]]), json: { uid: org } },
+      // The published GetGroupRequest{uid = 1}; ListGroupsRequest{uidp = 1 {descendants_of = 2}, page_size = 3, order_by = 5}.
+      { name: 'GetGroup', rest: `/iam/v2/groups/${org}`, rpc: '/chainguard.platform.iam.v2.GroupsService/GetGroup', proto: grpcFrame([[1, org]]), json: { uid: org } },
       {
-        name: 'ListGroups, page of 50 by name', rest: `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name&page_size=50`, rpc: '/platform.iam.v2.IamService/ListGroups',
-        proto: grpcFrame([[1, 50], [3, 'name'], [5, grpcFrame([[1, org]]).subarray(5)]]), json: { pageSize: 50, orderBy: 'name', uidp: { descendantsOf: org } },
+        name: 'ListGroups, page of 50 by name', rest: `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name&page_size=50`, rpc: '/chainguard.platform.iam.v2.GroupsService/ListGroups',
+        proto: grpcFrame([[1, grpcFrame([[2, org]]).subarray(5)], [3, 50], [5, 'name']]), json: { pageSize: 50, orderBy: 'name', uidp: { descendantsOf: org } },
       },
     ];
     for (const c of cases) {
