@@ -213,6 +213,11 @@ test.serial('every standard method of every published IAM service answers over g
   same(await rpc('accountAssociations', 'GetAccountAssociation', { uid: association.uid }), await rest(`/iam/v2/accountAssociations/${g(association.uid)}`), [...COMMON, 'amazon'], 'GetAccountAssociation');
   t.is((await rpc('accountAssociations', 'UpdateAccountAssociation', { accountAssociation: { uid: association.uid, description: 'prod' }, updateMask: { paths: ['description'] } })).description, 'prod');
   sameList(await rpc('accountAssociations', 'ListAccountAssociations', {}), await rest('/iam/v2/accountAssociations'), 'accountAssociations', 'ListAccountAssociations');
+  const check = await rpc('accountAssociations', 'CheckAccountAssociation', { uid: association.uid, providerType: 'ACCOUNT_PROVIDER_TYPE_AMAZON' });
+  const restCheck = await srv.ok('POST', `/iam/v2/accountAssociations/${g(association.uid)}:check`, { providerType: 'AMAZON' });
+  t.deepEqual(check, { ...restCheck, status: `CHECK_STATUS_${restCheck.status}` }, 'CheckAccountAssociation: REST\'s check, the published enum prefixed');
+  const unchecked = await t.throwsAsync<RpcError>(rpc('accountAssociations', 'CheckAccountAssociation', { uid: association.uid }));
+  t.is(unchecked.code, grpc.status.INVALID_ARGUMENT, 'a provider type is required');
 
   for (const [service, method, path, uid] of [
     ['accountAssociations', 'DeleteAccountAssociation', '/iam/v2/accountAssociations', association.uid],
