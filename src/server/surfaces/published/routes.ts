@@ -16,6 +16,7 @@ import { VulnerabilitiesService } from '../../../gen/platform/vulnerabilities/v2
 import type { ReadContext } from '../rpc/reads.js';
 import { hasHttpRule } from '../rpc/transcode.js';
 import { VENDOR_SERVICES } from '../rpc/vendor-services.js';
+import { answerMessage } from '../rpc/vendor.js';
 import { matchRoute, requestOf, routeOf, sortRoutes, type V1Route } from '../v1/routes.js';
 
 const EMIT_ALL = { alwaysEmitImplicit: true } as const;
@@ -55,7 +56,7 @@ export function publishedRoutes(run: (principal: Principal, call: InProcessCall)
       const operation = operations.get(rpc);
       const transcoder = transcoders.get(rpc);
       // Every field, as the vendor's gateway sends them (grpc-gateway's EmitUnpopulated).
-      if (operation && transcoder) return { body: toJson(rpc.output, await operation(reads, req.principal, request, transcoder.toRest(request)), EMIT_ALL) };
+      if (operation && transcoder) return { body: toJson(rpc.output, answerMessage(rpc.output, await operation(reads, req.principal, request, transcoder.toRest(request))), EMIT_ALL) };
       if (!transcoder) {
         throw new ApiError(Code.UNIMPLEMENTED, `${rpc.parent.typeName}/${rpc.name} is not served`, { reason: 'METHOD_NOT_EMULATED' });
       }

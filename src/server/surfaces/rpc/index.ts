@@ -20,7 +20,7 @@ import type { Listeners } from './gate.js';
 import type { DirectRead, ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
 import { hasHttpRule, transcoderOf, type RestCall, type Transcoder } from './transcode.js';
-import type { VendorOperation, VendorService } from './vendor.js';
+import { answerMessage, type VendorOperation, type VendorService } from './vendor.js';
 import { callOf, grpcPercentEncode, messageOf, NOT_METADATA, protocolOf, serveUnary, type UnaryMethod } from './unary.js';
 
 const DETAIL_SCHEMAS: Record<string, DescMessage> = {
@@ -180,8 +180,10 @@ function transcodersOf(own: readonly DescService[], vendor: readonly VendorServi
 /** A vendor operation's answer: its response message in protobuf, and as JSON for the journal when read. */
 function messageAnswer(reads: ReadContext, method: DescMethod, operation: VendorOperation): DirectRead {
   return async (principal, request, call) => {
-    const message = await operation(reads, principal, request, call);
-    return { proto: [toBinary(method.output, message)], journalText: () => JSON.stringify(toJson(method.output, message)) };
+    const answer = await operation(reads, principal, request, call);
+    // An encoded answer keeps its parts (the items' cached bytes), not a copy of the page per journal entry.
+    const proto = '$typeName' in answer ? [toBinary(method.output, answer)] : answer.encoded;
+    return { proto, journalText: () => JSON.stringify(toJson(method.output, answerMessage(method.output, answer))) };
   };
 }
 
