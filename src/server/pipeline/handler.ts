@@ -37,7 +37,7 @@ export interface Response {
    */
   journalText?: () => string;
   /**
-   * An RPC's answer already encoded as its protobuf response message (rpc/reads.ts), instead
+   * An RPC's answer already encoded as its protobuf response message (rpc/vendor.ts, encoded.ts), instead
    * of `body`: its bytes in parts, in order (protobuf messages concatenate), so that a page is
    * its own fields followed by each item's cached bytes, copied once, into the answer.
    */
