@@ -24,7 +24,7 @@ const EMIT_ALL = { alwaysEmitImplicit: true } as const;
 /** `/iam/v2/groups/{uid=**}` → `/iam/v2/groups/{}`: rules of one shape are one REST route. */
 const shapeOf = (verb: string, template: string) => `${verb} ${template.replace(/\{[^}]+\}/g, '{}')}`;
 
-/** The spec's REST shapes: serve's own packages' rules, and the published create rule on each collection the spec creates in (pipeline/dispatch.ts). */
+/** The spec's REST shapes: the rules of proto/platform/<domain>/v2 (the spec's REST description, no gRPC service), and the published create rule on each collection the spec creates in (pipeline/dispatch.ts). */
 function specShapes(): Set<string> {
   const shapes = new Set<string>();
   for (const service of [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService]) {

@@ -1,7 +1,7 @@
-// gRPC, gRPC-Web and the Connect protocol beside REST on serve's one port. Every unary call
-// of the API's services is served by unary.ts (the request message names its REST call by
-// the method's google.api.http rule and runs through the same dispatcher: auth, rate limit,
-// faults, journal, errors; reads answered by the domain in protobuf). Connect for Node serves
+// gRPC, gRPC-Web and the Connect protocol beside REST on serve's one port, for the vendor's
+// published services only (v2, v2beta1, v1, sign-in). Every unary call is served by unary.ts
+// (the request message names its REST-equivalent call, and runs through the same dispatcher:
+// auth, rate limit, faults, journal, errors; a published method is its operation, vendor.ts). Connect for Node serves
 // what that does not: server reflection, compressed messages, gRPC-Web text, Connect GETs —
 // its handlers transcode to the REST call the same way. The AIP-193 answer of a failure is
 // the gRPC status with the same details either way.
@@ -37,19 +37,20 @@ type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => voi
  * The listeners of the RPC paths (`/package.Service/Method`; gate.ts sends them nothing else):
  * unary calls of `services` by unary.ts, the rest (reflection, compressed messages, gRPC-Web
  * text, Connect GETs) by Connect's handlers. What is no RPC after all (a path of that shape
- * that names no service, without an RPC content type) goes to REST. `reads` lets the domain
- * answer List and Get.
+ * that names no service, without an RPC content type) goes to REST. `routeServices` (v1's,
+ * sign-in's) run the REST route their google.api.http rule names; `vendor`'s methods are
+ * operations, given `reads`.
  */
 export function rpcListeners(
   dispatch: Dispatch,
   rest: { node: NodeListener; http2: (x: Http2Exchange) => void },
   log: ((line: string) => void) | undefined,
-  ownServices: readonly DescService[],
+  routeServices: readonly DescService[],
   reads: ReadContext,
   vendor: readonly VendorService[] = [],
 ): Listeners {
-  const services = [...ownServices, ...vendor.map((v) => v.service)];
-  const transcoders = transcodersOf(ownServices, vendor);
+  const services = [...routeServices, ...vendor.map((v) => v.service)];
+  const transcoders = transcodersOf(routeServices, vendor);
   const operations = new Map(vendor.flatMap((v) => [...(v.operations ?? [])]));
   const unary = new Map<string, UnaryMethod>();
   for (const service of services) {
@@ -63,7 +64,7 @@ export function rpcListeners(
       unary.set(`/${service.typeName}/${method.name}`, {
         name: `${service.typeName}/${method.name}`, method, transcoder, operation: answer,
         ...(answer ? { answersJson: true } : {}),
-        ...(ownServices.includes(service) ? {} : { reshaped: true }),
+        ...(routeServices.includes(service) ? {} : { reshaped: true }),
         ...(transcoder.verb === 'GET' ? { seen: new Map() } : {}),
       });
     }
@@ -167,12 +168,12 @@ function encodeGrpcMessageMinimally(headers: Headers | undefined): void {
 }
 
 /**
- * Each method's transcoder: serve's own by its google.api.http rule (a method without one, the
- * vendor's internal kind, has none: UNIMPLEMENTED), the vendor's by vendor.ts.
+ * Each method's transcoder: a route service's by its google.api.http rule (a method without
+ * one, the vendor's internal kind, has none: UNIMPLEMENTED), the vendor's by vendor.ts.
  */
-function transcodersOf(own: readonly DescService[], vendor: readonly VendorService[]): Map<DescMethod, Transcoder> {
+function transcodersOf(routeServices: readonly DescService[], vendor: readonly VendorService[]): Map<DescMethod, Transcoder> {
   const out = new Map<DescMethod, Transcoder>();
-  for (const service of own) for (const method of service.methods.filter(hasHttpRule)) out.set(method, transcoderOf(method));
+  for (const service of routeServices) for (const method of service.methods.filter(hasHttpRule)) out.set(method, transcoderOf(method));
   for (const v of vendor) for (const [method, t] of v.transcoders) out.set(method, t);
   return out;
 }
