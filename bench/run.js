@@ -402,7 +402,7 @@ async function rawCommits(dir) {
   const insert = db.prepare('INSERT INTO bench_commit (v) VALUES (?)');
   const row = JSON.stringify({ name: 'g', description: '', verified: false });
   const insertGroup = db.prepare('INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)');
-  const insertEvent = db.prepare("INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data) VALUES (?, 'dev.chainguard.api.iam.group.created.v1', 'http://127.0.0.1/iam/v2/groups', ?, ?, ?, 'platform.iam.v2.Group', ?)");
+  const insertEvent = db.prepare("INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data) VALUES (?, 'dev.chainguard.api.iam.group.created.v1', 'http://127.0.0.1/iam/v2/groups', ?, ?, ?, 'chainguard.platform.iam.v2.Group', ?)");
   const parent = 'f'.repeat(40);
   // Child uids as serve makes them (random below the parent): each index takes its row where it falls.
   const hex = (n) => Buffer.from(crypto.getRandomValues(new Uint8Array(n))).toString('hex');
