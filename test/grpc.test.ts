@@ -9,7 +9,7 @@ import test from 'ava';
 import { join } from 'node:path';
 import grpc from '@grpc/grpc-js';
 import loader from '@grpc/proto-loader';
-import { createRegistry, fromBinary } from '@bufbuild/protobuf';
+import { createRegistry, fromBinary, toJson } from '@bufbuild/protobuf';
 import { anyUnpack, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { compressionGzip, createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
@@ -21,7 +21,7 @@ import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '..
 import { demoSeed } from '../src/server/data/demo.js';
 import { MAX_BODY_BYTES } from '../src/server/pipeline/dispatch.js';
 import { Capability } from '../src/gen/capabilities/capabilities_pb.js';
-import { GroupsService as PublishedGroups } from '../src/gen/chainguard/platform/iam/v2/groups_pb.js';
+import { GroupSchema, GroupsService as PublishedGroups, ListGroupsResponseSchema } from '../src/gen/chainguard/platform/iam/v2/groups_pb.js';
 import { RolesService as PublishedRoles } from '../src/gen/chainguard/platform/iam/v2/roles_pb.js';
 import { GroupsService as PublishedGroupsBeta } from '../src/gen/chainguard/platform/iam/v2beta1/groups_pb.js';
 import { startTestServer, type TestServer } from './helpers/serve.js';
@@ -469,6 +469,30 @@ test.serial('the published services (v2 and v2beta1) over gRPC, gRPC-Web (HTTP/1
     const viewer = roles.roles.find((r) => r.name === 'viewer');
     t.true(viewer?.capabilities.includes(Capability.CAP_IAM_GROUPS_LIST), `${name}: ${JSON.stringify(viewer?.capabilities)}`);
   }
+});
+
+test.serial("Connect's JSON is the proto3 JSON of the message the binary protocols answer: a page, an empty page, a group", async (t) => {
+  const { srv, org } = h;
+  const headers = { authorization: `Bearer ${srv.ownerToken}` };
+  const groups = createClient(PublishedGroups, createGrpcTransport({ baseUrl: srv.url }));
+  const connectJson = async (method: string, body: unknown) => {
+    const res = await fetch(`${srv.url}/chainguard.platform.iam.v2.GroupsService/${method}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    t.is(res.status, 200, method);
+    return res.json();
+  };
+  for (const request of [{ orderBy: 'name', pageSize: 3 }, { name: 'no-such-group' }]) {
+    const binary = await groups.listGroups(request, { headers });
+    // Twice: the second answer is made from the records' cached JSON.
+    // Page tokens hold the time they were issued: compared by presence.
+    const { nextPageToken: token, ...expected } = toJson(ListGroupsResponseSchema, binary) as { nextPageToken?: string };
+    for (const round of [1, 2]) {
+      const { nextPageToken, ...got } = (await connectJson('ListGroups', request)) as { nextPageToken?: string };
+      t.deepEqual(got, expected, `${JSON.stringify(request)}, round ${round}`);
+      t.is(Boolean(nextPageToken), Boolean(token), `${JSON.stringify(request)}, round ${round}: a next page on both or neither`);
+    }
+  }
+  const group = await groups.getGroup({ uid: org }, { headers });
+  t.deepEqual(await connectJson('GetGroup', { uid: org }), toJson(GroupSchema, group));
 });
 
 test.serial("a published CreateGroup, over gRPC and over Connect's handlers (a gzip-compressed call), makes the group and is journaled as REST's POST /iam/v2/groups", async (t) => {

@@ -42,6 +42,8 @@ export interface Response {
    * its own fields followed by each item's cached bytes, copied once, into the answer.
    */
   proto?: readonly Uint8Array[];
+  /** The proto3 JSON of `proto`'s message (Connect's JSON answer), when made without decoding it. */
+  protoJson?: () => string;
   /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
   raw?: string;
   /**

@@ -3,13 +3,13 @@
 // what its wire form reads are unchanged (as wire.ts's WireJson keeps REST's JSON), and a page
 // is the list response's own fields followed by the items' cached bytes (protobuf messages
 // concatenate).
-import { toBinary, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
+import { fromBinary, toBinary, toJson, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { Kind, Record_, Store } from '../../store/store.js';
 
 /** Each record's message bytes, encoded once per record and version of what its wire form reads. */
 export class EncodedRecords {
-  private readonly cache = new WeakMap<Record_, { version: string; bytes: Uint8Array; asField?: { no: number; bytes: Uint8Array } }>();
+  private readonly cache = new WeakMap<Record_, { version: string; bytes: Uint8Array; asField?: { no: number; bytes: Uint8Array }; json?: string }>();
   /** A page's items joined, by its records array: the list engine hands a page served again as the same array. */
   private readonly pages = new WeakMap<readonly Record_[], { version: string; no: number; bytes: Uint8Array }>();
 
@@ -35,6 +35,25 @@ export class EncodedRecords {
 
   encode(r: Record_): Uint8Array {
     return this.entry(r).bytes;
+  }
+
+  /** The record's message as proto3 JSON text, made once per record and version as its bytes are. */
+  json(r: Record_, version = this.version()): string {
+    const hit = this.entry(r, version);
+    hit.json ??= JSON.stringify(toJson(this.schema, fromBinary(this.schema, hit.bytes)));
+    return hit.json;
+  }
+
+  /**
+   * A page as the proto3 JSON of `output`: its envelope's fields (decoded from `envelope`, its
+   * bytes), then `field` with the records' cached JSON (absent when empty, as proto3 JSON leaves it).
+   */
+  pageJson(output: DescMessage, field: DescField, envelope: Uint8Array, records: readonly Record_[]): string {
+    const head = JSON.stringify(toJson(output, fromBinary(output, envelope)));
+    if (!records.length) return head;
+    const version = this.version();
+    const items = `${JSON.stringify(field.jsonName)}:[${records.map((r) => this.json(r, version)).join(',')}]`;
+    return head === '{}' ? `{${items}}` : `${head.slice(0, -1)},${items}}`;
   }
 
   /** The record as one element of a repeated field: its tag, length and bytes. */

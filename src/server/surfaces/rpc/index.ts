@@ -182,9 +182,10 @@ function transcodersOf(routeServices: readonly DescService[], vendor: readonly V
 function messageAnswer(reads: ReadContext, method: DescMethod, operation: VendorOperation): DirectRead {
   return async (principal, request, call) => {
     const answer = await operation(reads, principal, request, call);
+    if ('$typeName' in answer) return { proto: [toBinary(method.output, answer)], journalText: () => JSON.stringify(toJson(method.output, answer)) };
     // An encoded answer keeps its parts (the items' cached bytes), not a copy of the page per journal entry.
-    const proto = '$typeName' in answer ? [toBinary(method.output, answer)] : answer.encoded;
-    return { proto, journalText: () => JSON.stringify(toJson(method.output, answerMessage(method.output, answer))) };
+    const json = answer.json ?? (() => JSON.stringify(toJson(method.output, answerMessage(method.output, answer))));
+    return { proto: answer.encoded, protoJson: json, journalText: json };
   };
 }
 

@@ -103,6 +103,7 @@ export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol
     if (!protocol.json) return replyMessage(x, protocol, answer.proto ?? [toBinary(m.method.output, messageOf(m, answer))], metadata);
     // Connect's JSON is REST's JSON: the route's text as it is, when it has one (not for the
     // vendor's messages, whose JSON differs from the spec's: made from the response message).
+    if (answer.protoJson) return replyMessage(x, protocol, answer.protoJson(), metadata);
     if (answer.proto || m.reshaped) return replyMessage(x, protocol, JSON.stringify(toJson(m.method.output, messageOf(m, answer))), metadata);
     if (answer.bodyJson) return replyMessage(x, protocol, answer.bodyJson.text, metadata, answer.bodyJson.bytes);
     return replyMessage(x, protocol, JSON.stringify(answer.body ?? {}), metadata);

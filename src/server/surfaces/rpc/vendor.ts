@@ -25,8 +25,8 @@ import { appendQuery, type RestCall, type Transcoder } from './transcode.js';
  */
 export type VendorOperation = (ctx: ReadContext, principal: Principal, request: Message, call: RestCall) => Promise<Message | Encoded>;
 
-/** A response message already encoded, in parts that concatenate to it. */
-export interface Encoded { encoded: readonly Uint8Array[] }
+/** A response message already encoded, in parts that concatenate to it; `json`, its proto3 JSON made from cached parts too. */
+export interface Encoded { encoded: readonly Uint8Array[]; json?: () => string }
 
 /** An operation's answer as the message, decoded when it came encoded. */
 export function answerMessage(desc: DescMessage, answer: Message | Encoded): Message {
@@ -153,7 +153,10 @@ function standardMethod(method: DescMethod, resources: Record<string, ResourceMa
       const records = encodedAs(output);
       return {
         transcoder: transcoder('GET', `${r.path}/{uid}`, (req) => call('GET', uidPath(r.path, (req as unknown as { uid: string }).uid), new URLSearchParams()), unreachable),
-        operation: async (ctx, principal, req) => ({ encoded: [records(ctx).encode(await op(ctx, 'get').run(principal, { uid: (req as unknown as { uid: string }).uid }))] }),
+        operation: async (ctx, principal, req) => {
+          const rec = await op(ctx, 'get').run(principal, { uid: (req as unknown as { uid: string }).uid });
+          return { encoded: [records(ctx).encode(rec)], json: () => records(ctx).json(rec) };
+        },
       };
     }
     case 'Delete':
@@ -175,8 +178,8 @@ function standardMethod(method: DescMethod, resources: Record<string, ResourceMa
         }, unreachable),
         operation: async (ctx, principal, _req, restCall) => {
           const page = await op(ctx, 'list').run(principal, { query: () => parseListQuery(restCall.query, listOptionsOf(ctx.operations[name].resource)) });
-          // The page's own fields those of the response has, then its items' cached bytes.
-          return { encoded: [envelope(page), records(ctx).fields(items, page.items)] };
+          // The page's own fields those of the response has, then its items' cached bytes (and JSON).
+          return { encoded: [envelope(page), records(ctx).fields(items, page.items)], json: () => records(ctx).pageJson(output, items, envelope(page), page.items) };
         },
       };
     }
