@@ -41,11 +41,11 @@ try {
       return path;
     };
     const get = grpcFrame([[1, s.org]]);
-    const list = grpcFrame([[1, 50], [3, 'name'], [5, grpcFrame([[1, s.org]]).subarray(5)]]);
+    const list = grpcFrame([[1, grpcFrame([[2, s.org]]).subarray(5)], [3, 50], [5, 'name']]);
     const getBody = file('get.grpc', get);
     const listBody = file('list.grpc', list);
     const getJson = file('get.json', JSON.stringify({ uid: s.org }));
-    const rpc = (m) => `${s.url}/platform.iam.v2.IamService/${m}`;
+    const rpc = (m) => `${s.url}/chainguard.platform.iam.v2.GroupsService/${m}`;
     const grpc = ['-H', 'content-type: application/grpc', '-H', 'te: trailers'];
     return {
       rest1: ['--h1', '-H', auth, `${s.url}/iam/v2/groups/${s.org}`],
@@ -56,9 +56,9 @@ try {
       listRest1: ['--h1', '-H', auth, `${s.url}/iam/v2/groups?uidp.descendants_of=${s.org}&order_by=name&page_size=50`],
       listGrpc: ['-m', '1', '-d', listBody, '-H', auth, ...grpc, rpc('ListGroups')],
       checks: [
-        () => rpcStatus(s.url, '/platform.iam.v2.IamService/GetGroup', get, { authorization: `Bearer ${s.token}`, 'content-type': 'application/grpc' }),
-        () => rpcStatus(s.url, '/platform.iam.v2.IamService/ListGroups', list, { authorization: `Bearer ${s.token}`, 'content-type': 'application/grpc' }),
-        () => rpcStatus(s.url, '/platform.iam.v2.IamService/GetGroup', JSON.stringify({ uid: s.org }), { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, { h1: true }),
+        () => rpcStatus(s.url, '/chainguard.platform.iam.v2.GroupsService/GetGroup', get, { authorization: `Bearer ${s.token}`, 'content-type': 'application/grpc' }),
+        () => rpcStatus(s.url, '/chainguard.platform.iam.v2.GroupsService/ListGroups', list, { authorization: `Bearer ${s.token}`, 'content-type': 'application/grpc' }),
+        () => rpcStatus(s.url, '/chainguard.platform.iam.v2.GroupsService/GetGroup', JSON.stringify({ uid: s.org }), { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, { h1: true }),
       ],
     };
   };

@@ -402,7 +402,7 @@ async function rawCommits(dir) {
   const insert = db.prepare('INSERT INTO bench_commit (v) VALUES (?)');
   const row = JSON.stringify({ name: 'g', description: '', verified: false });
   const insertGroup = db.prepare('INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)');
-  const insertEvent = db.prepare("INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data) VALUES (?, 'dev.chainguard.api.iam.group.created.v1', 'http://127.0.0.1/iam/v2/groups', ?, ?, ?, 'platform.iam.v2.Group', ?)");
+  const insertEvent = db.prepare("INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data) VALUES (?, 'dev.chainguard.api.iam.group.created.v1', 'http://127.0.0.1/iam/v2/groups', ?, ?, ?, 'chainguard.platform.iam.v2.Group', ?)");
   const parent = 'f'.repeat(40);
   // Child uids as serve makes them (random below the parent): each index takes its row where it falls.
   const hex = (n) => Buffer.from(crypto.getRandomValues(new Uint8Array(n))).toString('hex');
@@ -583,11 +583,11 @@ async function protocols() {
       return path;
     };
     const cases = [
-      // GetGroupRequest{uid = 1}; ListGroupsRequest{page_size = 1, order_by = 3, uidp = 5 {descendants_of = 1}}.
-      { name: 'GetGroup', rest: `/iam/v2/groups/${org}`, rpc: '/platform.iam.v2.IamService/GetGroup', proto: grpcFrame([[1, org]]), json: { uid: org } },
+      // The published GetGroupRequest{uid = 1}; ListGroupsRequest{uidp = 1 {descendants_of = 2}, page_size = 3, order_by = 5}.
+      { name: 'GetGroup', rest: `/iam/v2/groups/${org}`, rpc: '/chainguard.platform.iam.v2.GroupsService/GetGroup', proto: grpcFrame([[1, org]]), json: { uid: org } },
       {
-        name: 'ListGroups, page of 50 by name', rest: `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name&page_size=50`, rpc: '/platform.iam.v2.IamService/ListGroups',
-        proto: grpcFrame([[1, 50], [3, 'name'], [5, grpcFrame([[1, org]]).subarray(5)]]), json: { pageSize: 50, orderBy: 'name', uidp: { descendantsOf: org } },
+        name: 'ListGroups, page of 50 by name', rest: `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name&page_size=50`, rpc: '/chainguard.platform.iam.v2.GroupsService/ListGroups',
+        proto: grpcFrame([[1, grpcFrame([[2, org]]).subarray(5)], [3, 50], [5, 'name']]), json: { pageSize: 50, orderBy: 'name', uidp: { descendantsOf: org } },
       },
     ];
     for (const c of cases) {

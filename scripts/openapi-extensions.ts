@@ -179,7 +179,7 @@ export const EXTENSION_SCHEMAS: Record<string, Json> = {
       id: { type: 'string', readOnly: true, examples: ['f1'] },
       method: { type: 'string', description: 'An HTTP method, or `*` (default).' },
       path: { type: 'string', description: 'A glob over the request path (`*` any run of characters).', examples: ['/iam/v2/groups*'] },
-      rpc: { type: 'string', description: 'A glob over the RPC of a gRPC or Connect call.', examples: ['IamService/List*'] },
+      rpc: { type: 'string', description: 'A glob over the RPC of a gRPC or Connect call.', examples: ['GroupsService/List*'] },
       effect: { type: 'string', enum: ['error', 'latency', 'reset', 'stall'] },
       code: { type: 'integer', minimum: 1, maximum: 16, description: 'effect error: the AIP-193 code.' },
       retryAfterSeconds: { type: 'number', minimum: 0 },

@@ -10,7 +10,7 @@
 // The vendor's contract is tested the way a Python user would call it: with the message
 // classes and stubs Debian's grpc_tools generates from the published files at test time
 // (test/helpers/python-stubs.ts, test/python/published_client.py; python3-grpc-tools). The
-// byte-moving client above is for the transport tests of serve's own IamService (windows,
+// byte-moving client above is for the transport tests of the published GroupsService (windows,
 // HPACK, many streams), where the bytes themselves are the subject.
 import test, { type ExecutionContext, type ImplementationFn } from 'ava';
 import { spawn, spawnSync } from 'node:child_process';
@@ -20,7 +20,7 @@ import { create, createRegistry, fromBinary, toBinary, toJson, type DescMessage,
 import { anyUnpack, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import {
   CreateGroupRequestSchema, DeleteGroupRequestSchema, GetGroupRequestSchema, GroupSchema, ListGroupsRequestSchema, ListGroupsResponseSchema,
-} from '../src/gen/platform/iam/v2/iam_pb.js';
+} from '../src/gen/chainguard/platform/iam/v2/groups_pb.js';
 import { StatusSchema } from '../src/gen/google/rpc/status_pb.js';
 import { ErrorInfoSchema } from '../src/gen/google/rpc/error_details_pb.js';
 import { ServerReflectionRequestSchema, ServerReflectionResponseSchema } from '../src/gen/grpc/reflection/v1/reflection_pb.js';
@@ -30,7 +30,7 @@ import { startTestServer, type TestServer } from './helpers/serve.js';
 import { generatePythonStubs, pythonStubsMissing } from './helpers/python-stubs.js';
 
 const PYTHON = '/usr/bin/python3';
-const IAM = '/platform.iam.v2.IamService';
+const GROUPS = '/chainguard.platform.iam.v2.GroupsService';
 const REFLECTION = '/grpc.reflection.v1.ServerReflection/ServerReflectionInfo';
 
 /**
@@ -238,9 +238,20 @@ test.after.always(async () => {
   await srv?.dispose();
 });
 
-const getGroup = (uid: string, metadata = bearer): Call => ({ method: `${IAM}/GetGroup`, request: encode(GetGroupRequestSchema, { uid }), metadata });
-const listGroups = (init: MessageInitShape<typeof ListGroupsRequestSchema>): Call => ({ method: `${IAM}/ListGroups`, request: encode(ListGroupsRequestSchema, init), metadata: bearer });
+const getGroup = (uid: string, metadata = bearer): Call => ({ method: `${GROUPS}/GetGroup`, request: encode(GetGroupRequestSchema, { uid }), metadata });
+const listGroups = (init: MessageInitShape<typeof ListGroupsRequestSchema>): Call => ({ method: `${GROUPS}/ListGroups`, request: encode(ListGroupsRequestSchema, init), metadata: bearer });
 const bigList = () => listGroups({ uidp: { childrenOf: big }, orderBy: 'name', pageSize: PAGE_SIZE_MAX });
+
+/** A published Group as REST's JSON of it: every field, but the kind when unset (REST leaves it out of a group). */
+function groupJson(group: MessageShape<typeof GroupSchema>): unknown {
+  const { kind, ...json } = toJson(GroupSchema, group, { alwaysEmitImplicit: true }) as Record<string, unknown>;
+  return kind === 'ORG_KIND_UNSPECIFIED' ? json : { ...json, kind };
+}
+
+/** A published page of groups as REST's JSON of it. */
+function pageJson(page: MessageShape<typeof ListGroupsResponseSchema>): Record<string, unknown> {
+  return { ...(toJson(ListGroupsResponseSchema, page, { alwaysEmitImplicit: true }) as Record<string, unknown>), groups: page.groups.map(groupJson) };
+}
 
 // ---- the tests ----------------------------------------------------------------------------------
 
@@ -249,21 +260,21 @@ testNeedingGrpcio('GetGroup, a page of 50 and the next, and a 250 KB page (in 64
   const org = srv.organizationUid;
 
   const group = decoded(GroupSchema, await py.one(getGroup(org)));
-  t.deepEqual(toJson(GroupSchema, group, { alwaysEmitImplicit: true }), await srv.ok('GET', `/iam/v2/groups/${enc(org)}`), 'GetGroup of the organization');
+  t.deepEqual(groupJson(group), await srv.ok('GET', `/iam/v2/groups/${enc(org)}`), 'GetGroup of the organization');
 
   const scope = `uidp.children_of=${enc(small)}&order_by=name&page_size=50`;
   const first = decoded(ListGroupsResponseSchema, await py.one(listGroups({ uidp: { childrenOf: small }, orderBy: 'name', pageSize: 50 })));
   const restFirst = await srv.ok('GET', `/iam/v2/groups?${scope}`);
   t.is(first.groups.length, 50);
   t.true(toBinary(ListGroupsResponseSchema, first).length > 4096, 'a page of a few KB');
-  t.deepEqual(withoutToken(toJson(ListGroupsResponseSchema, first, { alwaysEmitImplicit: true }) as { nextPageToken?: string }), withoutToken(restFirst));
+  t.deepEqual(withoutToken(pageJson(first) as { nextPageToken?: string }), withoutToken(restFirst));
   t.truthy(first.nextPageToken, 'a next page over gRPC');
   t.truthy(restFirst.nextPageToken, 'and over REST');
 
   // Each protocol follows its own token to the same second page, the last.
   const second = decoded(ListGroupsResponseSchema, await py.one(listGroups({ uidp: { childrenOf: small }, orderBy: 'name', pageSize: 50, pageToken: first.nextPageToken })));
   const restSecond = await srv.ok('GET', `/iam/v2/groups?${scope}&page_token=${enc(restFirst.nextPageToken)}`);
-  t.deepEqual(toJson(ListGroupsResponseSchema, second, { alwaysEmitImplicit: true }), restSecond);
+  t.deepEqual(pageJson(second), restSecond);
   t.is(second.nextPageToken, '', 'no page after the last');
   t.deepEqual([...first.groups, ...second.groups].map((g) => g.uid), smallUids, 'the walk lists every child once, by name');
 
@@ -275,7 +286,7 @@ testNeedingGrpcio('GetGroup, a page of 50 and the next, and a 250 KB page (in 64
     const whole = decoded(ListGroupsResponseSchema, answer);
     t.true(answer.response!.length / 2 > 3 * 65_536, `${channel}: more than three 64 KiB windows: ${answer.response!.length / 2} bytes`);
     t.is(whole.groups.length, BIG_COUNT, channel);
-    t.deepEqual(toJson(ListGroupsResponseSchema, whole, { alwaysEmitImplicit: true }), restWhole, `${channel}: everything in one page, as over REST`);
+    t.deepEqual(pageJson(whole), restWhole, `${channel}: everything in one page, as over REST`);
   }
 
   const { code, stderr } = await py.close();
@@ -353,16 +364,16 @@ testNeedingGrpcio('CreateGroup then DeleteGroup over grpcio, each seen over REST
   const py = grpcio(t, srv);
   const org = srv.organizationUid;
   const made = decoded(GroupSchema, await py.one({
-    method: `${IAM}/CreateGroup`, metadata: bearer,
+    method: `${GROUPS}/CreateGroup`, metadata: bearer,
     request: encode(CreateGroupRequestSchema, { parent: org, group: { name: 'from-python', description: 'made by grpcio (C-core)' } }),
   }));
   t.is(made.name, 'from-python');
   t.true(made.uid.startsWith(`${org}/`), 'a child of the organization');
-  t.deepEqual(await srv.ok('GET', `/iam/v2/groups/${enc(made.uid)}`), toJson(GroupSchema, made, { alwaysEmitImplicit: true }), 'REST reads what gRPC made');
+  t.deepEqual(await srv.ok('GET', `/iam/v2/groups/${enc(made.uid)}`), groupJson(made), 'REST reads what gRPC made');
   const listed = await srv.ok('GET', `/iam/v2/groups?uidp.children_of=${enc(org)}&name=from-python`);
   t.deepEqual(listed.groups.map((g: { uid: string }) => g.uid), [made.uid]);
 
-  const deleteIt = { method: `${IAM}/DeleteGroup`, request: encode(DeleteGroupRequestSchema, { uid: made.uid }), metadata: bearer };
+  const deleteIt = { method: `${GROUPS}/DeleteGroup`, request: encode(DeleteGroupRequestSchema, { uid: made.uid }), metadata: bearer };
   const deleted = await py.one(deleteIt);
   t.deepEqual(deleted, { code: 0, response: '' }, 'google.protobuf.Empty');
   t.is((await srv.call('GET', `/iam/v2/groups/${enc(made.uid)}`)).status, 404, 'gone over REST');
@@ -372,11 +383,11 @@ testNeedingGrpcio('CreateGroup then DeleteGroup over grpcio, each seen over REST
   t.is(code, 0, stderr);
 });
 
-testNeedingGrpcio('reflection over grpcio: list_services, then the file of platform.iam.v2.IamService, on one bidirectional stream', async (t) => {
+testNeedingGrpcio('reflection over grpcio: list_services, then the file of chainguard.platform.iam.v2.GroupsService, on one bidirectional stream', async (t) => {
   const py = grpcio(t, srv);
   const requests = [
     encode(ServerReflectionRequestSchema, { messageRequest: { case: 'listServices', value: '' } }),
-    encode(ServerReflectionRequestSchema, { messageRequest: { case: 'fileContainingSymbol', value: 'platform.iam.v2.IamService' } }),
+    encode(ServerReflectionRequestSchema, { messageRequest: { case: 'fileContainingSymbol', value: 'chainguard.platform.iam.v2.GroupsService' } }),
   ];
   const stream = await py.bidi(REFLECTION, requests);
   t.is(stream.code, 0, stream.details);
@@ -385,16 +396,17 @@ testNeedingGrpcio('reflection over grpcio: list_services, then the file of platf
 
   t.is(list?.messageResponse.case, 'listServicesResponse');
   const services = list?.messageResponse.case === 'listServicesResponse' ? list.messageResponse.value.service.map((s) => s.name) : [];
-  for (const name of ['platform.iam.v2.IamService', 'platform.registry.v2.RegistryService', 'platform.events.v2.EventsService', 'chainguard.platform.iam.Groups']) {
+  for (const name of ['chainguard.platform.iam.v2.GroupsService', 'chainguard.platform.registry.v2.ReposService', 'chainguard.platform.events.v2.SubscriptionsService', 'chainguard.platform.iam.Groups']) {
     t.true(services.includes(name), `${name} is listed`);
   }
+  t.deepEqual(services.filter((name) => !/^(chainguard\.platform\.|grpc\.reflection\.)/.test(name)), [], 'the vendor\'s services only (and reflection)');
 
   t.is(file?.messageResponse.case, 'fileDescriptorResponse');
   const files = file?.messageResponse.case === 'fileDescriptorResponse' ? file.messageResponse.value.fileDescriptorProto.map((b) => fromBinary(FileDescriptorProtoSchema, b)) : [];
   const iam = files.at(-1);
-  t.is(iam?.name, 'platform/iam/v2/iam.proto', 'the file that defines it, last');
+  t.is(iam?.name, 'chainguard/platform/iam/v2/groups.proto', 'the file that defines it, last');
   t.true(files.some((f) => f.name === 'google/api/annotations.proto'), 'with its imports before it');
-  const methods = iam?.service.find((s) => s.name === 'IamService')?.method.map((m) => m.name) ?? [];
+  const methods = iam?.service.find((s) => s.name === 'GroupsService')?.method.map((m) => m.name) ?? [];
   t.true(['GetGroup', 'ListGroups', 'CreateGroup', 'DeleteGroup'].every((m) => methods.includes(m)), methods.join(', '));
 
   const { code, stderr } = await py.close();

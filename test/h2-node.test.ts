@@ -4,7 +4,7 @@
 import test from 'ava';
 import http2 from 'node:http2';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { GetGroupRequestSchema, GroupSchema } from '../src/gen/platform/iam/v2/iam_pb.js';
+import { GetGroupRequestSchema, GroupSchema } from '../src/gen/chainguard/platform/iam/v2/groups_pb.js';
 import { startTestServer, type TestServer } from './helpers/serve.js';
 
 const G = '/iam/v2/groups';
@@ -57,7 +57,7 @@ test('gRPC GetGroup over node:http2: the group, then grpc-status 0 in the traile
   const message = toBinary(GetGroupRequestSchema, create(GetGroupRequestSchema, { uid: srv.organizationUid }));
   const framed = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), Buffer.from(message)]);
   framed.writeUInt32BE(message.length, 1);
-  const got = await ask({ ':method': 'POST', ':path': '/platform.iam.v2.IamService/GetGroup', 'content-type': 'application/grpc', te: 'trailers' }, [framed]);
+  const got = await ask({ ':method': 'POST', ':path': '/chainguard.platform.iam.v2.GroupsService/GetGroup', 'content-type': 'application/grpc', te: 'trailers' }, [framed]);
   t.is(Number(got.headers[':status']), 200);
   t.is(got.trailers['grpc-status'], '0', String(got.trailers['grpc-message']));
   const group = fromBinary(GroupSchema, got.body.subarray(5, 5 + got.body.readUInt32BE(1)));

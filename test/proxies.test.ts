@@ -20,9 +20,9 @@ process.env.PATH = `${process.env.PATH ?? ''}:/usr/sbin:/sbin`;
 /** How long a proxy may take to listen, and a call to be answered (guards, never synchronization). */
 const GUARD_MS = 15_000;
 
-const definitions = loader.loadSync(['platform/iam/v2/iam.proto'], { includeDirs: [join(import.meta.dirname, '..', 'proto')], longs: String, enums: String, defaults: false });
+const definitions = loader.loadSync(['chainguard/platform/iam/v2/groups.proto'], { includeDirs: [join(import.meta.dirname, '..', 'proto')], longs: String, enums: String, defaults: false });
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- grpc-js builds the service constructors at run time from proto/: no static types
-const IamService = (grpc.loadPackageDefinition(definitions) as any).platform.iam.v2.IamService;
+const GroupsService = (grpc.loadPackageDefinition(definitions) as any).chainguard.platform.iam.v2.GroupsService;
 
 let srv: TestServer;
 test.before(async () => {
@@ -76,7 +76,7 @@ async function runProxy(t: ExecutionContext, cmd: string, args: string[], ports:
 
 /** GetGroup of the organization over gRPC (grpc-js, h2c) at `address`: the uid answered, or the call's error. */
 function getGroup(address: string): Promise<string> {
-  const client = new IamService(address, grpc.credentials.createInsecure());
+  const client = new GroupsService(address, grpc.credentials.createInsecure());
   const metadata = new grpc.Metadata();
   metadata.set('authorization', `Bearer ${srv.ownerToken}`);
   return new Promise<string>((resolve, reject) => {

@@ -10,7 +10,7 @@ test('the one-line form: method, path glob, effect, probability, times, seed; mi
     method: 'GET', path: '/iam/v2/groups*', effect: 'error', code: 14, probability: 0.5, times: 3, seed: 7,
   });
   t.deepEqual(parseFaultSpec('/iam/* latency=100ms-2s'), { path: '/iam/*', effect: 'latency', latencyMs: [100, 2000] });
-  t.deepEqual(parseFaultSpec('rpc=IamService/List* reset'), { rpc: 'IamService/List*', effect: 'reset' });
+  t.deepEqual(parseFaultSpec('rpc=GroupsService/List* reset'), { rpc: 'GroupsService/List*', effect: 'reset' });
   t.deepEqual(parseLatencyFlag('250ms'), { effect: 'latency', latencyMs: [250, 250] });
   t.is(formatFaultRule(parseFaultSpec('POST /iam/v2/groups error=8 retry-after=2')), 'POST /iam/v2/groups error=8 (RESOURCE_EXHAUSTED) retry-after=2');
   for (const [spec, message] of [

@@ -7,7 +7,7 @@ import test from 'ava';
 import grpc from '@grpc/grpc-js';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
-import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
+import { GroupsService } from '../src/gen/chainguard/platform/iam/v2/groups_pb.js';
 import { ApiError, Code } from '../src/api/errors.js';
 import { createFront } from '../src/server/transport/front.js';
 import { createHttp1Server } from '../src/server/transport/http1.js';
@@ -19,8 +19,8 @@ test("a fresh serve's first calls, at once over gRPC, Connect, v1 and REST, are 
   const srv = await startTestServer();
   t.teardown(() => srv.dispose());
   const headers = { authorization: `Bearer ${srv.ownerToken}` };
-  const grpcIam = createClient(IamService, createGrpcTransport({ baseUrl: srv.url }));
-  const connectIam = createClient(IamService, createConnectTransport({ baseUrl: srv.url, httpVersion: '1.1' }));
+  const grpcIam = createClient(GroupsService, createGrpcTransport({ baseUrl: srv.url }));
+  const connectIam = createClient(GroupsService, createConnectTransport({ baseUrl: srv.url, httpVersion: '1.1' }));
   const names = (groups: { name: string }[]) => groups.map((g) => g.name).sort();
   const wave = () => Promise.all([
     grpcIam.listGroups({}, { headers }).then((r) => names(r.groups)),
@@ -86,7 +86,7 @@ test('RPC listeners that fail to load: a gRPC caller gets UNAVAILABLE, REST is a
   t.teardown(() => client.close());
   const identity = (b: Buffer) => b;
   const failed = await new Promise<grpc.ServiceError | null>((resolve) => {
-    client.makeUnaryRequest('/platform.iam.v2.IamService/ListGroups', identity, identity, Buffer.alloc(0), (err) => resolve(err));
+    client.makeUnaryRequest('/chainguard.platform.iam.v2.GroupsService/ListGroups', identity, identity, Buffer.alloc(0), (err) => resolve(err));
   });
   t.is(failed?.code, grpc.status.UNAVAILABLE);
   t.regex(failed?.details ?? '', /^gRPC is unavailable/);
@@ -95,7 +95,7 @@ test('RPC listeners that fail to load: a gRPC caller gets UNAVAILABLE, REST is a
   const restAnswer = await request(url, 'GET', '/iam/v2/groups');
   t.deepEqual(restAnswer.json, { served: 'rest' });
 
-  const retried = await request(url, 'POST', '/platform.iam.v2.IamService/ListGroups', {});
+  const retried = await request(url, 'POST', '/chainguard.platform.iam.v2.GroupsService/ListGroups', {});
   t.is(retried.status, 200, 'the next RPC loads the listeners again');
   t.deepEqual(retried.json, { served: 'rpc' });
   t.is(loads, 2);
@@ -108,7 +108,7 @@ test('a Connect call while the RPC listeners cannot load is the AIP-193 503', as
   const front = createFront(createHttp1Server(listeners.request), listeners.stream);
   const port = await front.listen(0, '127.0.0.1');
   t.teardown(() => front.close(0));
-  const answer = await request(`http://127.0.0.1:${port}`, 'POST', '/platform.iam.v2.IamService/ListGroups', {});
+  const answer = await request(`http://127.0.0.1:${port}`, 'POST', '/chainguard.platform.iam.v2.GroupsService/ListGroups', {});
   t.is(answer.status, 503);
   t.like(answer.json, { code: Code.UNAVAILABLE, status: 'UNAVAILABLE', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'SURFACE_NOT_LOADED' }] });
 });

@@ -6,7 +6,7 @@
 import test from 'ava';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
-import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
+import { IdentitiesService } from '../src/gen/chainguard/platform/iam/v2/identities_pb.js';
 import { request, startTestServer, type ApiResponse, type TestServer } from './helpers/serve.js';
 
 const I = '/iam/v2/identities';
@@ -96,11 +96,11 @@ test('every path that changes who an identity is, or deletes it, is refused: RES
   }
   isRefused(t, await s.as(s.mallory.token, 'DELETE', `${I}/${target}`), s.releaseBot.binding, 'DELETE');
 
-  const iam = createClient(IamService, createGrpcTransport({ baseUrl: s.srv.url }));
+  const iam = createClient(IdentitiesService, createGrpcTransport({ baseUrl: s.srv.url }));
   const headers = { authorization: `Bearer ${s.mallory.token}` };
   const rpcs: [string, () => Promise<unknown>][] = [
-    ['UpdateIdentity claim_match', () => iam.updateIdentity({ identity: { uid: target, claimMatch: { issuer: s.issuer, subject: 'mallory-2' } }, updateMask: { paths: ['claim_match'] } }, { headers })],
-    ['UpdateIdentity claim_match.subject', () => iam.updateIdentity({ identity: { uid: target, claimMatch: { subject: 'mallory-2' } }, updateMask: { paths: ['claim_match.subject'] } }, { headers })],
+    ['UpdateIdentity claim_match', () => iam.updateIdentity({ identity: { uid: target, relationship: { case: 'claimMatch', value: { iss: { case: 'issuer', value: s.issuer }, sub: { case: 'subject', value: 'mallory-2' } } } }, updateMask: { paths: ['claim_match'] } }, { headers })],
+    ['UpdateIdentity claim_match.subject', () => iam.updateIdentity({ identity: { uid: target, relationship: { case: 'claimMatch', value: { sub: { case: 'subject', value: 'mallory-2' } } } }, updateMask: { paths: ['claim_match.subject'] } }, { headers })],
     ['DeleteIdentity', () => iam.deleteIdentity({ uid: target }, { headers })],
   ];
   for (const [what, call] of rpcs) {

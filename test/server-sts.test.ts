@@ -8,7 +8,7 @@ import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Auth } from '../src/gen/platform/auth/v1/auth.platform_pb.js';
 import { SecurityTokenService } from '../src/gen/platform/oidc/v1/oidc.platform_pb.js';
-import { IamService } from '../src/gen/platform/iam/v2/iam_pb.js';
+import { GroupsService } from '../src/gen/chainguard/platform/iam/v2/groups_pb.js';
 import { issueTestIssuerToken } from '../src/server/auth/authenticate.js';
 import { importSigningKey, mintToken } from '../src/server/auth/tokens.js';
 import { request, signingJwk, startTestServer } from './helpers/serve.js';
@@ -300,7 +300,7 @@ test('over gRPC: Exchange with identity and aud, the API with the minted token, 
   t.true(raw.token.length > 0 && raw.refreshToken.length > 0);
   t.true(Number(raw.expiry!.seconds) * 1000 > Date.now());
 
-  const group = await createClient(IamService, transport).getGroup({ uid: apps.uid }, as(raw.token));
+  const group = await createClient(GroupsService, transport).getGroup({ uid: apps.uid }, as(raw.token));
   t.is(group.name, 'apps');
   const who = await createClient(Auth, transport).validate({}, as(raw.token));
   t.is(who.subject, uid);

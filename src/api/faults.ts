@@ -10,7 +10,7 @@
 // drop: the attempt is lost on the way (it counts as failed and is retried); duplicate: the
 // event is sent twice (same Ce-Id); latency: the attempt waits first.
 //
-// PATH and rpc are globs (`*` any run of characters): `/iam/v2/groups*`, `IamService/List*`.
+// PATH and rpc are globs (`*` any run of characters): `/iam/v2/groups*`, `GroupsService/List*`.
 // `--latency DURATION[-DURATION]` alone delays every request.
 import { codeName } from './errors.js';
 
@@ -26,7 +26,7 @@ export interface FaultRule {
   method?: string;
   /** A glob over the request path (`*` any run of characters); default `*`. */
   path?: string;
-  /** A glob over the RPC (`platform.iam.v2.IamService/GetGroup`, or its `IamService/GetGroup` tail); only gRPC/Connect calls match one. */
+  /** A glob over the RPC (`chainguard.platform.iam.v2.GroupsService/GetGroup`, or its `GroupsService/GetGroup` tail); only gRPC/Connect calls match one. */
   rpc?: string;
   /** A glob over a webhook sink URL: the rule applies to deliveries to it (drop, duplicate, latency), not to requests. */
   delivery?: string;

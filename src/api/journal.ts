@@ -8,7 +8,7 @@ export interface JournalEntry {
   method: string;
   /** With the query, credentials masked. */
   path: string;
-  /** `platform.iam.v2.IamService/GetGroup` for a gRPC or Connect call. */
+  /** `chainguard.platform.iam.v2.GroupsService/GetGroup` for a gRPC or Connect call. */
   rpc?: string;
   status: number;
   durationMs: number;

@@ -330,12 +330,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   }
 }
 
-/** The RPC listeners, loaded on the first RPC: serve's own services, v1's, the vendor's published ones and sign-in. */
+/** The RPC listeners, loaded on the first RPC: the vendor's published services, v1's and sign-in (the published files are the one gRPC contract). */
 async function loadRpcListeners(dispatch: Dispatch, rest: Parameters<typeof rpcGate>[1], ctx: ReadContext, log: ((line: string) => void) | undefined): Promise<Listeners> {
-  const [{ API_SERVICES, rpcListeners }, { V1_SERVICES }, { VENDOR_SERVICES }, { SIGN_IN_SERVICES }] = await Promise.all([
+  const [{ rpcListeners }, { V1_SERVICES }, { VENDOR_SERVICES }, { SIGN_IN_SERVICES }] = await Promise.all([
     import('./surfaces/rpc/index.js'), import('./surfaces/v1/surface.js'), import('./surfaces/rpc/vendor-services.js'), import('./surfaces/rpc/sign-in.js'),
   ]);
-  return rpcListeners(dispatch, rest, log, [...API_SERVICES, ...V1_SERVICES, ...SIGN_IN_SERVICES], ctx, VENDOR_SERVICES);
+  return rpcListeners(dispatch, rest, log, [...V1_SERVICES, ...SIGN_IN_SERVICES], ctx, VENDOR_SERVICES);
 }
 
 /** `pctl` and each of `more`; a URL with and without its trailing slash (clients differ). */

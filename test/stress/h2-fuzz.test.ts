@@ -36,7 +36,7 @@ const bytes = (rng: Rng, n: number) => Buffer.from(Array.from({ length: n }, () 
 
 /** A request's header block: literals, as serve's own encoder writes them. */
 function requestBlock(rng: Rng, token: string, uid: string): Buffer {
-  const path = rng.pick([`${G}/${uid}`, G, `${G}?page_size=2`, '/platform.iam.v2.IamService/GetGroup', '/', '/nope', `${G}/${'x'.repeat(rng.int(3000))}`]);
+  const path = rng.pick([`${G}/${uid}`, G, `${G}?page_size=2`, '/chainguard.platform.iam.v2.GroupsService/GetGroup', '/', '/nope', `${G}/${'x'.repeat(rng.int(3000))}`]);
   const fields: [string, string][] = [[':method', rng.pick(['GET', 'GET', 'POST', 'DELETE', 'PATCH', 'BREW'])], [':scheme', 'http'], [':path', path], [':authority', '127.0.0.1']];
   if (rng.chance(0.8)) fields.push(['authorization', `Bearer ${rng.chance(0.9) ? token : 'x'}`]);
   if (rng.chance(0.4)) fields.push(['content-type', rng.pick(['application/json', 'application/grpc', 'application/grpc-web+proto', 'text/plain'])]);

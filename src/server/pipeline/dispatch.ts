@@ -87,7 +87,7 @@ export interface Call {
    * (an RPC's message).
    */
   arrived?(): Promise<void>;
-  /** The RPC a gRPC or Connect call came as: `platform.iam.v2.IamService/GetGroup`. */
+  /** The RPC a gRPC or Connect call came as: `chainguard.platform.iam.v2.GroupsService/GetGroup`. */
   rpc?: string;
   /** The operation that answers the call once its caller is known (an RPC the domain answers directly), instead of routing by path. */
   operation?: (principal: Principal) => Promise<Response>;

@@ -37,11 +37,13 @@ export interface Response {
    */
   journalText?: () => string;
   /**
-   * An RPC's answer already encoded as its protobuf response message (rpc/reads.ts), instead
+   * An RPC's answer already encoded as its protobuf response message (rpc/vendor.ts, encoded.ts), instead
    * of `body`: its bytes in parts, in order (protobuf messages concatenate), so that a page is
    * its own fields followed by each item's cached bytes, copied once, into the answer.
    */
   proto?: readonly Uint8Array[];
+  /** The proto3 JSON of `proto`'s message (Connect's JSON answer), when made without decoding it. */
+  protoJson?: () => string;
   /** Sent as is instead of `body` (an HTML page); the handler sets content-type in `headers`. */
   raw?: string;
   /**

@@ -155,7 +155,7 @@ export const serveCommand = defineCommand({
               'times stops the rule after N hits.',
             examples: [
               ['the next two creates fail with ABORTED', "pctl serve faults add 'POST /iam/v2/groups error=10 times=2'"],
-              ['cut half the ListGroups RPCs', "pctl serve faults add 'rpc=IamService/ListGroups reset p=0.5'"],
+              ['cut half the ListGroups RPCs', "pctl serve faults add 'rpc=GroupsService/ListGroups reset p=0.5'"],
             ],
           },
           load: async () => {

@@ -399,7 +399,7 @@ export async function runServe(ctx: Context, opts: ServeCommandOptions): Promise
     err("  pctl advisories list");
   }
   // The same API over gRPC, gRPC-Web and Connect on this port; reflection needs no token.
-  err(`  grpcurl -plaintext -H "authorization: Bearer $(cat ${join(dataDir, 'owner.token')})" ${server.url.replace(/^http:\/\//, '')} platform.iam.v2.IamService/ListGroups`);
+  err(`  grpcurl -plaintext -H "authorization: Bearer $(cat ${join(dataDir, 'owner.token')})" ${server.url.replace(/^http:\/\//, '')} chainguard.platform.iam.v2.GroupsService/ListGroups`);
   err('Press Ctrl-C to stop.');
   await stopped;
   return 0;

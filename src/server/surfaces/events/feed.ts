@@ -64,7 +64,7 @@ function eventOf(store: Store, opts: FeedOptions): (change: ResourceChange) => O
         subject,
         group,
         time: change.time || timestamp(opts.clock()),
-        bodyType: `platform.${domain}.v2.${change.verb === 'deleted' ? `Delete${d.kind}Request` : d.kind}`,
+        bodyType: `chainguard.platform.${domain}.v2.${change.verb === 'deleted' ? `Delete${d.kind}Request` : d.kind}`,
         data: JSON.stringify(data),
       },
       subscriptions: group ? subscriptions(group) : [],

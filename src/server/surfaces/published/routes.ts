@@ -16,6 +16,7 @@ import { VulnerabilitiesService } from '../../../gen/platform/vulnerabilities/v2
 import type { ReadContext } from '../rpc/reads.js';
 import { hasHttpRule } from '../rpc/transcode.js';
 import { VENDOR_SERVICES } from '../rpc/vendor-services.js';
+import { answerMessage } from '../rpc/vendor.js';
 import { matchRoute, requestOf, routeOf, sortRoutes, type V1Route } from '../v1/routes.js';
 
 const EMIT_ALL = { alwaysEmitImplicit: true } as const;
@@ -23,7 +24,7 @@ const EMIT_ALL = { alwaysEmitImplicit: true } as const;
 /** `/iam/v2/groups/{uid=**}` → `/iam/v2/groups/{}`: rules of one shape are one REST route. */
 const shapeOf = (verb: string, template: string) => `${verb} ${template.replace(/\{[^}]+\}/g, '{}')}`;
 
-/** The spec's REST shapes: serve's own packages' rules, and the published create rule on each collection the spec creates in (pipeline/dispatch.ts). */
+/** The spec's REST shapes: the rules of proto/platform/<domain>/v2 (the spec's REST description, no gRPC service), and the published create rule on each collection the spec creates in (pipeline/dispatch.ts). */
 function specShapes(): Set<string> {
   const shapes = new Set<string>();
   for (const service of [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService]) {
@@ -55,7 +56,7 @@ export function publishedRoutes(run: (principal: Principal, call: InProcessCall)
       const operation = operations.get(rpc);
       const transcoder = transcoders.get(rpc);
       // Every field, as the vendor's gateway sends them (grpc-gateway's EmitUnpopulated).
-      if (operation && transcoder) return { body: toJson(rpc.output, await operation(reads, req.principal, request, transcoder.toRest(request)), EMIT_ALL) };
+      if (operation && transcoder) return { body: toJson(rpc.output, answerMessage(rpc.output, await operation(reads, req.principal, request, transcoder.toRest(request))), EMIT_ALL) };
       if (!transcoder) {
         throw new ApiError(Code.UNIMPLEMENTED, `${rpc.parent.typeName}/${rpc.name} is not served`, { reason: 'METHOD_NOT_EMULATED' });
       }

@@ -5,7 +5,9 @@
 import { create, getOption, type DescEnum, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { ApiError, Code, invalidField } from '../../../api/errors.js';
 import { groups, identities } from '../../../api/registry/index.js';
+import { CHECK_PROVIDERS } from '../../../api/schemas.js';
 import type { Principal } from '../../auth/principal.js';
+import type { ProviderType } from '../../domain/account-associations.js';
 import { claimKey } from '../../domain/records.js';
 import { groupToWire } from '../../domain/kinds/group.js';
 import { wireFormOf } from '../wire.js';
@@ -130,9 +132,6 @@ const SPECIAL: Record<string, Record<string, Transcoder>> = {
     RevokeScimToken: unimplemented('RevokeScimToken', SCIM),
     SetScimEnabled: unimplemented('SetScimEnabled', SCIM),
   },
-  AccountAssociationsService: {
-    CheckAccountAssociation: unimplemented('CheckAccountAssociation', 'not yet served over the published API; the closest is POST /iam/v2/accountAssociations/{uid}:check'),
-  },
 };
 
 const MAPPINGS = 'external group role mappings have no source in serve (its identity providers map no external groups); the closest is ListRoleBindings';
@@ -183,6 +182,23 @@ const OPERATIONS: Record<string, Record<string, Operation>> = {
         if (!rec) throw new ApiError(Code.NOT_FOUND, `No identity matches issuer ${issuer} and subject ${subject}`, { reason: 'NOT_FOUND' });
         const found = await ctx.domain.identities.get(principal, rec.uid);
         return create(method.output, { uid: found.uid });
+      },
+    },
+  },
+  AccountAssociationsService: {
+    // REST's :check (the provider block's presence and format), the published enums prefixed;
+    // read once the caller may check the association.
+    CheckAccountAssociation: {
+      verb: 'POST', path: (req) => `${uidPath('/iam/v2/accountAssociations', (req as unknown as { uid: string }).uid)}:check`,
+      run: async (ctx, principal, request, method) => {
+        const { uid, providerType } = request as unknown as { uid: string; providerType: number };
+        const field = method.input.fields.find((f) => f.name === 'provider_type');
+        const name = field?.fieldKind === 'enum' ? field.enum.values.find((v) => v.number === providerType)?.name.replace(/^ACCOUNT_PROVIDER_TYPE_/, '') : undefined;
+        const result = await ctx.domain.accountAssociations.check(principal, uid, () => {
+          if (!name || !(CHECK_PROVIDERS as readonly string[]).includes(name)) throw invalidField('provider_type', `must be one of ${CHECK_PROVIDERS.map((p) => `ACCOUNT_PROVIDER_TYPE_${p}`).join(', ')}`);
+          return name as ProviderType;
+        });
+        return fromRestJson(method.output, { ...result, status: `CHECK_STATUS_${result.status}` });
       },
     },
   },

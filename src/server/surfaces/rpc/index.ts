@@ -1,7 +1,7 @@
-// gRPC, gRPC-Web and the Connect protocol beside REST on serve's one port. Every unary call
-// of the API's services is served by unary.ts (the request message names its REST call by
-// the method's google.api.http rule and runs through the same dispatcher: auth, rate limit,
-// faults, journal, errors; reads answered by the domain in protobuf). Connect for Node serves
+// gRPC, gRPC-Web and the Connect protocol beside REST on serve's one port, for the vendor's
+// published services only (v2, v2beta1, v1, sign-in). Every unary call is served by unary.ts
+// (the request message names its REST-equivalent call, and runs through the same dispatcher:
+// auth, rate limit, faults, journal, errors; a published method is its operation, vendor.ts). Connect for Node serves
 // what that does not: server reflection, compressed messages, gRPC-Web text, Connect GETs —
 // its handlers transcode to the REST call the same way. The AIP-193 answer of a failure is
 // the gRPC status with the same details either way.
@@ -12,25 +12,16 @@ import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, un
 import { fromJson, toBinary, toJson, type DescMessage, type DescMethod, type DescMethodUnary, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { BAD_REQUEST_TYPE, ERROR_INFO_TYPE, PRECONDITION_FAILURE_TYPE, type Status } from '../../../api/errors.js';
 import { BadRequestSchema, ErrorInfoSchema, PreconditionFailureSchema } from '../../../gen/google/rpc/error_details_pb.js';
-import { AdvisoryService } from '../../../gen/platform/advisory/v2/advisory_pb.js';
-import { EventsService } from '../../../gen/platform/events/v2/events_pb.js';
-import { IamService } from '../../../gen/platform/iam/v2/iam_pb.js';
-import { LibrariesService } from '../../../gen/platform/libraries/v2/libraries_pb.js';
-import { RegistryService } from '../../../gen/platform/registry/v2/registry_pb.js';
-import { VulnerabilitiesService } from '../../../gen/platform/vulnerabilities/v2/vulnerabilities_pb.js';
 import { http1Exchange, webHeaders, type Exchange, type Http2Exchange } from '../../transport/exchange.js';
 import { StreamGone } from '../../transport/h2/connection.js';
 import { addressKey, MAX_BODY_BYTES, toErrorResponse, type Dispatch } from '../../pipeline/dispatch.js';
 import type { Response } from '../../pipeline/handler.js';
 import type { Listeners } from './gate.js';
-import { directReadOf, directWriteOf, type DirectRead, type ReadContext } from './reads.js';
+import type { DirectRead, ReadContext } from './reads.js';
 import { registerReflection } from './reflection.js';
 import { hasHttpRule, transcoderOf, type RestCall, type Transcoder } from './transcode.js';
-import type { VendorOperation, VendorService } from './vendor.js';
+import { answerMessage, type VendorOperation, type VendorService } from './vendor.js';
 import { callOf, grpcPercentEncode, messageOf, NOT_METADATA, protocolOf, serveUnary, type UnaryMethod } from './unary.js';
-
-/** The API's services, as proto/ defines them. */
-export const API_SERVICES: readonly DescService[] = [IamService, RegistryService, VulnerabilitiesService, LibrariesService, AdvisoryService, EventsService];
 
 const DETAIL_SCHEMAS: Record<string, DescMessage> = {
   [ERROR_INFO_TYPE]: ErrorInfoSchema,
@@ -46,34 +37,34 @@ type NodeListener = (req: http.IncomingMessage, res: http.ServerResponse) => voi
  * The listeners of the RPC paths (`/package.Service/Method`; gate.ts sends them nothing else):
  * unary calls of `services` by unary.ts, the rest (reflection, compressed messages, gRPC-Web
  * text, Connect GETs) by Connect's handlers. What is no RPC after all (a path of that shape
- * that names no service, without an RPC content type) goes to REST. `reads` lets the domain
- * answer List and Get.
+ * that names no service, without an RPC content type) goes to REST. `routeServices` (v1's,
+ * sign-in's) run the REST route their google.api.http rule names; `vendor`'s methods are
+ * operations, given `reads`.
  */
 export function rpcListeners(
   dispatch: Dispatch,
   rest: { node: NodeListener; http2: (x: Http2Exchange) => void },
   log: ((line: string) => void) | undefined,
-  ownServices: readonly DescService[],
+  routeServices: readonly DescService[],
   reads: ReadContext,
   vendor: readonly VendorService[] = [],
 ): Listeners {
-  const services = [...ownServices, ...vendor.map((v) => v.service)];
-  const transcoders = transcodersOf(ownServices, vendor);
+  const services = [...routeServices, ...vendor.map((v) => v.service)];
+  const transcoders = transcodersOf(routeServices, vendor);
   const operations = new Map(vendor.flatMap((v) => [...(v.operations ?? [])]));
   const unary = new Map<string, UnaryMethod>();
   for (const service of services) {
     for (const method of service.methods) {
       const transcoder = transcoders.get(method);
       if (method.methodKind !== 'unary' || !transcoder) continue;
-      const own = ownServices.includes(service);
-      // The vendor's methods are each an operation answering its message; serve's own List and
-      // Get answer protobuf from the domain, its writes the resource's wire form.
+      // The vendor's methods are each an operation answering its message; v1's and sign-in's
+      // run their REST route (transcode.ts), the answer reshaped into their message.
       const operation = operations.get(method);
-      const answer = operation ? messageAnswer(reads, method, operation) : own ? (directReadOf(reads, method.output, transcoder) ?? directWriteOf(reads, transcoder)) : undefined;
+      const answer = operation ? messageAnswer(reads, method, operation) : undefined;
       unary.set(`/${service.typeName}/${method.name}`, {
         name: `${service.typeName}/${method.name}`, method, transcoder, operation: answer,
-        ...(answer && (operation || transcoder.verb !== 'GET') ? { answersJson: true } : {}),
-        ...(own ? {} : { reshaped: true }),
+        ...(answer ? { answersJson: true } : {}),
+        ...(routeServices.includes(service) ? {} : { reshaped: true }),
         ...(transcoder.verb === 'GET' ? { seen: new Map() } : {}),
       });
     }
@@ -177,12 +168,12 @@ function encodeGrpcMessageMinimally(headers: Headers | undefined): void {
 }
 
 /**
- * Each method's transcoder: serve's own by its google.api.http rule (a method without one, the
- * vendor's internal kind, has none: UNIMPLEMENTED), the vendor's by vendor.ts.
+ * Each method's transcoder: a route service's by its google.api.http rule (a method without
+ * one, the vendor's internal kind, has none: UNIMPLEMENTED), the vendor's by vendor.ts.
  */
-function transcodersOf(own: readonly DescService[], vendor: readonly VendorService[]): Map<DescMethod, Transcoder> {
+function transcodersOf(routeServices: readonly DescService[], vendor: readonly VendorService[]): Map<DescMethod, Transcoder> {
   const out = new Map<DescMethod, Transcoder>();
-  for (const service of own) for (const method of service.methods.filter(hasHttpRule)) out.set(method, transcoderOf(method));
+  for (const service of routeServices) for (const method of service.methods.filter(hasHttpRule)) out.set(method, transcoderOf(method));
   for (const v of vendor) for (const [method, t] of v.transcoders) out.set(method, t);
   return out;
 }
@@ -190,8 +181,11 @@ function transcodersOf(own: readonly DescService[], vendor: readonly VendorServi
 /** A vendor operation's answer: its response message in protobuf, and as JSON for the journal when read. */
 function messageAnswer(reads: ReadContext, method: DescMethod, operation: VendorOperation): DirectRead {
   return async (principal, request, call) => {
-    const message = await operation(reads, principal, request, call);
-    return { proto: [toBinary(method.output, message)], journalText: () => JSON.stringify(toJson(method.output, message)) };
+    const answer = await operation(reads, principal, request, call);
+    if ('$typeName' in answer) return { proto: [toBinary(method.output, answer)], journalText: () => JSON.stringify(toJson(method.output, answer)) };
+    // An encoded answer keeps its parts (the items' cached bytes), not a copy of the page per journal entry.
+    const json = answer.json ?? (() => JSON.stringify(toJson(method.output, answerMessage(method.output, answer))));
+    return { proto: answer.encoded, protoJson: json, journalText: json };
   };
 }
 

@@ -11,7 +11,7 @@ import { unimplemented, type VendorService } from './vendor.js';
 export const SIGN_IN_SERVICES: readonly DescService[] = [SecurityTokenService];
 
 const UNAVAILABLE: Record<string, Transcoder> = {
-  Register: unimplemented('Register', 'registering a user has no source in serve (a token maps to an identity by its claim_match); the closest is CreateIdentity'),
+  Register: unimplemented('Register', 'registering a user has no source in serve (a token maps to an identity by its claim_match); the closest is CreateIdentity, and for an invite code POST /iam/v2/groupInvites:redeem'),
   GetHeadlessSession: unimplemented('GetHeadlessSession', 'headless (ECDH) sessions have no source in serve; the closest is the device flow at /oauth/device (pctl auth login --device)'),
   Delete: unimplemented('Delete', 'deleting the caller\'s own account has no source in serve; the closest is DeleteIdentity'),
 };

@@ -2,8 +2,8 @@
 // or 2), binary protobuf, and Connect's JSON. The request message is read from the body,
 // names its REST call by the method's google.api.http rule (for the rate limit, faults, the
 // journal and, for writes, the REST route), and runs through the same dispatcher as REST:
-// authentication, rate limit, faults, the journal, errors. A resource's List and Get are
-// answered by the domain directly in protobuf (reads.ts); Connect's JSON is REST's own JSON.
+// authentication, rate limit, faults, the journal, errors. The vendor's methods are answered
+// by their operation (vendor.ts) as the response message; v1's by its REST route, reshaped.
 // Connect for Node answered the same calls at a twentieth of this rate (docs/grpc.md); it
 // still serves what this does not: reflection (a stream), compressed messages, gRPC-Web text.
 import { fromBinary, fromJson, toBinary, toJson, type DescMessage, type DescMethod, type JsonValue, type Message } from '@bufbuild/protobuf';
@@ -22,12 +22,12 @@ import type { RestCall, Transcoder } from './transcode.js';
 
 /** One unary method as this module serves it. */
 export interface UnaryMethod {
-  /** `platform.iam.v2.IamService/GetGroup`. */
+  /** `chainguard.platform.iam.v2.GroupsService/GetGroup`. */
   name: string;
   method: DescMethod;
   /** Names the call by its REST equivalent (the journal, fault rules), and for a method no operation answers, makes that REST call. */
   transcoder: Transcoder;
-  /** The operation that answers it, when one does (a resource's List and Get in protobuf, its writes, the vendor's methods). */
+  /** The operation that answers it, when one does (the vendor's methods). */
   operation?: DirectRead | undefined;
   /** `operation` answers Connect's JSON too (else a read's JSON is REST's own text). */
   answersJson?: true;
@@ -104,6 +104,7 @@ export async function serveUnary(x: Exchange, m: UnaryMethod, protocol: Protocol
     if (!protocol.json) return replyMessage(x, protocol, answer.proto ?? [toBinary(m.method.output, messageOf(m, answer))], metadata);
     // Connect's JSON is REST's JSON: the route's text as it is, when it has one (not for the
     // vendor's messages, whose JSON differs from the spec's: made from the response message).
+    if (answer.protoJson) return replyMessage(x, protocol, answer.protoJson(), metadata);
     if (answer.proto || m.reshaped) return replyMessage(x, protocol, JSON.stringify(toJson(m.method.output, messageOf(m, answer))), metadata);
     if (answer.bodyJson) return replyMessage(x, protocol, answer.bodyJson.text, metadata, answer.bodyJson.bytes);
     return replyMessage(x, protocol, JSON.stringify(answer.body ?? {}), metadata);

@@ -5,13 +5,14 @@
 // REST-equivalent call its transcoder names. The published messages differ in some field
 // shapes from the spec's JSON; the field maps of each domain's file (iam.ts …) bridge that, per
 // resource; vendor-services.ts is the one registration point.
-import { create, fromJson, toJson, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { create, fromBinary, fromJson, toJson, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { ApiError, Code, invalidField } from '../../../api/errors.js';
 import { registry, type ResourceName } from '../../../api/registry/index.js';
 import type { Principal } from '../../auth/principal.js';
 import { createdToWire, wireFormOf } from '../wire.js';
 import type { ResourceOperations } from '../../pipeline/operations.js';
-import type { Record_ } from '../../store/store.js';
+import type { Record_, Store } from '../../store/store.js';
+import { EncodedRecords, envelopeOf } from './encoded.js';
 import { resolveChanges } from '../changes.js';
 import { listOptionsOf, parseListQuery } from '../list-query.js';
 import type { ReadContext } from './reads.js';
@@ -19,9 +20,18 @@ import { appendQuery, type RestCall, type Transcoder } from './transcode.js';
 
 /**
  * A method's operation, once the caller is known (the dispatcher's auth, rate limit and journal
- * apply), answering the response message; `call` is the REST-equivalent call its transcoder names.
+ * apply), answering the response message, or its bytes (a List's and a Get's, from the records'
+ * cached bytes: encoded.ts); `call` is the REST-equivalent call its transcoder names.
  */
-export type VendorOperation = (ctx: ReadContext, principal: Principal, request: Message, call: RestCall) => Promise<Message>;
+export type VendorOperation = (ctx: ReadContext, principal: Principal, request: Message, call: RestCall) => Promise<Message | Encoded>;
+
+/** A response message already encoded, in parts that concatenate to it; `json`, its proto3 JSON made from cached parts too. */
+export interface Encoded { encoded: readonly Uint8Array[]; json?: () => string }
+
+/** An operation's answer as the message, decoded when it came encoded. */
+export function answerMessage(desc: DescMessage, answer: Message | Encoded): Message {
+  return '$typeName' in answer ? answer : fromBinary(desc, Buffer.concat(answer.encoded));
+}
 
 /** One vendor service: its descriptor and a transcoder per method it serves (the others answer UNIMPLEMENTED), naming the call; each answered by an operation. */
 export interface VendorService {
@@ -116,6 +126,18 @@ function standardMethod(method: DescMethod, resources: Record<string, ResourceMa
   const name = resourceNameOf(r.path);
   const toRest = (json: unknown) => (r.toRest ? r.toRest(asObject(json)) : asObject(json));
   const message = (desc: DescMessage, ctx: ReadContext, rec: Record_) => fromRestJson(desc, wireFormOf(ctx.operations[name].resource.kind).toWire(rec, ctx.store), r.fromRest);
+  /** The records' `desc` bytes, cached per store (one per serve). */
+  const encodedAs = (desc: DescMessage) => {
+    const byStore = new WeakMap<Store, EncodedRecords>();
+    return (ctx: ReadContext) => {
+      let records = byStore.get(ctx.store);
+      if (!records) {
+        records = new EncodedRecords(ctx.store, desc, (rec) => message(desc, ctx, rec), wireFormOf(ctx.operations[name].resource.kind).reads);
+        byStore.set(ctx.store, records);
+      }
+      return records;
+    };
+  };
   const op = <V extends 'list' | 'get' | 'create' | 'update' | 'delete'>(ctx: ReadContext, v: V): NonNullable<ResourceOperations[V]> => {
     const found = ctx.operations[name][v];
     if (!found) throw new ApiError(Code.UNIMPLEMENTED, `${method.name} is not available on this server`, { reason: 'METHOD_UNAVAILABLE' });
@@ -127,11 +149,16 @@ function standardMethod(method: DescMethod, resources: Record<string, ResourceMa
     return field;
   };
   switch (verb) {
-    case 'Get':
+    case 'Get': {
+      const records = encodedAs(output);
       return {
         transcoder: transcoder('GET', `${r.path}/{uid}`, (req) => call('GET', uidPath(r.path, (req as unknown as { uid: string }).uid), new URLSearchParams()), unreachable),
-        operation: async (ctx, principal, req) => message(output, ctx, await op(ctx, 'get').run(principal, { uid: (req as unknown as { uid: string }).uid })),
+        operation: async (ctx, principal, req) => {
+          const rec = await op(ctx, 'get').run(principal, { uid: (req as unknown as { uid: string }).uid });
+          return { encoded: [records(ctx).encode(rec)], json: () => records(ctx).json(rec) };
+        },
       };
+    }
     case 'Delete':
       return {
         transcoder: transcoder('DELETE', `${r.path}/{uid}`, (req) => call('DELETE', uidPath(r.path, (req as unknown as { uid: string }).uid), new URLSearchParams()), unreachable),
@@ -140,6 +167,8 @@ function standardMethod(method: DescMethod, resources: Record<string, ResourceMa
     case 'List': {
       const items = output.fields.find((f) => f.name === r.plural);
       if (!items || items.fieldKind !== 'list' || items.listKind !== 'message') throw new Error(`${output.typeName} has no list field ${r.plural}`);
+      const records = encodedAs(items.message);
+      const envelope = envelopeOf(output);
       return {
         // The query the request's fields make is the list's parameters (and what the journal shows).
         transcoder: transcoder('GET', r.path, (req) => {
@@ -149,10 +178,8 @@ function standardMethod(method: DescMethod, resources: Record<string, ResourceMa
         }, unreachable),
         operation: async (ctx, principal, _req, restCall) => {
           const page = await op(ctx, 'list').run(principal, { query: () => parseListQuery(restCall.query, listOptionsOf(ctx.operations[name].resource)) });
-          // The page's own fields those of the response has (total_count an int64: a string in JSON), then its items.
-          const answer = fromJson(output, { nextPageToken: page.nextPageToken, totalCount: String(page.totalCount), skipped: page.skipped }, { ignoreUnknownFields: true });
-          (answer as unknown as Record<string, Message[]>)[items.localName] = page.items.map((rec) => message(items.message, ctx, rec));
-          return answer;
+          // The page's own fields those of the response has, then its items' cached bytes (and JSON).
+          return { encoded: [envelope(page), records(ctx).fields(items, page.items)], json: () => records(ctx).pageJson(output, items, envelope(page), page.items) };
         },
       };
     }

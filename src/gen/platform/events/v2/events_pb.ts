@@ -1,5 +1,7 @@
-// Written from the project's wire contract (src/api/schemas.ts) and kept in agreement with
-// it by test/proto-contract.test.ts. REST JSON is the proto3 JSON mapping of these messages.
+// The spec's REST shapes, written from the project's wire contract (src/api/schemas.ts) and
+// kept in agreement with it by test/proto-contract.test.ts. REST JSON is the proto3 JSON
+// mapping of these messages. A REST description only, for openapi.json: serve answers no gRPC
+// service of this file; the vendor's published files (proto/chainguard/) are the gRPC contract.
 // The vendor's chainguard.platform.events.v2.SubscriptionsService, in this API's conventions:
 // the parent group of a create travels in the body, and createTime/updateTime are added as on
 // every resource (docs/events.md).
