@@ -134,7 +134,7 @@ export function repoOperations(ctx: DomainContext) {
      * the vendor marks internal only (no customer's role holds it): serve's own token may.
      */
     async updateReadme(principal: Principal, uid: string, content: string): Promise<Record_<'repo'>> {
-      return patchRepo(principal, uid, new Map([['readme', content]]), capabilities(RP, 'UpdateRepoReadme'), 'repos.updateReadme');
+      return patchRepo(principal, uid, new Map([['readme', content]]), capabilities(RP, 'UpdateRepoReadme'), 'repos.UpdateRepoReadme');
     },
   };
 

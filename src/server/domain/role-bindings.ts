@@ -46,7 +46,7 @@ export function roleBindingOperations(ctx: DomainContext) {
      */
     async batchCreate(principal: Principal, inputs: readonly NewRoleBinding[]): Promise<Record_<'roleBinding'>[]> {
       for (const [i, input] of inputs.entries()) authorize(ctx, principal, capabilities(RB, 'BatchCreateRoleBindings'), G, input.parent, `requests[${i}].parent`);
-      return commit(ctx, principal, 'roleBindings.batchCreate', () => inputs.map((input) => bindRole(ctx, principal, input, 'caller')));
+      return commit(ctx, principal, 'roleBindings.BatchCreateRoleBindings', () => inputs.map((input) => bindRole(ctx, principal, input, 'caller')));
     },
 
     /**

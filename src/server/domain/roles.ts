@@ -94,6 +94,17 @@ export function insertBuiltinRoles(ctx: DomainContext): void {
   }
 }
 
+/**
+ * The built-in roles whose stored capabilities are not what this serve declares (a data dir
+ * an older serve made, before a published rule named a capability it now grants).
+ */
+export function staleBuiltinRoles(ctx: DomainContext): Record_<'role'>[] {
+  return BUILTIN_ROLES.flatMap((role) => {
+    const rec = ctx.store.get(builtinRoleUid(role.name), RL.storeKind);
+    return rec && JSON.stringify(rec.data.capabilities) !== JSON.stringify(role.capabilities) ? [{ ...rec, data: { ...rec.data, capabilities: [...role.capabilities] } }] : [];
+  });
+}
+
 function checkNotBuiltinName(name: string): void {
   if (BUILTIN_ROLES.some((r) => r.name === name)) throw alreadyExists(`${name} is the name of a built-in role`);
 }
