@@ -15,7 +15,7 @@ const GRANT_KINDS = ['roleBinding', 'role'] as const;
 type Grants = Map<string, Set<string>>;
 
 /** 403 naming what the caller lacks (each capability of `capability` it lacks, when a rule needs several). */
-export function permissionDenied(capability: string | readonly string[], target: string): ApiError {
+function permissionDenied(capability: string | readonly string[], target: string): ApiError {
   const named = typeof capability === 'string' ? capability : capability.join(', ');
   const verb = typeof capability === 'string' || capability.length === 1 ? 'is' : 'are';
   return new ApiError(Code.PERMISSION_DENIED, `Permission denied: ${named} ${verb} required on ${target}`, {
