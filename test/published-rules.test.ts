@@ -12,7 +12,7 @@ import { ReposService } from '../src/gen/chainguard/platform/registry/v2/repos_p
 import { ArtifactsService, Ecosystem } from '../src/gen/chainguard/platform/libraries/v2/artifacts_pb.js';
 import { PUBLISHED_RULES } from '../src/gen/published/rules.js';
 import { demoSeed } from '../src/server/data/demo.js';
-import { startTestServer, type TestServer } from './helpers/serve.js';
+import { startTestServer, storeUnderTest, tempDir, type TestServer } from './helpers/serve.js';
 
 let srv: TestServer;
 let n = 0;
@@ -136,3 +136,23 @@ test.serial('BatchCreateRoleBindings is atomic and makes one event of its publis
   t.is(events[0].subject, group);
   t.deepEqual(events[0].data.body.roleBindings.map((r: { uid: string }) => r.uid), made.roleBindings.map((r) => r.uid));
 });
+
+// A data dir an older serve made keeps the built-in roles it stored then: at start they take the
+// capabilities this serve declares (the published names: libraries.artifacts.list, role_bindings.update).
+// Only on SQLite: it restarts serve on the same data dir.
+if (storeUnderTest === 'sqlite') {
+  test('built-in roles of an older data dir take the published capabilities at start', async (t) => {
+    const dataDir = tempDir();
+    const first = await startTestServer({ dataDir });
+    const owner = first.store.get(await first.roleUid('owner'), 'role')!;
+    const former = owner.data.capabilities.filter((c) => c !== 'role_bindings.update').map((c) => (c === 'libraries.artifacts.list' ? 'libraries.list' : c));
+    await first.store.write(() => first.store.update({ ...owner, data: { ...owner.data, capabilities: former } }));
+    await first.close();
+    const again = await startTestServer({ dataDir });
+    t.teardown(() => again.dispose());
+    const caps = (await again.ok('GET', '/iam/v2/roles?name=owner')).roles[0].capabilities as string[];
+    t.true(caps.includes('libraries.artifacts.list') && caps.includes('role_bindings.update'));
+    t.false(caps.includes('libraries.list'));
+    t.is((await again.call('GET', '/libraries/v2/artifacts?ecosystems=JAVA')).status, 200, 'the owner reads the catalogue again');
+  });
+}
