@@ -1,4 +1,4 @@
-// The vendor's annotations are serve's rules (src/gen/published/rules.ts, from proto/): for
+// The vendor's annotations are serve's rules (src/api/registry/published-rules.ts, from proto/): for
 // each method whose rule changed when they became so (docs/grpc.md, "Authorization: the
 // published rules"), a caller whose role holds the published capabilities is answered, and
 // one holding serve's former rule gets PERMISSION_DENIED, over REST and over gRPC (Connect's
@@ -10,7 +10,7 @@ import { RoleBindingsService } from '../src/gen/chainguard/platform/iam/v2/role_
 import { IdentitiesService } from '../src/gen/chainguard/platform/iam/v2/identities_pb.js';
 import { ReposService } from '../src/gen/chainguard/platform/registry/v2/repos_pb.js';
 import { ArtifactsService, Ecosystem } from '../src/gen/chainguard/platform/libraries/v2/artifacts_pb.js';
-import { PUBLISHED_RULES } from '../src/gen/published/rules.js';
+import { PUBLISHED_RULES } from '../src/api/registry/published-rules.js';
 import { demoSeed } from '../src/server/data/demo.js';
 import { startTestServer, storeUnderTest, tempDir, type TestServer } from './helpers/serve.js';
 

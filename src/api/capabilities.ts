@@ -1,7 +1,7 @@
 // Capabilities a role can hold: every one serve's operations need (their published methods'
 // chainguard.annotations.iam, else serve's `<prefix>.<operation>`) but those the vendor marks
 // internal_only, which no customer's role may hold; and the built-in roles.
-import { INTERNAL_ONLY_CAPABILITIES } from '../gen/published/rules.js';
+import { INTERNAL_ONLY_CAPABILITIES } from './registry/published-rules.js';
 import { capabilities, capability, registry } from './registry/index.js';
 
 export const CAPABILITIES: readonly string[] = [...new Set(registry.flatMap((d) =>

@@ -127,7 +127,7 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
   /**
    * The vendor's published v2 service (`chainguard.platform.iam.v2.GroupsService`): each
    * operation's rule is its method's `chainguard.annotations.iam` (ListGroups, GetGroup,
-   * CreateGroup, UpdateGroup, DeleteGroup; src/gen/published/rules.ts).
+   * CreateGroup, UpdateGroup, DeleteGroup; src/api/registry/published-rules.ts).
    */
   published: {
     service: string;

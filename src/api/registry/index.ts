@@ -4,7 +4,7 @@ import { accountAssociations } from './account-associations.js';
 import { advisories } from './advisories.js';
 import { artifacts } from './artifacts.js';
 import type { Operation, ResourceDecl, WireName } from './define.js';
-import { PUBLISHED_RULES, type PublishedRule } from '../../gen/published/rules.js';
+import { PUBLISHED_RULES, type PublishedRule } from './published-rules.js';
 import { groupInvites } from './group-invites.js';
 import { groups } from './groups.js';
 import { identities } from './identities.js';
