@@ -49,7 +49,8 @@ test('main.ts eagerly loads only commander and node builtins', (t) => {
   const declarations = /^src\/(cli\/(main|command|context|help|resource-commands)\.ts|output\/target\.ts|cli\/commands\/(index|[a-z-]+\/index)\.ts|api\/registry\/[a-z-]+\.ts)$/;
   const others = [...files].map((f) => f.slice(root.length + 1)).filter((f) => !declarations.test(f));
   t.deepEqual(others, [], `main.ts eagerly loads modules that are not declarations: ${others.join(', ')}`);
-  t.true(files.size <= 41, `main.ts pulls in ${files.size} modules eagerly`);
+  // 42: the registry's declarations and the published rules they name (api/registry/published-rules.ts).
+  t.true(files.size <= 42, `main.ts pulls in ${files.size} modules eagerly`);
 });
 
 test('the client loads zod only for a response it validates, and no HTTP package at all', (t) => {

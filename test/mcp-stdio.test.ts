@@ -56,7 +56,8 @@ test('pctl mcp: read tools only, each annotated; groups_list returns the groups 
   t.deepEqual(names.filter((n) => /_(create|update|delete|redeem)$/.test(n)), [], 'no write tool without --allow-writes');
   for (const tool of tools) {
     t.true(tool.annotations?.readOnlyHint, `${tool.name} is read-only`);
-    t.is(tool.annotations?.openWorldHint, false);
+    // The published method's hint (ListArtifacts leaves open_world unset: MCP's default, true).
+    t.is(tool.annotations?.openWorldHint, tool.name === 'libraries_list', tool.name);
     t.is(tool.outputSchema?.type, 'object');
     t.true((tool.description ?? '').length > 40, `${tool.name} has a description for a model`);
   }
@@ -106,7 +107,11 @@ test('pctl mcp --allow-writes: create, grant a role by names, update with a mask
   const create = tools.find((tool) => tool.name === 'groups_create')!;
   t.like(create.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: false });
   t.like(tools.find((tool) => tool.name === 'groups_delete')!.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: true });
-  t.like(tools.find((tool) => tool.name === 'groups_update')!.annotations, { destructiveHint: true, idempotentHint: true });
+  // The published UpdateGroup's hints (serve's own said destructive).
+  t.like(tools.find((tool) => tool.name === 'groups_update')!.annotations, { destructiveHint: false, idempotentHint: true });
+  t.true(create.description?.startsWith('Create a new group (organization or folder) under an optional parent group. '), "the published CreateGroup's text first");
+  const names = tools.map((tool) => tool.name);
+  t.true(names.includes('tags_update') && !names.includes('tags_create') && !names.includes('tags_delete'), 'CreateTag and DeleteTag are hidden from MCP by their publisher');
 
   const made = await client.callTool({ name: 'groups_create', arguments: { parent: srv.organizationUid, name: 'mcp-writes', description: 'made by an agent' } });
   t.falsy(made.isError, JSON.stringify(made.content));

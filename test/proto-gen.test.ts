@@ -1,4 +1,5 @@
-// src/gen/ and openapi.json are what `node scripts/buf.mjs generate` (npm run gen) makes of proto/ today:
+// src/gen/, openapi.json and the published rules (src/api/registry/published-rules.ts) are what
+// `node scripts/buf.mjs generate` (npm run gen) makes of proto/ today:
 // regenerated into a temp dir and compared file by file, like the completions and the man page.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
@@ -15,7 +16,7 @@ function files(dir: string): string[] {
   });
 }
 
-test('src/gen and openapi.json match proto/ (run npm run gen after changing a .proto file)', (t) => {
+test('src/gen, openapi.json and the published rules match proto/ (run npm run gen after changing a .proto file)', (t) => {
   const out = tempDir('pctl-gen-');
   execFileSync(process.execPath, [join(root, 'scripts/buf.mjs'), 'generate', '--output', out], { cwd: root });
   const fresh = join(out, 'src/gen');
@@ -27,4 +28,6 @@ test('src/gen and openapi.json match proto/ (run npm run gen after changing a .p
   }
   t.true(names(fresh).some((n) => n.endsWith('groups_pb.ts')));
   t.is(readFileSync(join(root, 'openapi.json'), 'utf8'), readFileSync(join(out, 'openapi.json'), 'utf8'), 'openapi.json is stale');
+  const rules = 'src/api/registry/published-rules.ts';
+  t.is(readFileSync(join(root, rules), 'utf8'), readFileSync(join(out, rules), 'utf8'), `${rules} is stale`);
 });

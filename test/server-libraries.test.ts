@@ -74,14 +74,14 @@ test('advisory documents (by package, cut to the CVEs asked) and metadata (paged
   t.deepEqual(meta.json.vulnerabilityMetadata[0].severities, [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N' }]);
   t.is((await get('/advisory/v2/metadata?page_size=1')).json.vulnerabilityMetadata.length, 1);
   t.is((await request(srv.url, 'GET', '/advisory/v2/documents')).status, 401);
-  // An identity with no role at all reads the advisory data, but not the libraries (libraries.list).
+  // An identity with no role at all reads the advisory data, but not the libraries (libraries.artifacts.list, ListArtifacts' published rule).
   const issuer = (await srv.call('GET', `/iam/v2/identities/${srv.ownerIdentityUid}`)).json.claimMatch.issuer;
   const id = (await srv.call('POST', '/iam/v2/identities', { parent: srv.organizationUid, identity: { name: 'nobody', claimMatch: { issuer, subject: 'nobody' } } })).json;
   const token = await srv.issueToken(id.uid);
   t.is((await request(srv.url, 'GET', '/advisory/v2/metadata', undefined, { authorization: `Bearer ${token}` })).status, 200);
   const denied = await request(srv.url, 'GET', `${ART}?ecosystems=JAVA`, undefined, { authorization: `Bearer ${token}` });
   t.is(denied.status, 403);
-  t.regex(denied.json.message, /libraries\.list/);
+  t.regex(denied.json.message, /libraries\.artifacts\.list/);
 });
 
 test('seed → export → seed → export keeps libraries, documents and metadata', async (t) => {

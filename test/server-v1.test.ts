@@ -247,6 +247,11 @@ for (const via of VIAS) {
     t.deepEqual(batch.body.roleBindings.map((b: Any) => b.role), [role.body.id, viewer]);
     for (const b of batch.body.roleBindings) t.is((await srv.ok('GET', `/iam/v2/roleBindings/${b.id}`)).identity.uid, who.uid);
     for (const b of batch.body.roleBindings) await srv.ok('DELETE', `/iam/v2/roleBindings/${b.id}`);
+    // All or none, as the published batch: a binding that fails leaves none of the batch made.
+    const broken = await v1('iam.RoleBindings/CreateBatch', { parent: platform, roleBindings: [{ identity: who.uid, role: viewer }, { identity: who.uid, role: 'no-such-role' }] },
+      ['POST', `/iam/v1/rolebindings/batch/${platform}`, [{ identity: who.uid, role: viewer }, { identity: who.uid, role: 'no-such-role' }]]);
+    t.not(broken.code, 0);
+    t.is((await srv.ok('GET', `/iam/v2/roleBindings?uidp.children_of=${platform}`)).roleBindings.filter((b: Any) => b.identity.uid === who.uid).length, 0, 'none of the batch made');
     await srv.ok('DELETE', `/iam/v2/identities/${who.uid}`);
     t.is((await v1('iam.Roles/Delete', { id: role.body.id }, ['DELETE', `/iam/v1/roles/${role.body.id}`])).code, 0);
     t.is((await srv.call('GET', `/iam/v2/roles/${role.body.id}`)).status, 404);

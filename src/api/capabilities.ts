@@ -1,10 +1,12 @@
-// Capabilities a role can hold, derived from the registry (`<prefix>.<operation>` for every
-// operation but get: a Get needs the matching `.list`), and the built-in roles.
-import { capability, registry } from './registry/index.js';
+// Capabilities a role can hold: every one serve's operations need (their published methods'
+// chainguard.annotations.iam, else serve's `<prefix>.<operation>`) but those the vendor marks
+// internal_only, which no customer's role may hold; and the built-in roles.
+import { INTERNAL_ONLY_CAPABILITIES } from './registry/published-rules.js';
+import { capabilities, capability, registry } from './registry/index.js';
 
-export const CAPABILITIES: readonly string[] = registry.flatMap((d) =>
-  d.operations.filter((op) => op !== 'get').map((op) => `${d.capability}.${op}`),
-);
+export const CAPABILITIES: readonly string[] = [...new Set(registry.flatMap((d) =>
+  [...d.operations, ...(d.published.more ?? [])].flatMap((op) => capabilities(d, op)),
+))].filter((c) => !INTERNAL_ONLY_CAPABILITIES.includes(c));
 export type Capability = string;
 
 const listing = CAPABILITIES.filter((c) => c.endsWith('.list'));

@@ -1,31 +1,29 @@
 // Change events (docs/events.md; the pinned facts: shared/spec/events.md): the CloudEvent type
 // of each resource's create, update and delete, and the shapes of serve's event extensions
 // (the live feed and the delivery log under /_pctl/), shared by the server and the CLI.
-
-/** The resource part of the type strings the vendor's protos declare, by store kind (copied exactly: they are not uniform). */
-const PINNED_RESOURCES: Readonly<Record<string, string>> = {
-  group: 'iam.group',
-  identity: 'iam.identity',
-  role: 'iam.roles',
-  roleBinding: 'iam.rolebindings',
-  identityProvider: 'iam.identity_providers',
-  accountAssociation: 'iam.account_associations',
-  groupInvite: 'iam.group_invite',
-  repo: 'platform.registry.repo',
-  tag: 'platform.registry.tag',
-  subscription: 'events.subscription',
-};
+import { publishedRule, type Resource } from './registry/index.js';
 
 export type ChangeVerb = 'created' | 'updated' | 'deleted';
 
+const VERB_OPERATION = { created: 'create', updated: 'update', deleted: 'delete' } as const;
+
 /**
- * `dev.chainguard.api.<domain>.<resource>.<verb>.v1`: the vendor's string where it declares one,
- * else the same pattern with the domain of the resource's path and its kind in snake case
- * (`dev.chainguard.api.libraries.artifact.created.v1`).
+ * The CloudEvent type of a change: the `chainguard.annotations.events` type of the published
+ * method the write ran as (`operation`: `roleBindings.update` is UpdateRoleBinding,
+ * `repos.UpdateRepoReadme` that method), else of the resource's method for the change's verb
+ * (a binding an identity's delete removes: DeleteRoleBinding's), else the create's type with
+ * the verb put in (an invite's redemption: `…group_invite.updated.v1`), else
+ * `dev.chainguard.api.<path domain>.<kind in snake case>.<verb>.v1`.
  */
-export function eventType(d: { storeKind: string; path: string }, verb: ChangeVerb): string {
-  const resource = PINNED_RESOURCES[d.storeKind] ?? `${d.path.split('/')[1]}.${d.storeKind.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
-  return `dev.chainguard.api.${resource}.${verb}.v1`;
+export function eventType(d: Resource, verb: ChangeVerb, operation: string | null = null): string {
+  const [resource, op] = operation?.split('.') ?? [];
+  const own = resource === d.plural && op ? publishedRule(d, op)?.event : undefined;
+  if (own) return own;
+  const byVerb = d.operations.includes(VERB_OPERATION[verb]) ? publishedRule(d, VERB_OPERATION[verb])?.event : undefined;
+  if (byVerb) return byVerb;
+  const created = d.operations.includes('create') ? publishedRule(d, 'create')?.event : undefined;
+  if (created?.includes('.created.')) return created.replace('.created.', `.${verb}.`);
+  return `dev.chainguard.api.${d.path.split('/')[1]}.${d.storeKind.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}.${verb}.v1`;
 }
 
 /** The body every delivery carries, and every event of the feed (the vendor's Occurrence). */

@@ -8,10 +8,14 @@
 // client (auth, retries, backoff); serve's /mcp runs each call's operation through its
 // pipeline as the authenticated caller (server/surfaces/mcp/calls.ts). So permissions,
 // limits, faults and the journal are the API's, and no rule of the API is restated here.
+// A tool of a published method takes that method's chainguard.annotations.mcp: its
+// description first (then how the tool takes names and pages), its hints as the tool's
+// annotations; a method the vendor hides from MCP has no tool.
 import * as z from 'zod';
 import { ApiError, Code, invalidArgument } from '../api/errors.js';
 import { References, type Lister } from '../api/references.js';
-import { accountAssociations, groupInvites, groups, identities, registry, repos, roleBindings, roles, type AnyResource } from '../api/registry/index.js';
+import { accountAssociations, groupInvites, groups, identities, publishedMethod, registry, repos, roleBindings, roles, type AnyResource } from '../api/registry/index.js';
+import { PUBLISHED_TOOLS, type PublishedTool } from '../gen/published/mcp.js';
 import type { Operation } from '../api/registry/define.js';
 import { DEFAULT_LIST_ORDER, itemPath, listQueryParams, withListDefaults, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type ListQuery } from '../api/resources.js';
 import * as S from '../api/schemas.js';
@@ -34,8 +38,26 @@ interface ToolAnnotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;
   idempotentHint: boolean;
-  /** Every tool works on the platform's own resources: a closed world. */
-  openWorldHint: false;
+  openWorldHint: boolean;
+}
+
+type Hints = Omit<ToolAnnotations, 'title'>;
+
+/** The published method's MCP annotation of a resource's operation (or one of its service's methods). */
+function publishedTool(d: AnyResource, op: string): PublishedTool | undefined {
+  return PUBLISHED_TOOLS[publishedMethod(d, op)];
+}
+
+/** The published description, then serve's notes on how the tool is called. */
+function describe(p: PublishedTool | undefined, notes: string): string {
+  return p?.description ? `${p.description} ${notes}` : notes;
+}
+
+/** The published hints (unset destructive and open-world: true, as MCP assumes), else serve's own (a closed world: the platform's resources). */
+function hints(p: PublishedTool | undefined, title: string, own: Omit<Hints, 'openWorldHint'>): ToolAnnotations {
+  if (!p) return { title, ...own, openWorldHint: false };
+  // A read-only tool destroys nothing (MCP reads destructiveHint only when readOnlyHint is false).
+  return { title, readOnlyHint: p.readOnly, destructiveHint: !p.readOnly && (p.destructive ?? true), idempotentHint: p.idempotent, openWorldHint: p.openWorld ?? true };
 }
 
 export interface Tool {
@@ -192,12 +214,12 @@ function listTool(d: AnyResource): Tool {
   shape.fields = fieldsArg;
   return {
     name: toolName(d, 'list'),
-    description:
+    description: describe(publishedTool(d, 'list'),
       `List ${d.nouns.many}, one page per call: at most page_size items, the total number of matches (totalCount) and, when there are more, ` +
       `a nextPageToken to pass as page_token. ${scoped ? `descendants_of and children_of narrow the listing to a part of the ${parentNoun === repos ? 'registry' : 'group tree'}; they accept names. ` : ''}` +
-      `Only what the caller may see is listed. ${d.cli.help.description}`,
+      `Only what the caller may see is listed. ${d.cli.help.description}`),
     writes: false,
-    annotations: { title: `List ${d.nouns.many}`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: hints(publishedTool(d, 'list'), `List ${d.nouns.many}`, { readOnlyHint: true, destructiveHint: false, idempotentHint: true }),
     input: z.strictObject(shape),
     output: S.listEnvelope(d.plural, wire(d)),
     async run(args, api) {
@@ -220,9 +242,9 @@ function listTool(d: AnyResource): Tool {
 function getTool(d: AnyResource): Tool {
   return {
     name: toolName(d, 'get'),
-    description: `Get one ${d.nouns.one} by uid${d.references === true || d === roles ? ' or name' : ''}, with every field or those named in fields. ${d.cli.get?.description ?? d.cli.help.description}`,
+    description: describe(publishedTool(d, 'get'), `Get one ${d.nouns.one} by uid${d.references === true || d === roles ? ' or name' : ''}, with every field or those named in fields. ${d.cli.get?.description ?? d.cli.help.description}`),
     writes: false,
-    annotations: { title: `Get a ${d.nouns.one}`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: hints(publishedTool(d, 'get'), `Get a ${d.nouns.one}`, { readOnlyHint: true, destructiveHint: false, idempotentHint: true }),
     input: z.strictObject({ uid: uidArg(d), fields: fieldsArg }),
     output: wire(d),
     async run(args, api) {
@@ -265,11 +287,11 @@ function createTool(d: AnyResource): Tool | undefined {
   const { key, inner } = parts;
   return {
     name: toolName(d, 'create'),
-    description:
+    description: describe(publishedTool(d, 'create'),
       `Create a ${d.nouns.one} in a group (parent). References (parent${Object.keys(inner.shape).filter((k) => REFERENCE_FIELDS[k]).map((k) => `, ${k}`).join('')}) ` +
-      `accept names as well as uids. Returns the new ${d.nouns.one}. ${d.cli.help.description}`,
+      `accept names as well as uids. Returns the new ${d.nouns.one}. ${d.cli.help.description}`),
     writes: true,
-    annotations: { title: `Create a ${d.nouns.one}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: hints(publishedTool(d, 'create'), `Create a ${d.nouns.one}`, { readOnlyHint: false, destructiveHint: false, idempotentHint: false }),
     input: z.strictObject({
       parent: z.string().min(1).describe(refDescription(groups, `The group the ${d.nouns.one} is created in`)),
       ...describeFields(inner.shape as Record<string, z.ZodType>),
@@ -315,11 +337,11 @@ function updateTool(d: AnyResource): Tool {
   const fieldsShape = Object.fromEntries(top.filter((k) => k in source.shape).map((k) => [k, partialDeep(source.shape[k] as z.ZodType).optional()]));
   return {
     name: toolName(d, 'update'),
-    description:
+    description: describe(publishedTool(d, 'update'),
       `Update a ${d.nouns.one}: only the fields given change (${top.join(', ')}); the updateMask is made from them. ` +
-      `A nested field may be given alone (e.g. {"claimMatch": {"subject": "..."}}) where the API allows it. Returns the updated ${d.nouns.one}.`,
+      `A nested field may be given alone (e.g. {"claimMatch": {"subject": "..."}}) where the API allows it. Returns the updated ${d.nouns.one}.`),
     writes: true,
-    annotations: { title: `Update a ${d.nouns.one}`, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: hints(publishedTool(d, 'update'), `Update a ${d.nouns.one}`, { readOnlyHint: false, destructiveHint: true, idempotentHint: true }),
     input: z.strictObject({ uid: uidArg(d), ...fieldsShape, fields: fieldsArg }),
     output: wire(d),
     async run(args, api) {
@@ -338,9 +360,9 @@ const Deleted = z.object({ uid: z.string(), deleted: z.literal(true) });
 function deleteTool(d: AnyResource): Tool {
   return {
     name: toolName(d, 'delete'),
-    description: `Delete a ${d.nouns.one}; this cannot be undone. ${d.cli.delete?.description.replace(/\s*On a terminal[^.]*\./, '') ?? ''}`.trim(),
+    description: describe(publishedTool(d, 'delete'), `Delete a ${d.nouns.one}; this cannot be undone. ${d.cli.delete?.description.replace(/\s*On a terminal[^.]*\./, '') ?? ''}`.trim()),
     writes: true,
-    annotations: { title: `Delete a ${d.nouns.one}`, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: hints(publishedTool(d, 'delete'), `Delete a ${d.nouns.one}`, { readOnlyHint: false, destructiveHint: true, idempotentHint: true }),
     input: z.strictObject({ uid: uidArg(d) }),
     output: Deleted,
     async run(args, api) {
@@ -360,7 +382,7 @@ const customVerbs: readonly Tool[] = [
       'Redeem an invite code: binds the caller (the identity of the token in use) to the invite\'s group with its role, ' +
       'and returns that role binding. Redeeming a reusable invite again leaves one binding.',
     writes: true,
-    annotations: { title: 'Redeem an invite', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: hints(undefined, 'Redeem an invite', { readOnlyHint: false, destructiveHint: false, idempotentHint: true }),
     input: S.RedeemInviteBody.extend({ code: z.string().min(1).describe('The invite code (shown once, when the invite was created).'), fields: fieldsArg }),
     output: wire(roleBindings),
     async run(args, api) {
@@ -370,10 +392,12 @@ const customVerbs: readonly Tool[] = [
   },
   {
     name: toolName(accountAssociations, 'check'),
+    // Not the published CheckAccountAssociation's text and hints: the vendor's performs a live
+    // credential exchange (not read-only, per its annotation); serve's only reads the stored block.
     description:
       "Check whether one provider of an account association is ready (status READY or NOT_READY, with a reason). Changes nothing.",
     writes: false,
-    annotations: { title: 'Check an account association', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: hints(undefined, 'Check an account association', { readOnlyHint: true, destructiveHint: false, idempotentHint: true }),
     input: S.CheckAccountAssociationBody.extend({ uid: uidArg(accountAssociations) }),
     output: S.AccountAssociationCheck,
     async run(args, api) {
@@ -390,10 +414,12 @@ const BUILDERS: Record<Operation, (d: AnyResource) => Tool | undefined> = {
 
 let all: readonly Tool[] | undefined;
 
-/** Every tool, in registry order: each resource's operations, then the custom verbs. */
+/** Every tool, in registry order: each resource's operations (but those the vendor hides from MCP), then the custom verbs. */
 function allTools(): readonly Tool[] {
   return (all ??= [
-    ...registry.flatMap((d) => (['list', 'get', 'create', 'update', 'delete'] as const).filter((op) => d.operations.includes(op)).map((op) => BUILDERS[op](d))),
+    ...registry.flatMap((d) => (['list', 'get', 'create', 'update', 'delete'] as const)
+      .filter((op) => d.operations.includes(op) && !publishedTool(d, op)?.hidden)
+      .map((op) => BUILDERS[op](d))),
     ...customVerbs,
   ].filter((t): t is Tool => t !== undefined));
 }

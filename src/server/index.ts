@@ -12,6 +12,7 @@ import { oauthRoutes } from './surfaces/oauth/index.js';
 import { openApiRoutes } from './surfaces/rest/openapi.js';
 import { bootstrap, followIssuer } from './data/bootstrap.js';
 import { createDomain } from './domain/index.js';
+import { staleBuiltinRoles } from './domain/roles.js';
 import { domainContext } from './domain/context.js';
 import { createDispatcher, inProcessRest, toErrorResponse, type Dispatch } from './pipeline/dispatch.js';
 import { createHttp1Server } from './transport/http1.js';
@@ -301,6 +302,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       // that a token any of them issues is valid at all; a serve of its own follows its URL.
       await store.write(() => followIssuer(ctx, issuer));
     }
+    const staleRoles = staleBuiltinRoles(ctx);
+    if (staleRoles.length) await openedStore.write(() => staleRoles.forEach((role) => openedStore.update(role)));
     const ownerToken = await ensureOwnerToken(store, opts.dataDir, key, verifier, issuerUrl() || url, tokenClock, opts.ownerTokenTtlSeconds);
     await store.shared?.started();
     authenticate = bearerAuthenticator(store, verifier, clock, touch, sts.principalOf);

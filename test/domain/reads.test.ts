@@ -67,7 +67,7 @@ test('a principal with no binding at all sees nothing and may do nothing', async
   t.is((await refusal(t, w.domain.groups.create(nobody, { parent: w.org, name: 'x' }))).code, Code.PERMISSION_DENIED);
 });
 
-test('the library catalogue: ecosystems is required and checked (INVALID_ARGUMENT on ecosystems); reading it needs libraries.list on some group', async (t) => {
+test('the library catalogue: ecosystems is required and checked (INVALID_ARGUMENT on ecosystems); reading it needs libraries.artifacts.list (the published ListArtifacts rule) on some group', async (t) => {
   const w = await world(t);
   await commit(w.domain.context, SERVE, 'test', () => insertLibrary(w.domain.context, { name: 'requests', ecosystem: 'PYTHON', versions: [{ version: '2.0.0' }, { version: '2.1.0' }] }));
   const none = await refusal(t, w.domain.artifacts.list(w.owner, {}));

@@ -15,6 +15,7 @@ export const accountAssociations = defineResource({
   nouns: { one: 'account association', many: 'account associations', cli: 'account-associations' },
   storeKind: 'accountAssociation',
   capability: 'account_associations',
+  published: { service: 'chainguard.platform.iam.v2.AccountAssociationsService', more: ['CheckAccountAssociation'] },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },

@@ -11,6 +11,7 @@ export const advisories = defineResource({
   nouns: { one: 'advisory', many: 'advisories', cli: 'advisories' },
   storeKind: 'advisory',
   capability: 'advisories',
+  published: { service: 'chainguard.platform.vulnerabilities.v2.AdvisoriesService' },
   operations: ['list', 'get'],
   visibility: 'global',
   parent: null,

@@ -12,6 +12,7 @@ export const artifacts = defineResource({
   nouns: { one: 'library', many: 'libraries', cli: 'libraries' },
   storeKind: 'artifact',
   capability: 'libraries',
+  published: { service: 'chainguard.platform.libraries.v2.ArtifactsService' },
   operations: ['list'],
   visibility: 'global',
   parent: null,

@@ -119,9 +119,24 @@ export interface ResourceDecl<W extends WireName = WireName, T = WireType<W>> {
   };
   /** The store's kind column: the wire name, uncapitalized ("roleBinding"). */
   storeKind: Uncapitalize<W>;
-  /** Capability prefix: `${capability}.list`, `.create` … ("role_bindings"). */
+  /**
+   * Capability prefix: `${capability}.list`, `.create` … ("role_bindings"), the rule of an
+   * operation the vendor publishes no method for (a get needs `.list`).
+   */
   capability: string;
-  /** The operations the API offers; each but `get` has a capability (a get needs `.list`). */
+  /**
+   * The vendor's published v2 service (`chainguard.platform.iam.v2.GroupsService`): each
+   * operation's rule is its method's `chainguard.annotations.iam` (ListGroups, GetGroup,
+   * CreateGroup, UpdateGroup, DeleteGroup; src/api/registry/published-rules.ts).
+   */
+  published: {
+    service: string;
+    /** An operation answered by a method of another name or service (a tag's update: v1's `chainguard.platform.registry.Registry/UpdateTag`). */
+    methods?: Partial<Record<Operation, string>>;
+    /** The service's methods beyond the standard ones that serve answers (their capabilities are grantable). */
+    more?: readonly string[];
+  };
+  /** The operations the API offers. */
   operations: readonly Operation[];
   /**
    * `hierarchy`: a caller sees what lies below the groups it holds `.list` on;

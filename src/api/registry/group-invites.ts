@@ -11,6 +11,7 @@ export const groupInvites = defineResource({
   nouns: { one: 'invite', many: 'invites', cli: 'invites' },
   storeKind: 'groupInvite',
   capability: 'group_invites',
+  published: { service: 'chainguard.platform.iam.v2.GroupInvitesService' },
   operations: ['list', 'get', 'create', 'delete'],
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },

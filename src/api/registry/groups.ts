@@ -9,6 +9,7 @@ export const groups = defineResource({
   nouns: { one: 'group', many: 'groups', cli: 'groups' },
   storeKind: 'group',
   capability: 'groups',
+  published: { service: 'chainguard.platform.iam.v2.GroupsService', more: ['LookupGroup'] },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },

@@ -9,6 +9,7 @@ export const identities = defineResource({
   nouns: { one: 'identity', many: 'identities', cli: 'identities' },
   storeKind: 'identity',
   capability: 'identity',
+  published: { service: 'chainguard.platform.iam.v2.IdentitiesService', more: ['LookupIdentity'] },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },

@@ -10,6 +10,7 @@ export const identityProviders = defineResource({
   nouns: { one: 'identity provider', many: 'identity providers', cli: 'identity-providers' },
   storeKind: 'identityProvider',
   capability: 'identity_providers',
+  published: { service: 'chainguard.platform.iam.v2.IdentityProvidersService' },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },

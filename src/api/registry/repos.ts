@@ -9,6 +9,7 @@ export const repos = defineResource({
   nouns: { one: 'repo', many: 'repos', cli: 'repos' },
   storeKind: 'repo',
   capability: 'repo',
+  published: { service: 'chainguard.platform.registry.v2.ReposService', more: ['GetRepoReadme', 'UpdateRepoReadme'] },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },

@@ -10,6 +10,7 @@ export const roleBindings = defineResource({
   nouns: { one: 'role binding', many: 'role bindings', cli: 'role-bindings' },
   storeKind: 'roleBinding',
   capability: 'role_bindings',
+  published: { service: 'chainguard.platform.iam.v2.RoleBindingsService', more: ['UpdateRoleBinding', 'BatchCreateRoleBindings'] },
   operations: ['list', 'get', 'create', 'delete'],
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },

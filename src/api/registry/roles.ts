@@ -10,6 +10,7 @@ export const roles = defineResource({
   nouns: { one: 'role', many: 'roles', cli: 'roles' },
   storeKind: 'role',
   capability: 'roles',
+  published: { service: 'chainguard.platform.iam.v2.RolesService' },
   operations: ['list', 'get', 'create', 'update', 'delete'],
   // Custom roles follow the hierarchy; built-in ones are seen through roles.list held anywhere.
   visibility: 'global',

@@ -11,6 +11,7 @@ export const subscriptions = defineResource({
   nouns: { one: 'subscription', many: 'subscriptions', cli: 'subscriptions' },
   storeKind: 'subscription',
   capability: 'subscriptions',
+  published: { service: 'chainguard.platform.events.v2.SubscriptionsService' },
   operations: ['list', 'get', 'create', 'delete'],
   visibility: 'hierarchy',
   parent: { kind: 'group', field: 'parent' },

@@ -10,6 +10,7 @@ export const tags = defineResource({
   nouns: { one: 'tag', many: 'tags', cli: 'tags' },
   storeKind: 'tag',
   capability: 'tag',
+  published: { service: 'chainguard.platform.registry.v2.TagsService', methods: { update: 'chainguard.platform.registry.Registry/UpdateTag' } },
   // Get of a single tag is not in the spec; serve offers it as an extension.
   operations: ['list', 'get', 'create', 'update', 'delete'],
   visibility: 'hierarchy',

@@ -14,10 +14,13 @@ const GRANT_KINDS = ['roleBinding', 'role'] as const;
 /** Capabilities by the group they were granted on. */
 type Grants = Map<string, Set<string>>;
 
-export function permissionDenied(capability: string, target: string): ApiError {
-  return new ApiError(Code.PERMISSION_DENIED, `Permission denied: ${capability} is required on ${target}`, {
+/** 403 naming what the caller lacks (each capability of `capability` it lacks, when a rule needs several). */
+function permissionDenied(capability: string | readonly string[], target: string): ApiError {
+  const named = typeof capability === 'string' ? capability : capability.join(', ');
+  const verb = typeof capability === 'string' || capability.length === 1 ? 'is' : 'are';
+  return new ApiError(Code.PERMISSION_DENIED, `Permission denied: ${named} ${verb} required on ${target}`, {
     reason: 'PERMISSION_DENIED',
-    metadata: { capability, resource: target },
+    metadata: { capability: typeof capability === 'string' ? capability : capability.join(','), resource: target },
   });
 }
 
@@ -76,8 +79,16 @@ export class Authorizer {
     return false;
   }
 
-  require(principal: Principal, capability: Capability, uid: string): void {
-    if (!this.can(principal, capability, uid)) throw permissionDenied(capability, uid);
+  /** 403 unless the caller holds the capability on `uid`, or every one of a rule's capabilities. */
+  require(principal: Principal, capability: Capability | readonly Capability[], uid: string): void {
+    const missing = (typeof capability === 'string' ? [capability] : capability).filter((c) => !this.can(principal, c, uid));
+    if (missing.length) throw permissionDenied(missing, uid);
+  }
+
+  /** 403 unless the caller holds every one of `capabilities` somewhere (for resources outside the hierarchy). */
+  requireAnywhere(principal: Principal, capabilities: readonly Capability[]): void {
+    const missing = capabilities.filter((c) => !this.canAnywhere(principal, c));
+    if (missing.length) throw permissionDenied(missing, 'any group');
   }
 
   /**

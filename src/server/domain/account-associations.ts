@@ -4,7 +4,7 @@
 // projectId and projectNumber together). `check` can judge presence and format only: a
 // local server cannot reach a cloud.
 import { alreadyExists, invalidArgument, notFound } from '../../api/errors.js';
-import { accountAssociations as AA, capability, groups as G } from '../../api/registry/index.js';
+import { accountAssociations as AA, capabilities, groups as G } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
 import { zodViolations } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
@@ -31,7 +31,7 @@ export function accountAssociationOperations(ctx: DomainContext) {
   const { store, authz } = ctx;
 
   /** The association of the group `uid` (404 naming the wire uid), then 403 without `cap` on it. */
-  const authorized = (principal: Principal, cap: string, uid: string): Record_<'accountAssociation'> => {
+  const authorized = (principal: Principal, cap: readonly string[], uid: string): Record_<'accountAssociation'> => {
     const rec = store.get(associationStoreUid(uid), AA.storeKind);
     if (!rec) throw notFound(AA.kind, uid);
     authz.require(principal, cap, rec.uid);
@@ -43,11 +43,11 @@ export function accountAssociationOperations(ctx: DomainContext) {
 
     /** By its group's uid. */
     async get(principal: Principal, uid: string): Promise<Record_<'accountAssociation'>> {
-      return authorized(principal, capability(AA, 'list'), uid);
+      return authorized(principal, capabilities(AA, 'list'), uid);
     },
 
     async create(principal: Principal, input: NewAccountAssociation): Promise<Record_<'accountAssociation'>> {
-      authorize(ctx, principal, capability(AA, 'create'), G, input.parent, 'parent');
+      authorize(ctx, principal, capabilities(AA, 'create'), G, input.parent, 'parent');
       // The provider blocks' formats, as an update checks them, whichever surface made the input.
       const { parent: _parent, ...fields } = input;
       validated(fields);
@@ -55,10 +55,10 @@ export function accountAssociationOperations(ctx: DomainContext) {
     },
 
     async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'accountAssociation'>> {
-      authorized(principal, capability(AA, 'update'), uid);
+      authorized(principal, capabilities(AA, 'update'), uid);
       const patch = await resolve(changes);
       return commit(ctx, principal, 'accountAssociations.update', () => {
-        const rec = authorized(principal, capability(AA, 'update'), uid);
+        const rec = authorized(principal, capabilities(AA, 'update'), uid);
         if (patch.size === 0) return rec;
         const next = validated(applyChanges(fieldsOf(rec), patch));
         const updated = records.accountAssociation({ parent: rec.parent!, ...next, createTime: rec.createTime, updateTime: now(ctx) });
@@ -68,13 +68,13 @@ export function accountAssociationOperations(ctx: DomainContext) {
     },
 
     async delete(principal: Principal, uid: string): Promise<void> {
-      authorized(principal, capability(AA, 'delete'), uid);
-      await commit(ctx, principal, 'accountAssociations.delete', () => store.remove(authorized(principal, capability(AA, 'delete'), uid).uid));
+      authorized(principal, capabilities(AA, 'delete'), uid);
+      await commit(ctx, principal, 'accountAssociations.delete', () => store.remove(authorized(principal, capabilities(AA, 'delete'), uid).uid));
     },
 
     /** Whether the provider's block is there and well formed; the provider type is read after the caller is authorized. */
     async check(principal: Principal, uid: string, providerType: Deferred<ProviderType>): Promise<CheckResult> {
-      const rec = authorized(principal, capability(AA, 'list'), uid);
+      const rec = authorized(principal, capabilities(AA, 'CheckAccountAssociation'), uid);
       const key = CHECKED[await resolve(providerType)];
       const block = rec.data[key];
       if (block === undefined) {

@@ -3,9 +3,8 @@
 // Integrations data (advisory documents by package, vulnerability metadata: any valid token
 // reads them).
 import { invalidField, notFound } from '../../api/errors.js';
-import { advisories as ADV, artifacts as AR, capability } from '../../api/registry/index.js';
+import { advisories as ADV, artifacts as AR, capabilities } from '../../api/registry/index.js';
 import { ECOSYSTEMS, ecosystemOf, ecosystemRule, type AdvisoryDocument, type VulnerabilityMetadata } from '../../api/schemas.js';
-import { permissionDenied } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import type { ListPage, ListQuery } from '../store/list.js';
 import type { Record_ } from '../store/store.js';
@@ -33,10 +32,9 @@ const ECOSYSTEMS_FILTER = 'ecosystems';
 
 export function artifactOperations(ctx: DomainContext) {
   const { store, authz } = ctx;
-  const cap = capability(AR, 'list');
-  const requireCap = (principal: Principal) => {
-    if (!authz.canAnywhere(principal, cap)) throw permissionDenied(cap, 'any group');
-  };
+  // ListArtifacts' published rule (ListArtifactVersions and GetArtifactCount have the same).
+  const caps = capabilities(AR, 'list');
+  const requireCap = (principal: Principal) => authz.requireAnywhere(principal, caps);
   return {
     /** 403 unless the caller may read the catalogue (every path under it answers so first). */
     async access(principal: Principal): Promise<void> {

@@ -3,8 +3,8 @@
 // the store with who made it (the change feed reports them).
 import { notFound } from '../../api/errors.js';
 import type { Capability } from '../../api/capabilities.js';
-import { capability, groups, type Resource } from '../../api/registry/index.js';
-import { Authorizer, permissionDenied } from '../auth/authorize.js';
+import { capabilities, groups, type Resource } from '../../api/registry/index.js';
+import { Authorizer } from '../auth/authorize.js';
 import { isServe, type Principal } from '../auth/principal.js';
 import { ListEngine, type ListEngineOptions } from '../store/list.js';
 import type { Random } from '../base/random.js';
@@ -63,27 +63,24 @@ export function mustGet<K extends Kind>(ctx: DomainContext, d: Resource & { stor
   return rec;
 }
 
-/** 404 when the `d` with this uid does not exist, then 403 when the caller may not use `capability` on it. */
-export function authorize<K extends Kind>(ctx: DomainContext, principal: Principal, cap: Capability, d: Resource & { storeKind: K }, uid: string, field?: string): Record_<K> {
+/** 404 when the `d` with this uid does not exist, then 403 unless the caller holds `cap` on it (every one of a rule's capabilities). */
+export function authorize<K extends Kind>(ctx: DomainContext, principal: Principal, cap: Capability | readonly Capability[], d: Resource & { storeKind: K }, uid: string, field?: string): Record_<K> {
   const rec = mustGet(ctx, d, uid, field);
   ctx.authz.require(principal, cap, uid);
   return rec;
 }
 
 /**
- * A resource the caller may read: in the hierarchy, the declaration's `.list` on it; outside
- * (built-in roles, advisories, of a `global` declaration), `.list` held on any group. The
+ * A resource the caller may read: in the hierarchy, its Get's capabilities on it; outside
+ * (built-in roles, advisories, of a `global` declaration), held on any group. The
  * record is the store's shared one: read-only.
  */
 export function readable<K extends Kind>(ctx: DomainContext, principal: Principal, d: Resource & { storeKind: K }, uid: string): Record_<K> {
   const rec = ctx.store.sharedRecord(uid);
   if (!rec || !isKind(rec, d.storeKind)) throw notFound(d.kind, uid);
-  const cap = capability(d, 'list');
-  if (d.visibility === 'global' && !rec.parent) {
-    if (!ctx.authz.canAnywhere(principal, cap)) throw permissionDenied(cap, 'any group');
-  } else {
-    ctx.authz.require(principal, cap, uid);
-  }
+  const caps = capabilities(d, 'get');
+  if (d.visibility === 'global' && !rec.parent) ctx.authz.requireAnywhere(principal, caps);
+  else ctx.authz.require(principal, caps, uid);
   return rec;
 }
 

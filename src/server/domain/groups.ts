@@ -1,7 +1,7 @@
 // Groups: create below an existing group, rename or describe, delete when empty; and the
 // organizations (groups without a parent) that only serve itself makes.
 import { failedPrecondition, invalidField } from '../../api/errors.js';
-import { byStoreKind, capability, groups as G } from '../../api/registry/index.js';
+import { byStoreKind, capabilities, groups as G } from '../../api/registry/index.js';
 import { groupNameProblem, ORG_KINDS, UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
@@ -27,7 +27,7 @@ export function groupOperations(ctx: DomainContext) {
     ...readOperations(ctx, G),
 
     async create(principal: Principal, input: NewGroup): Promise<Record_<'group'>> {
-      authorize(ctx, principal, capability(G, 'create'), G, input.parent, 'parent');
+      authorize(ctx, principal, capabilities(G, 'create'), G, input.parent, 'parent');
       if (input.kind !== undefined && input.kind !== 'ORG_KIND_UNSPECIFIED') throw invalidField('group.kind', INHERITED_KIND);
       // The surfaces check the name as they parse; the rule is the domain's, whoever calls.
       const nameProblem = groupNameProblem(input.name);
@@ -36,7 +36,7 @@ export function groupOperations(ctx: DomainContext) {
     },
 
     async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'group'>> {
-      authorize(ctx, principal, capability(G, 'update'), G, uid);
+      authorize(ctx, principal, capabilities(G, 'update'), G, uid);
       const patch = await resolve(changes);
       const { name, description } = ruledChanges(patch, UPDATE_RULES.group);
       const verified = patch.get('verified');
@@ -57,7 +57,7 @@ export function groupOperations(ctx: DomainContext) {
     },
 
     async delete(principal: Principal, uid: string): Promise<void> {
-      authorize(ctx, principal, capability(G, 'delete'), G, uid);
+      authorize(ctx, principal, capabilities(G, 'delete'), G, uid);
       await commit(ctx, principal, 'groups.delete', () => {
         const rec = mustGet(ctx, G, uid);
         ensureEmpty(ctx, rec);

@@ -1,7 +1,7 @@
 // Identities: each names one issuer and subject pair (claimMatch), unique across the data
 // dir, so that a token maps to one identity. Deleting one deletes its role bindings.
-import { alreadyExists, invalidArgument, invalidField } from '../../api/errors.js';
-import { capability, groups as G, identities as I, roleBindings as RB } from '../../api/registry/index.js';
+import { alreadyExists, ApiError, Code, invalidArgument, invalidField } from '../../api/errors.js';
+import { capabilities, capability, groups as G, identities as I, roleBindings as RB } from '../../api/registry/index.js';
 import { CreateClaimMatch, UPDATE_RULES, zodViolations, type AwsIdentity, type SERVICE_PRINCIPALS, type StaticKeys } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import { isExact, type ClaimMatch } from '../auth/claim-match.js';
@@ -33,12 +33,26 @@ export function identityOperations(ctx: DomainContext) {
     ...readOperations(ctx, I),
 
     async create(principal: Principal, input: NewIdentity): Promise<Record_<'identity'>> {
-      authorize(ctx, principal, capability(I, 'create'), G, input.parent, 'parent');
+      authorize(ctx, principal, capabilities(I, 'create'), G, input.parent, 'parent');
       return commit(ctx, principal, 'identities.create', () => insertIdentity(ctx, principal, input));
     },
 
+    /**
+     * The uid of the identity of a literal issuer and subject (unique in serve): the published
+     * LookupIdentity, whose rule needs no capability ("any authenticated caller may invoke it").
+     * An unknown pair is NOT_FOUND: serve makes no uid ahead of a registration.
+     */
+    async lookup(principal: Principal, issuer: string, subject: string): Promise<string> {
+      ctx.authz.requireAnywhere(principal, capabilities(I, 'LookupIdentity'));
+      if (!issuer) throw invalidField('issuer', 'is required');
+      if (!subject) throw invalidField('subject', 'is required');
+      const rec = ctx.store.findByAltKey(I.storeKind, claimKey(issuer, subject))[0];
+      if (!rec) throw new ApiError(Code.NOT_FOUND, `No identity matches issuer ${issuer} and subject ${subject}`, { reason: 'NOT_FOUND' });
+      return rec.uid;
+    },
+
     async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'identity'>> {
-      authorize(ctx, principal, capability(I, 'update'), I, uid);
+      authorize(ctx, principal, capabilities(I, 'update'), I, uid);
       const patch = await resolve(changes);
       // claimMatch's fields are held to the create rules as a whole (changedClaimMatch).
       const { name, description, email } = ruledChanges(patch, { name: UPDATE_RULES.identity.name, description: UPDATE_RULES.identity.description, email: UPDATE_RULES.identity.email });
@@ -61,7 +75,7 @@ export function identityOperations(ctx: DomainContext) {
     },
 
     async delete(principal: Principal, uid: string): Promise<void> {
-      authorize(ctx, principal, capability(I, 'delete'), I, uid);
+      authorize(ctx, principal, capabilities(I, 'delete'), I, uid);
       await commit(ctx, principal, 'identities.delete', () => {
         const rec = mustGet(ctx, I, uid);
         ensureCouldGrantBindingsOf(ctx, principal, rec, `delete identity ${rec.uid}`);

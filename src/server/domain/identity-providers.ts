@@ -2,7 +2,7 @@
 // or changing one also needs role_bindings.create on its group, and the role must be one a
 // binding there could use. oidc.clientSecret is write-only; oidc.correlationRule is fixed at create.
 import { invalidArgument, type FieldViolation } from '../../api/errors.js';
-import { capability, groups as G, identityProviders as IDP, roleBindings } from '../../api/registry/index.js';
+import { capabilities, groups as G, identityProviders as IDP } from '../../api/registry/index.js';
 import { CORRELATION_RULES, UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
@@ -30,20 +30,17 @@ export interface NewIdentityProvider {
 }
 
 export function identityProviderOperations(ctx: DomainContext) {
-  const bindsRoles = capability(roleBindings, 'create');
-
   return {
     ...readOperations(ctx, IDP),
 
     async create(principal: Principal, input: NewIdentityProvider): Promise<Record_<'identityProvider'>> {
-      authorize(ctx, principal, capability(IDP, 'create'), G, input.parent, 'parent');
-      ctx.authz.require(principal, bindsRoles, input.parent);
+      // Its default role is handed out to whoever signs in: the published rule needs role_bindings.create too.
+      authorize(ctx, principal, capabilities(IDP, 'create'), G, input.parent, 'parent');
       return commit(ctx, principal, 'identityProviders.create', () => insertIdentityProvider(ctx, principal, input));
     },
 
     async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'identityProvider'>> {
-      const current = authorize(ctx, principal, capability(IDP, 'update'), IDP, uid);
-      ctx.authz.require(principal, bindsRoles, current.parent!);
+      const current = authorize(ctx, principal, capabilities(IDP, 'update'), IDP, uid);
       const patch = await resolve(changes);
       const strings = ruledChanges(patch, UPDATE_RULES.identityProvider);
       const violations: FieldViolation[] = [];
@@ -83,7 +80,7 @@ export function identityProviderOperations(ctx: DomainContext) {
     },
 
     async delete(principal: Principal, uid: string): Promise<void> {
-      authorize(ctx, principal, capability(IDP, 'delete'), IDP, uid);
+      authorize(ctx, principal, capabilities(IDP, 'delete'), IDP, uid);
       await commit(ctx, principal, 'identityProviders.delete', () => ctx.store.remove(mustGet(ctx, IDP, uid).uid));
     },
   };

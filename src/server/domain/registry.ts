@@ -5,7 +5,7 @@
 // repo. The vendor's catalogue fields of a repo (tier, bundles, aliases, active tags, sync
 // and overlay configuration, README) are stored as given and returned: serve builds nothing.
 import { alreadyExists, invalidArgument, type FieldViolation } from '../../api/errors.js';
-import { capability, groups as G, repos as RP, tags as TG } from '../../api/registry/index.js';
+import { capabilities, capability, groups as G, repos as RP, tags as TG } from '../../api/registry/index.js';
 import { descriptionProblem, repoNameProblem, UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
@@ -101,7 +101,7 @@ export function repoOperations(ctx: DomainContext) {
     async create(principal: Principal, given: NewRepo): Promise<Record_<'repo'>> {
       const { sync_config: published, ...rest } = given;
       const input: NewRepo = published === undefined ? rest : { ...rest, syncConfig: published };
-      authorize(ctx, principal, capability(RP, 'create'), G, input.parent, 'parent');
+      authorize(ctx, principal, capabilities(RP, 'create'), G, input.parent, 'parent');
       checked('name', input.name, repoNameProblem);
       checked('description', input.description, descriptionProblem);
       checked('readme', input.readme, readmeProblem);
@@ -111,7 +111,7 @@ export function repoOperations(ctx: DomainContext) {
 
     /** Deletes the repo and its tags. */
     async delete(principal: Principal, uid: string): Promise<void> {
-      authorize(ctx, principal, capability(RP, 'delete'), RP, uid);
+      authorize(ctx, principal, capabilities(RP, 'delete'), RP, uid);
       await commit(ctx, principal, 'repos.delete', () => {
         const rec = mustGet(ctx, RP, uid);
         for (const tag of store.children(rec.uid, TG.storeKind)) store.remove(tag.uid);
@@ -126,42 +126,55 @@ export function repoOperations(ctx: DomainContext) {
     },
 
     async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'repo'>> {
-      authorize(ctx, principal, capability(RP, 'update'), RP, uid);
-      const resolved = await resolve(changes);
-      const { name, description } = ruledChanges(resolved, UPDATE_RULES.repo);
-      const readme = resolved.has('readme') ? text(resolved.get('readme')) : undefined;
-      checked('readme', readme, readmeProblem);
-      const extras = extrasOf(Object.fromEntries(REPO_EXTRAS.filter((f) => resolved.has(f)).map((f) => [f, resolved.get(f)])));
-      return commit(ctx, principal, 'repos.update', () => {
-        const rec = mustGet(ctx, RP, uid);
-        let changed = false;
-        if (name !== undefined && name !== rec.name) {
-          const clash = store.siblingNamed(rec.parent!, RP.storeKind, name, rec.uid);
-          if (clash) {
-            // Named only to a caller who may read it (repo.update does not imply repo.list).
-            const named = authz.can(principal, capability(RP, 'list'), clash.uid) ? `: ${clash.uid}` : '';
-            throw alreadyExists(`A repo named ${name} already exists in this group${named}`);
-          }
-          rec.name = name;
-          changed = true;
-        }
-        const data: RepoData = { ...rec.data, ...extras.set };
-        for (const field of extras.cleared) delete data[field];
-        if (description !== undefined) data.description = description;
-        if (readme === '') delete data._readme;
-        else if (readme !== undefined) data._readme = readme;
-        if (JSON.stringify(data) !== JSON.stringify(rec.data)) {
-          rec.data = data;
-          changed = true;
-        }
-        // A PATCH that changes nothing leaves updateTime alone.
-        if (!changed) return rec;
-        rec.updateTime = now(ctx);
-        store.update(rec);
-        return rec;
-      });
+      return patchRepo(principal, uid, changes, capabilities(RP, 'update'), 'repos.update');
+    },
+
+    /**
+     * The published UpdateRepoReadme: its rule needs repo.update and repo.internal.admin, which
+     * the vendor marks internal only (no customer's role holds it): serve's own token may.
+     */
+    async updateReadme(principal: Principal, uid: string, content: string): Promise<Record_<'repo'>> {
+      return patchRepo(principal, uid, new Map([['readme', content]]), capabilities(RP, 'UpdateRepoReadme'), 'repos.UpdateRepoReadme');
     },
   };
+
+  /** A repo's partial update under the rule `caps`, committed as `operation` (its event type is that method's). */
+  async function patchRepo(principal: Principal, uid: string, changes: Deferred<Changes>, caps: readonly string[], operation: string): Promise<Record_<'repo'>> {
+    authorize(ctx, principal, caps, RP, uid);
+    const resolved = await resolve(changes);
+    const { name, description } = ruledChanges(resolved, UPDATE_RULES.repo);
+    const readme = resolved.has('readme') ? text(resolved.get('readme')) : undefined;
+    checked('readme', readme, readmeProblem);
+    const extras = extrasOf(Object.fromEntries(REPO_EXTRAS.filter((f) => resolved.has(f)).map((f) => [f, resolved.get(f)])));
+    return commit(ctx, principal, operation, () => {
+      const rec = mustGet(ctx, RP, uid);
+      let changed = false;
+      if (name !== undefined && name !== rec.name) {
+        const clash = store.siblingNamed(rec.parent!, RP.storeKind, name, rec.uid);
+        if (clash) {
+          // Named only to a caller who may read it (repo.update does not imply repo.list).
+          const named = authz.can(principal, capability(RP, 'list'), clash.uid) ? `: ${clash.uid}` : '';
+          throw alreadyExists(`A repo named ${name} already exists in this group${named}`);
+        }
+        rec.name = name;
+        changed = true;
+      }
+      const data: RepoData = { ...rec.data, ...extras.set };
+      for (const field of extras.cleared) delete data[field];
+      if (description !== undefined) data.description = description;
+      if (readme === '') delete data._readme;
+      else if (readme !== undefined) data._readme = readme;
+      if (JSON.stringify(data) !== JSON.stringify(rec.data)) {
+        rec.data = data;
+        changed = true;
+      }
+      // A PATCH that changes nothing leaves updateTime alone.
+      if (!changed) return rec;
+      rec.updateTime = now(ctx);
+      store.update(rec);
+      return rec;
+    });
+  }
 }
 
 export function tagOperations(ctx: DomainContext) {
@@ -170,14 +183,14 @@ export function tagOperations(ctx: DomainContext) {
     ...reads,
 
     async create(principal: Principal, input: NewTag): Promise<Record_<'tag'>> {
-      authorize(ctx, principal, capability(TG, 'create'), RP, input.parent, 'parent');
+      authorize(ctx, principal, capabilities(TG, 'create'), RP, input.parent, 'parent');
       tagProblems(input);
       return commit(ctx, principal, 'tags.create', () => insertTag(ctx, input));
     },
 
     /** v1's UpdateTag: name, digest, deprecated, bundles (the vendor's v2 has no tag update). */
     async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'tag'>> {
-      authorize(ctx, principal, capability(TG, 'update'), TG, uid);
+      authorize(ctx, principal, capabilities(TG, 'update'), TG, uid);
       const c = await resolve(changes);
       const next: Partial<NewTag> = {
         ...(c.has('name') ? { name: text(c.get('name')) } : {}),
@@ -203,14 +216,14 @@ export function tagOperations(ctx: DomainContext) {
     },
 
     async delete(principal: Principal, uid: string): Promise<void> {
-      authorize(ctx, principal, capability(TG, 'delete'), TG, uid);
+      authorize(ctx, principal, capabilities(TG, 'delete'), TG, uid);
       await commit(ctx, principal, 'tags.delete', () => ctx.store.remove(mustGet(ctx, TG, uid).uid));
     },
 
     /** The spec scopes tags by their repo: a repo that does not exist is a 404, not an empty list. */
     async list(principal: Principal, input: ListInput) {
       const query = await resolve(input);
-      if (query.childrenOf) authorize(ctx, principal, capability(TG, 'list'), RP, query.childrenOf, 'uidp.children_of');
+      if (query.childrenOf) authorize(ctx, principal, capabilities(TG, 'list'), RP, query.childrenOf, 'uidp.children_of');
       return reads.list(principal, query);
     },
   };

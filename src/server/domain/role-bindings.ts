@@ -2,7 +2,7 @@
 // place a binding is made, whoever makes it: a caller (POST /iam/v2/roleBindings), an invite
 // being redeemed, a seed, bootstrap.
 import { alreadyExists, invalidField, notFound } from '../../api/errors.js';
-import { capability, groups as G, identities as I, roleBindings as RB, roles as RL } from '../../api/registry/index.js';
+import { capabilities, capability, groups as G, identities as I, roleBindings as RB, roles as RL } from '../../api/registry/index.js';
 import { within } from '../auth/authorize.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
@@ -35,21 +35,30 @@ export function roleBindingOperations(ctx: DomainContext) {
     ...readOperations(ctx, RB),
 
     async create(principal: Principal, input: NewRoleBinding): Promise<Record_<'roleBinding'>> {
-      authorize(ctx, principal, capability(RB, 'create'), G, input.parent, 'parent');
+      authorize(ctx, principal, capabilities(RB, 'create'), G, input.parent, 'parent');
       return commit(ctx, principal, 'roleBindings.create', () => bindRole(ctx, principal, input, 'caller'));
     },
 
     /**
-     * A binding's identity and role changed in place (the published UpdateRoleBinding): what
-     * deleting it and making the new one would be, in one write, keeping its uid and creation
-     * time. So it needs what both need: role_bindings.delete on the binding, and everything
-     * create checks of the new one (role_bindings.create, no escalation, no duplicate).
+     * Several bindings under one group, atomically (the published BatchCreateRoleBindings: all
+     * or none, one write, one event). Its rule is checked on each binding's group, then each is
+     * held to create's checks (the identity and role readable, no escalation, no duplicate).
+     */
+    async batchCreate(principal: Principal, inputs: readonly NewRoleBinding[]): Promise<Record_<'roleBinding'>[]> {
+      for (const [i, input] of inputs.entries()) authorize(ctx, principal, capabilities(RB, 'BatchCreateRoleBindings'), G, input.parent, `requests[${i}].parent`);
+      return commit(ctx, principal, 'roleBindings.BatchCreateRoleBindings', () => inputs.map((input) => bindRole(ctx, principal, input, 'caller')));
+    },
+
+    /**
+     * A binding's identity and role changed in place (the published UpdateRoleBinding), keeping
+     * its uid and creation time: the method's rule (role_bindings.update) on the binding, and
+     * the new grant held to create's checks (the identity and role readable, no escalation, no
+     * duplicate).
      */
     async replace(principal: Principal, uid: string, change: { identityUid?: string; roleUid?: string }): Promise<Record_<'roleBinding'>> {
-      authorize(ctx, principal, capability(RB, 'delete'), RB, uid);
+      authorize(ctx, principal, capabilities(RB, 'UpdateRoleBinding'), RB, uid);
       return commit(ctx, principal, 'roleBindings.update', () => {
         const old = mustGet(ctx, RB, uid);
-        authorize(ctx, principal, capability(RB, 'create'), G, old.parent!, 'parent');
         ctx.store.remove(uid);
         const input = { parent: old.parent!, identityUid: change.identityUid || String(old.data.identityUid), roleUid: change.roleUid || String(old.data.roleUid) };
         return bindRole(ctx, principal, input, 'caller', { uid, createTime: old.createTime });
@@ -57,7 +66,7 @@ export function roleBindingOperations(ctx: DomainContext) {
     },
 
     async delete(principal: Principal, uid: string): Promise<void> {
-      authorize(ctx, principal, capability(RB, 'delete'), RB, uid);
+      authorize(ctx, principal, capabilities(RB, 'delete'), RB, uid);
       await commit(ctx, principal, 'roleBindings.delete', () => {
         mustGet(ctx, RB, uid);
         ctx.store.remove(uid);

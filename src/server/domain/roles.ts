@@ -2,7 +2,7 @@
 // built-in roles (outside the hierarchy) are read-only. A role still bound cannot go.
 import { BUILTIN_ROLES, CAPABILITIES } from '../../api/capabilities.js';
 import { alreadyExists, failedPrecondition, invalidArgument, invalidField } from '../../api/errors.js';
-import { capability, groups as G, roleBindings as RB, roles as RL } from '../../api/registry/index.js';
+import { capabilities as capabilitiesOf, groups as G, roleBindings as RB, roles as RL } from '../../api/registry/index.js';
 import { UPDATE_RULES } from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Record_ } from '../store/store.js';
@@ -22,14 +22,14 @@ export interface NewRole {
 
 export function roleOperations(ctx: DomainContext) {
   /** Built-in roles are read-only (code 9); custom roles need the capability on their own uid. */
-  const builtinGuard = (principal: Principal, uid: string, cap: string): Record_<'role'> => {
+  const builtinGuard = (principal: Principal, uid: string, caps: readonly string[]): Record_<'role'> => {
     const rec = mustGet(ctx, RL, uid);
     if (!rec.parent) {
       throw failedPrecondition(`Role ${rec.name} is built in and cannot be changed`, [
         { type: 'BUILTIN_ROLE', subject: uid, description: 'built-in roles are read-only; create a custom role instead' },
       ]);
     }
-    ctx.authz.require(principal, cap, uid);
+    ctx.authz.require(principal, caps, uid);
     return rec;
   };
 
@@ -38,14 +38,14 @@ export function roleOperations(ctx: DomainContext) {
 
     async create(principal: Principal, input: NewRole): Promise<Record_<'role'>> {
       checkCapabilityNames(input.capabilities);
-      authorize(ctx, principal, capability(RL, 'create'), G, input.parent, 'parent');
+      authorize(ctx, principal, capabilitiesOf(RL, 'create'), G, input.parent, 'parent');
       ensureHolds(ctx, principal, input.parent, input.capabilities, 'create a role with these capabilities');
       checkNotBuiltinName(input.name);
       return commit(ctx, principal, 'roles.create', () => insertRole(ctx, input));
     },
 
     async update(principal: Principal, uid: string, changes: Deferred<Changes>): Promise<Record_<'role'>> {
-      const role = builtinGuard(principal, uid, capability(RL, 'update'));
+      const role = builtinGuard(principal, uid, capabilitiesOf(RL, 'update'));
       const patch = await resolve(changes);
       const { name, description } = ruledChanges(patch, UPDATE_RULES.role);
       let capabilities: string[] | undefined;
@@ -65,7 +65,7 @@ export function roleOperations(ctx: DomainContext) {
     },
 
     async delete(principal: Principal, uid: string): Promise<void> {
-      builtinGuard(principal, uid, capability(RL, 'delete'));
+      builtinGuard(principal, uid, capabilitiesOf(RL, 'delete'));
       await commit(ctx, principal, 'roles.delete', () => {
         const rec = mustGet(ctx, RL, uid);
         const inUse = ctx.store.countByAltKeyLastPart(RB.storeKind, rec.uid);
@@ -92,6 +92,17 @@ export function insertBuiltinRoles(ctx: DomainContext): void {
   for (const role of BUILTIN_ROLES) {
     ctx.store.insert(records.role({ uid: builtinRoleUid(role.name), parent: null, ...role, builtin: true, createTime: now(ctx) }));
   }
+}
+
+/**
+ * The built-in roles whose stored capabilities are not what this serve declares (a data dir
+ * an older serve made, before a published rule named a capability it now grants).
+ */
+export function staleBuiltinRoles(ctx: DomainContext): Record_<'role'>[] {
+  return BUILTIN_ROLES.flatMap((role) => {
+    const rec = ctx.store.get(builtinRoleUid(role.name), RL.storeKind);
+    return rec && JSON.stringify(rec.data.capabilities) !== JSON.stringify(role.capabilities) ? [{ ...rec, data: { ...rec.data, capabilities: [...role.capabilities] } }] : [];
+  });
 }
 
 function checkNotBuiltinName(name: string): void {

@@ -1,7 +1,7 @@
 // Subscriptions (events domain): a webhook sink under a group. Create and delete; no update.
 // Every change committed in the group or below is delivered to the sink (src/server/surfaces/events/).
 import { invalidField } from '../../api/errors.js';
-import { capability, groups as G, subscriptions as SB } from '../../api/registry/index.js';
+import { capabilities, groups as G, subscriptions as SB } from '../../api/registry/index.js';
 import { sinkProblem } from '../../api/schemas.js';
 import { sinkHostProblem } from './sink-address.js';
 import type { Principal } from '../auth/principal.js';
@@ -26,7 +26,7 @@ export function subscriptionOperations(ctx: DomainContext) {
     ...readOperations(ctx, SB),
 
     async create(principal: Principal, input: NewSubscription): Promise<Record_<'subscription'>> {
-      authorize(ctx, principal, capability(SB, 'create'), G, input.parent, 'parent');
+      authorize(ctx, principal, capabilities(SB, 'create'), G, input.parent, 'parent');
       // The scheme rule always; private addresses by name here, and by the addresses the name
       // resolves to when a delivery connects (events/deliverer.ts).
       const problem = sinkProblem(input.sink) ?? (ctx.allowPrivateSinks ? undefined : sinkHostProblem(input.sink));
@@ -35,7 +35,7 @@ export function subscriptionOperations(ctx: DomainContext) {
     },
 
     async delete(principal: Principal, uid: string): Promise<void> {
-      authorize(ctx, principal, capability(SB, 'delete'), SB, uid);
+      authorize(ctx, principal, capabilities(SB, 'delete'), SB, uid);
       await commit(ctx, principal, 'subscriptions.delete', () => ctx.store.remove(mustGet(ctx, SB, uid).uid));
     },
   };

@@ -1,9 +1,9 @@
 // Every resource operation, declared once from the registry: its resource and verb, its typed
-// input and output, the capability it needs, and the REST-equivalent call (method and path) the
+// input and output, the capabilities it needs (its published method's rule), and the REST-equivalent call (method and path) the
 // journal and the fault rules name it by. Each surface (REST, gRPC, v1, MCP) parses its wire
 // into an operation's input, runs it through the pipeline (dispatch.ts: faults, authentication,
 // admission, the journal) and renders its output to its wire; none builds another's request.
-import { capability, resources, type Resource, type ResourceName } from '../../api/registry/index.js';
+import { capabilities, resources, type Resource, type ResourceName } from '../../api/registry/index.js';
 import * as S from '../../api/schemas.js';
 import type { Principal } from '../auth/principal.js';
 import type { Deferred } from '../domain/context.js';
@@ -28,8 +28,8 @@ interface Operation<I, O> {
   name: string;
   resource: Resource;
   verb: Verb;
-  /** The capability it needs (its domain rule checks it). */
-  capability: string;
+  /** The capabilities it needs, every one: its published method's chainguard.annotations.iam (its domain rule checks them). */
+  capabilities: readonly string[];
   rest(input: I): RestName;
   run(principal: Principal, input: I): Promise<O>;
 }
@@ -84,7 +84,7 @@ export function operationsOf(domain: Domain): Operations {
 function resourceOperations(d: Resource, ops: GenericDomain): ResourceOperations {
   const has = (v: Verb) => d.operations.includes(v) && typeof ops[v] === 'function';
   const declare = <I, O>(verb: Verb, rest: (input: I) => RestName, run: (principal: Principal, input: I) => Promise<O>): Operation<I, O> =>
-    ({ name: `${d.plural}.${verb}`, resource: d, verb, capability: capability(d, verb), rest, run });
+    ({ name: `${d.plural}.${verb}`, resource: d, verb, capabilities: capabilities(d, verb), rest, run });
   const out: ResourceOperations = { resource: d };
   if (has('list')) out.list = declare('list', () => ({ method: 'GET', path: d.path }), (p, i: ListInput) => ops.list!(p, i.query));
   if (has('get')) out.get = declare('get', (i: UidInput) => ({ method: 'GET', path: itemPath(d, i.uid) }), (p, i: UidInput) => ops.get!(p, i.uid));

@@ -28,7 +28,7 @@ export function recordEvents(store: Store, opts: FeedOptions): () => void {
   // Set in the transaction, told after its commit (a rolled-back one at worst costs a look for nothing).
   let queued = false;
   const stopHook = store.changes.inTransaction((changes) => {
-    const entries = changes.flatMap((c) => toEntry(c) ?? []);
+    const entries = batches(changes).flatMap((b) => toEntry(b) ?? []);
     if (!entries.length) return;
     store.sqliteOutbox.write(entries, Date.now());
     if (entries.some((e) => e.subscriptions.length)) queued = true;
@@ -44,27 +44,47 @@ export function recordEvents(store: Store, opts: FeedOptions): () => void {
   };
 }
 
-function eventOf(store: Store, opts: FeedOptions): (change: ResourceChange) => OutboxEntry | undefined {
+/** The changes of one write as events: one each, but a batch method's (BatchCreateRoleBindings), which is one event. */
+function batches(changes: readonly ResourceChange[]): ResourceChange[][] {
+  const out: ResourceChange[][] = [];
+  for (const change of changes) {
+    const last = out.at(-1);
+    if (last && isBatch(change) && last[0]!.operation === change.operation && last[0]!.kind === change.kind) last.push(change);
+    else out.push([change]);
+  }
+  return out;
+}
+
+/** A change made by a method whose published event is a batch's (`…created.batch.v1`). */
+function isBatch(change: ResourceChange): boolean {
+  const d = byStoreKind(change.kind);
+  return Boolean(d && change.operation && eventType(d, change.verb, change.operation).endsWith('.batch.v1'));
+}
+
+function eventOf(store: Store, opts: FeedOptions): (changes: readonly ResourceChange[]) => OutboxEntry | undefined {
   const subscriptions = subscriptionIndex(store);
-  return (change) => {
+  return (changes) => {
+    const change = changes[0]!;
     const d = byStoreKind(change.record.kind);
     if (!d || !change.actor) return undefined;
-    const subject = wireUid(change.record);
-    const group = eventGroup(change.record, subject, change.verb);
+    const batch = isBatch(change);
+    const domain = d.path.split('/')[1];
+    // A batch's subject and group are the group of its first item; its body, the method's response.
+    const subject = batch ? change.record.parent ?? '' : wireUid(change.record);
+    const group = batch ? subject : eventGroup(change.record, subject, change.verb);
     const data: EventData = {};
     data.actor = actorOf(change.actor, change.claims);
-    const body = bodyOf(store, d, change, subject);
+    const body = batch ? { [d.plural]: changes.map((c) => bodyOf(store, d, c, wireUid(c.record))) } : bodyOf(store, d, change, subject);
     if (body) data.body = body;
-    const domain = d.path.split('/')[1];
     const entry: OutboxEntry = {
       event: {
         id: uuid(opts.random),
-        type: eventType(d, change.verb),
+        type: eventType(d, change.verb, change.operation),
         source: `${opts.baseUrl()}${d.path}`,
         subject,
         group,
         time: change.time || timestamp(opts.clock()),
-        bodyType: `chainguard.platform.${domain}.v2.${change.verb === 'deleted' ? `Delete${d.kind}Request` : d.kind}`,
+        bodyType: `chainguard.platform.${domain}.v2.${batch ? `${change.operation!.split('.')[1]}Response` : change.verb === 'deleted' ? `Delete${d.kind}Request` : d.kind}`,
         data: JSON.stringify(data),
       },
       subscriptions: group ? subscriptions(group) : [],

@@ -4,11 +4,10 @@
 // Methods with no source in serve answer UNIMPLEMENTED naming the closest call.
 import { create, getOption, type DescEnum, type DescMessage, type DescMethod, type DescService, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { ApiError, Code, invalidField } from '../../../api/errors.js';
-import { groups, identities } from '../../../api/registry/index.js';
+import { groups } from '../../../api/registry/index.js';
 import { CHECK_PROVIDERS } from '../../../api/schemas.js';
 import type { Principal } from '../../auth/principal.js';
 import type { ProviderType } from '../../domain/account-associations.js';
-import { claimKey } from '../../domain/records.js';
 import { groupToWire } from '../../domain/kinds/group.js';
 import { wireFormOf } from '../wire.js';
 import type { Record_ } from '../../store/store.js';
@@ -115,6 +114,9 @@ const IAM: Record<string, ResourceMapping> = {
   AccountAssociation: { path: '/iam/v2/accountAssociations', field: 'account_association', plural: 'account_associations' },
 };
 
+/** BatchCreateRoleBindingsRequest.requests: "A maximum of 25 requests can be created in a batch." */
+const BATCH_MAX = 25;
+
 const SCIM = 'SCIM provisioning has no source in serve (its identity providers carry no SCIM settings); the closest is GetIdentityProvider';
 
 /** The methods beyond Get/List/Create/Update/Delete, by service name (the same in v2 and v2beta1). */
@@ -171,17 +173,12 @@ const OPERATIONS: Record<string, Record<string, Operation>> = {
     },
   },
   IdentitiesService: {
-    // The identity of a literal issuer and subject pair (unique in serve), if the caller may read it.
+    // The identity of a literal issuer and subject pair (unique in serve), for any caller.
     LookupIdentity: {
       verb: 'GET', path: () => '/iam/v2/identities:lookupIdentity',
       run: async (ctx, principal, request, method) => {
         const { issuer, subject } = request as unknown as { issuer: string; subject: string };
-        if (!issuer) throw invalidField('issuer', 'is required');
-        if (!subject) throw invalidField('subject', 'is required');
-        const rec = ctx.store.findByAltKey(identities.storeKind, claimKey(issuer, subject))[0];
-        if (!rec) throw new ApiError(Code.NOT_FOUND, `No identity matches issuer ${issuer} and subject ${subject}`, { reason: 'NOT_FOUND' });
-        const found = await ctx.domain.identities.get(principal, rec.uid);
-        return create(method.output, { uid: found.uid });
+        return create(method.output, { uid: await ctx.domain.identities.lookup(principal, issuer, subject) });
       },
     },
   },
@@ -216,21 +213,24 @@ const OPERATIONS: Record<string, Record<string, Operation>> = {
         return bindingMessage(ctx, method.output, rec);
       },
     },
-    // One create per binding, in order (each request's parent, else the batch's; its role, else
-    // the batch's role_uid); the first failure stops the batch, those before it stay made.
+    // All or none, in order (each request's parent, else the batch's; its role, else the
+    // batch's role_uid, which a request may not contradict: AIP-233), at most 25.
     BatchCreateRoleBindings: {
       verb: 'POST', path: () => '/iam/v2/roleBindings:batchCreate',
       run: async (ctx, principal, request, method) => {
         const { parent, requests, roleUid } = request as unknown as { parent: string; roleUid: string; requests: { parent: string; roleBinding?: { identityUid: string; roleUid: string } }[] };
         const binding = method.output.fields.find((f) => f.name === 'role_bindings')!;
         if (binding.fieldKind !== 'list' || binding.listKind !== 'message') throw new Error('BatchCreateRoleBindingsResponse.role_bindings is no list of messages');
-        const made: Message[] = [];
-        for (const [i, r] of requests.entries()) {
-          const input = { parent: r.parent || parent, identityUid: r.roleBinding?.identityUid ?? '', roleUid: r.roleBinding?.roleUid || roleUid };
+        if (!requests.length || requests.length > BATCH_MAX) throw invalidField('requests', `must hold 1 to ${BATCH_MAX} requests`);
+        const inputs = requests.map((r, i) => {
+          const own = r.roleBinding?.roleUid;
+          if (own && roleUid && own !== roleUid) throw invalidField(`requests[${i}].role_binding.role_uid`, `contradicts the batch's role_uid ${roleUid}`);
+          const input = { parent: r.parent || parent, identityUid: r.roleBinding?.identityUid ?? '', roleUid: own || roleUid };
           if (!input.parent) throw invalidField(`requests[${i}].parent`, 'is required (or the batch\'s parent)');
-          made.push(bindingMessage(ctx, binding.message, await ctx.domain.roleBindings.create(principal, input)));
-        }
-        return create(method.output, { roleBindings: made });
+          return input;
+        });
+        const made = await ctx.domain.roleBindings.batchCreate(principal, inputs);
+        return create(method.output, { roleBindings: made.map((rec) => bindingMessage(ctx, binding.message, rec)) });
       },
     },
   },

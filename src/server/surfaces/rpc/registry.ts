@@ -86,7 +86,7 @@ const repos: DomainService = {
     UpdateRepoReadme: async (c, r) => {
       const readme = obj(r.repoReadme);
       const uid = required(readme, 'repo_readme.uid', 'uid');
-      const updated = await c.domain.repos.update(c.principal, uid, new Map([['readme', str(readme.content)]]));
+      const updated = await c.domain.repos.updateReadme(c.principal, uid, str(readme.content));
       return { uid: updated.uid, content: readmeOf(updated) };
     },
   },

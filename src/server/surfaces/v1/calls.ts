@@ -195,14 +195,11 @@ export const V1_CALLS: Record<string, V1Call> = {
   },
   'chainguard.platform.iam.RoleBindings/CreateBatch': {
     successor: 'POST /iam/v2/roleBindings',
-    // One v2 create per binding, in order; the first failure stops the batch (those before it stay: v2 has no batch to make it all or nothing).
+    // The published BatchCreateRoleBindings' operation: all or none, one batch event (v1's CreateBatch declares the same).
     run: async (input, c) => {
       const parent = required(input, 'parent', 'parent');
-      const made: V1[] = [];
-      for (const b of Array.isArray(input.roleBindings) ? input.roleBindings : []) {
-        made.push(M.roleBinding.toV1(await c.ops.create(roleBindings, c.principal, { parent, roleBinding: M.roleBinding.fromV1(obj(b)) })));
-      }
-      return { roleBindings: made };
+      const bindings = (Array.isArray(input.roleBindings) ? input.roleBindings : []).map((b) => M.roleBinding.fromV1(obj(b)));
+      return { roleBindings: (await c.ops.bindAll(c.principal, parent, bindings)).map(M.roleBinding.toV1) };
     },
   },
   'chainguard.platform.iam.RoleBindings/Update': unimplemented('DELETE /iam/v2/roleBindings/{uid}', 'role bindings cannot be changed in v2: delete the binding (DELETE /iam/v2/roleBindings/{uid}) and create the new one (POST /iam/v2/roleBindings)'),

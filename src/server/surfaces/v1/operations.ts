@@ -6,7 +6,7 @@
 // is restated here.
 import * as S from '../../../api/schemas.js';
 import { ApiError, Code } from '../../../api/errors.js';
-import type { Resource, ResourceName } from '../../../api/registry/index.js';
+import { roleBindings, type Resource, type ResourceName } from '../../../api/registry/index.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Domain } from '../../domain/index.js';
 import { createdToWire, wireFormOf, WireJson } from '../wire.js';
@@ -37,6 +37,8 @@ export interface Operations {
   remove(d: Resource, principal: Principal, uid: string): Promise<void>;
   /** A custom method (`:check`). */
   action(d: Resource, principal: Principal, uid: string, verb: string, body: Wire): Promise<Wire>;
+  /** Role bindings of one group, all or none (the published BatchCreateRoleBindings' operation); each `{identityUid, roleUid}`. */
+  bindAll(principal: Principal, parent: string, bindings: readonly Wire[]): Promise<Wire[]>;
 }
 
 const PAGE = '200';
@@ -88,6 +90,10 @@ export function resourceOperations(table: ResourceOperationTable, domain: Domain
     action: async (d, principal, uid, verb, body) => {
       if (d.plural !== 'accountAssociations' || verb !== 'check') throw new ApiError(Code.UNIMPLEMENTED, `v2 has no ${d.plural}:${verb}`);
       return { ...(await domain.accountAssociations.check(principal, uid, async () => parseBody(S.CheckAccountAssociationBody, body).providerType)) };
+    },
+    bindAll: async (principal, parent, bindings) => {
+      const made = await domain.roleBindings.batchCreate(principal, bindings.map((b) => ({ parent, identityUid: typeof b.identityUid === 'string' ? b.identityUid : '', roleUid: typeof b.roleUid === 'string' ? b.roleUid : '' })));
+      return made.map((r) => wire(roleBindings, r));
     },
   };
 }
