@@ -158,9 +158,20 @@ export class Mirror implements WriteGuard, BatchCommitter {
    * once PostgreSQL has committed it. No write settles before that COMMIT.
    */
   async commitBatch(batch: PendingWrite[]): Promise<(() => void)[]> {
-    const settle: (() => void)[] = [];
+    let settle: (() => void)[] = [];
     let tx: WriteTransaction | undefined;
     try {
+      // First against the mirror as it stands (it caught up before each request), committed in
+      // one round trip if no one else committed since: the lock is held inside PostgreSQL only,
+      // never across a round trip. Else the writes run again, under the lock, on the latest state.
+      const at = this.seq;
+      const first = this.runAgainstMirror(batch, settle);
+      if (!first.changes.length && !first.outbox.length) return settle;
+      if (await this.shared.commitIfAt(at, first.changes, first.outbox)) {
+        this.apply(first.changes);
+        return settle;
+      }
+      settle = [];
       tx = await this.shared.beginWrite(this.seq);
       if (tx.missed === 'gap') await this.reload();
       else this.apply(tx.missed);

@@ -163,6 +163,12 @@ export class PostgresDatabase implements SharedDatabase {
         missed,
         commit: async (changes, outbox) => {
           try {
+            if (changes.length <= CHANGES_PER_STATEMENT) {
+              // The write and its COMMIT in one round trip: the lock is held one round trip less.
+              await client.query(`${inlined(writeChangesSql(outbox.length > 0, false), [...writeChangesValues(changes), ...outboxValues(outbox)])}; COMMIT`);
+              finish();
+              return;
+            }
             // In slices of the same transaction: a seed's million rows in one statement were
             // one JSON text past what a JavaScript string can hold.
             for (let at = 0; at < changes.length || (at === 0 && outbox.length); at += CHANGES_PER_STATEMENT) {
@@ -198,6 +204,21 @@ export class PostgresDatabase implements SharedDatabase {
     }
   }
 
+  /**
+   * One round trip, the write lock held only inside PostgreSQL: takes the lock and commits
+   * the changes (and their outbox entries) if the log still ends at `seq`, the position of
+   * the mirror they were made against. False, with nothing written, when someone else has
+   * committed since: the caller makes them again under the lock (beginWrite).
+   */
+  async commitIfAt(seq: number, changes: readonly Change[], outbox: readonly OutboxEntry[]): Promise<boolean> {
+    if (!changes.length || changes.length > CHANGES_PER_STATEMENT) return false;
+    const sql = inlined(writeChangesSql(outbox.length > 0, true), [...writeChangesValues(changes), ...outboxValues(outbox), seq]);
+    // Outside BEGIN … COMMIT, the statements of one query are one transaction, which
+    // commits when they end (the lock with it), and rolls back (the lock too) on an error.
+    const results = (await this.pool.query(`LOCK TABLE changes IN EXCLUSIVE MODE; ${sql}`)) as unknown as pg.QueryResult[];
+    return (results[results.length - 1]!.rowCount ?? 0) === changes.length;
+  }
+
   async close(): Promise<void> {
     if (this.startLock) this.startLock.release();
     this.startLock = undefined;
@@ -224,22 +245,54 @@ function changesFrom(rows: readonly ChangeRow[], seq: number): Change[] | 'gap' 
   return changes;
 }
 
-/** The changes into the tables and the log, in one statement (see writeChangesValues). */
-const WRITE_CHANGES = `WITH put AS (
-    INSERT INTO resources SELECT * FROM json_populate_recordset(NULL::resources, $1::json)
+/**
+ * The changes into the tables and the log, in one statement (see writeChangesValues); with
+ * `events`, the outbox entries of the same writes too ($7, $8: see outboxValues); with
+ * `guarded`, only if the log still ends at $9 (else it writes nothing: someone else committed
+ * since the mirror the changes were made against stood there).
+ */
+function writeChangesSql(events: boolean, guarded: boolean): string {
+  const when = guarded ? ' AND (SELECT ok FROM guard)' : '';
+  const where = guarded ? ' WHERE (SELECT ok FROM guard)' : '';
+  return `WITH ${guarded ? 'guard AS (SELECT coalesce(max(seq), 0) = $9 AS ok FROM changes), ' : ''}${events ? `input AS (
+    SELECT * FROM json_to_recordset($7::json) AS x(n INT, id TEXT, type TEXT, source TEXT, subject TEXT, grp TEXT, event_time TEXT, body_type TEXT, data TEXT, subscriptions JSON)${where}
+  ), ev AS (
+    INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data)
+    SELECT id, type, source, subject, grp, event_time, body_type, data FROM input ORDER BY n RETURNING seq, id
+  ), dl AS (
+    INSERT INTO deliveries (event_seq, subscription, sink, state, next_attempt, update_time)
+    SELECT ev.seq, s.uid, s.sink, 'pending', $8, i.event_time FROM ev JOIN input i ON i.id = ev.id
+    CROSS JOIN LATERAL json_to_recordset(i.subscriptions) AS s(uid TEXT, sink TEXT)
+  ), ` : ''}put AS (
+    INSERT INTO resources SELECT * FROM json_populate_recordset(NULL::resources, $1::json)${where}
     ON CONFLICT (uid) DO UPDATE SET row = excluded.row
   ), removed AS (
-    DELETE FROM resources WHERE uid IN (SELECT json_array_elements_text($2::json))
+    DELETE FROM resources WHERE uid IN (SELECT json_array_elements_text($2::json))${when}
   ), meta_put AS (
-    INSERT INTO meta SELECT * FROM json_populate_recordset(NULL::meta, $3::json)
+    INSERT INTO meta SELECT * FROM json_populate_recordset(NULL::meta, $3::json)${where}
     ON CONFLICT (key) DO UPDATE SET value = excluded.value
   ), meta_removed AS (
-    DELETE FROM meta WHERE key IN (SELECT json_array_elements_text($4::json))
+    DELETE FROM meta WHERE key IN (SELECT json_array_elements_text($4::json))${when}
   ), pruned AS (
-    DELETE FROM changes WHERE seq <= $6
+    DELETE FROM changes WHERE seq <= $6${when}
   )
   INSERT INTO changes (seq, target, key, value, actor, time, operation)
-  SELECT seq, target, key, value, actor, time, operation FROM json_populate_recordset(NULL::changes, $5::json)`;
+  SELECT seq, target, key, value, actor, time, operation FROM json_populate_recordset(NULL::changes, $5::json)${where}`;
+}
+
+const WRITE_CHANGES = writeChangesSql(false, false);
+const WRITE_CHANGES_AND_EVENTS = writeChangesSql(true, false);
+
+/**
+ * A statement with its parameters written in as literals, so that it can go in one simple
+ * query with others (BEGIN …; COMMIT): one round trip instead of one per statement.
+ */
+function inlined(sql: string, values: readonly unknown[]): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const v = values[Number(n) - 1];
+    return typeof v === 'number' ? String(Math.trunc(v)) : pg.escapeLiteral(String(v));
+  });
+}
 
 function writeChangesValues(changes: readonly Change[]): unknown[] {
   const rows: { uid: string; row: string }[] = [];
@@ -257,18 +310,6 @@ function writeChangesValues(changes: readonly Change[]): unknown[] {
   const prune = changes.length && Math.floor(last / PRUNE_EVERY) !== Math.floor((changes[0]!.seq - 1) / PRUNE_EVERY) ? last - LOG_KEPT : 0;
   return [JSON.stringify(rows), JSON.stringify(gone), JSON.stringify(meta), JSON.stringify(metaGone), JSON.stringify(changes), prune];
 }
-
-/** WRITE_CHANGES, and the outbox entries of the same writes: their events (in order) and deliveries. */
-const WRITE_CHANGES_AND_EVENTS = WRITE_CHANGES.replace('WITH ', `WITH input AS (
-    SELECT * FROM json_to_recordset($7::json) AS x(n INT, id TEXT, type TEXT, source TEXT, subject TEXT, grp TEXT, event_time TEXT, body_type TEXT, data TEXT, subscriptions JSON)
-  ), ev AS (
-    INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data)
-    SELECT id, type, source, subject, grp, event_time, body_type, data FROM input ORDER BY n RETURNING seq, id
-  ), dl AS (
-    INSERT INTO deliveries (event_seq, subscription, sink, state, next_attempt, update_time)
-    SELECT ev.seq, s.uid, s.sink, 'pending', $8, i.event_time FROM ev JOIN input i ON i.id = ev.id
-    CROSS JOIN LATERAL json_to_recordset(i.subscriptions) AS s(uid TEXT, sink TEXT)
-  ), `);
 
 function outboxValues(entries: readonly OutboxEntry[]): unknown[] {
   const rows = entries.map(({ event: e, subscriptions }, n) => ({

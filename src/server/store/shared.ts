@@ -50,6 +50,11 @@ export interface SharedDatabase {
   loadAll(): Promise<FullState>;
   /** What was committed after `seq`, in order; 'gap' when the log no longer holds it all. */
   changesSince(seq: number): Promise<Change[] | 'gap'>;
+  /**
+   * In one round trip: the changes (made against a mirror at `seq`) committed if the log still
+   * ends at `seq`; false, nothing written, when others committed since (then: beginWrite).
+   */
+  commitIfAt(seq: number, changes: readonly Change[], outbox: readonly OutboxEntry[]): Promise<boolean>;
   /** Waits for the write lock; then the changes others committed since `seq`. */
   beginWrite(seq: number): Promise<WriteTransaction>;
   /** The events and deliveries every replica shares. */
