@@ -13,6 +13,15 @@ import { databaseUnavailable, type Change, type SharedDatabase, type WriteTransa
 import type { Row, Statements } from './statements.js';
 import { SERVE_ORIGIN, type BatchCommitter, type PendingWrite, type Writer } from './writer.js';
 
+/** Tries of a batch against the mirror as it stands, before one under the write lock. */
+const OPTIMISTIC_ATTEMPTS = 3;
+
+/** A page of loadAll's rows (a JSON array of StoredRow objects) into the mirror. */
+const INSERT_PAGE = `INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data)
+  SELECT value ->> 'uid', value ->> 'kind', value ->> 'parent', value ->> 'name', value ->> 'alt_key',
+    value ->> 'create_time', value ->> 'update_time', value ->> 'data'
+  FROM json_each(?)`;
+
 export interface MirrorParts {
   db: DB;
   stmts: Statements;
@@ -94,7 +103,11 @@ export class Mirror implements WriteGuard, BatchCommitter {
     if (state.seq < this.seq) return; // a write of ours, applied meanwhile, is newer than this read
     db.transaction(() => {
       db.exec('DELETE FROM resources; DELETE FROM meta');
-      for (const row of state.rows) stmts.put.run(row);
+      // A page of rows in one statement (SQLite reads the JSON), the list indexes built after.
+      this.writer.withoutListIndexes(() => {
+        const insert = db.prepare(INSERT_PAGE);
+        for (const page of state.rows.splice(0)) insert.run(page);
+      });
       for (const [key, value] of state.meta) stmts.metaSet.run(key, value);
       counts.rebuild();
     })();
@@ -161,15 +174,24 @@ export class Mirror implements WriteGuard, BatchCommitter {
     let settle: (() => void)[] = [];
     let tx: WriteTransaction | undefined;
     try {
-      // First against the mirror as it stands (it caught up before each request), committed in
-      // one round trip if no one else committed since: the lock is held inside PostgreSQL only,
-      // never across a round trip. Else the writes run again, under the lock, on the latest state.
-      const at = this.seq;
-      const first = this.runAgainstMirror(batch, settle);
-      if (!first.changes.length && !first.outbox.length) return settle;
-      if (await this.shared.commitIfAt(at, first.changes, first.outbox)) {
-        this.apply(first.changes);
-        return settle;
+      // Against the mirror as it stands (it caught up before each request), committed in one
+      // round trip if no one else committed since: the lock is held inside PostgreSQL only,
+      // never across a round trip. When someone did, the answer is what they committed: the
+      // writes run again on it; after a few tries, under the lock, held across the round trips
+      // (so that a busy log cannot starve a replica).
+      for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+        settle = [];
+        const at = this.seq;
+        const { changes, outbox } = this.runAgainstMirror(batch, settle);
+        if (!changes.length && !outbox.length) return settle;
+        if (changes.length > this.shared.changesPerCommitIfAt) break;
+        const missed = await this.shared.commitIfAt(at, changes, outbox);
+        if (missed === 'committed') {
+          this.apply(changes);
+          return settle;
+        }
+        if (missed === 'gap') await this.reload();
+        else this.apply(missed);
       }
       settle = [];
       tx = await this.shared.beginWrite(this.seq);

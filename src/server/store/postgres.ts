@@ -11,7 +11,7 @@
 // still holds when it commits, and no two replicas can interleave. Readers never wait on it.
 import pg from 'pg';
 import { DELIVERY_SELECT, HEAD, delivery, feedEvent, type Delivery, type DeliveryFilter, type DeliveryRow, type EventRow, type FeedEvent, type Outbox, type OutboxEntry, type Settlement } from './outbox.js';
-import { redactDatabaseUrl, type Change, type FullState, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
+import { redactDatabaseUrl, type Change, type FullState, type SharedDatabase, type WriteTransaction } from './shared.js';
 
 /** How many log entries are kept: a replica further behind than this loads everything again. */
 const LOG_KEPT = 10_000;
@@ -48,6 +48,7 @@ export class PostgresDatabase implements SharedDatabase {
   private readonly pool: pg.Pool;
   private startLock: pg.PoolClient | undefined;
   readonly outbox: Outbox;
+  readonly changesPerCommitIfAt = CHANGES_PER_STATEMENT;
 
   private constructor(url: string) {
     this.pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
@@ -126,7 +127,16 @@ export class PostgresDatabase implements SharedDatabase {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const rows = (await client.query<{ row: string }>('SELECT row FROM resources')).rows.map((r) => JSON.parse(r.row) as StoredRow);
+      // In pages by uid, each one JSON array text made by PostgreSQL: no object a row in
+      // this process (100k rows as objects were ~200 MiB of heap), and the mirror inserts a
+      // page in one statement, in uid order, its primary key's order.
+      const rows: string[] = [];
+      for (let after = ''; ;) {
+        const page = (await client.query<{ last: string | null; rows: string | null }>({ name: 'pctl-load-page', text: LOAD_PAGE, values: [after, LOAD_PAGE_ROWS] })).rows[0];
+        if (!page?.last || !page.rows) break;
+        rows.push(page.rows);
+        after = page.last;
+      }
       const meta = (await client.query<{ key: string; value: string }>('SELECT key, value FROM meta')).rows.map((r) => [r.key, r.value] as [string, string]);
       const seq = Number((await client.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes')).rows[0]?.seq ?? 0);
       await client.query('COMMIT');
@@ -207,16 +217,19 @@ export class PostgresDatabase implements SharedDatabase {
   /**
    * One round trip, the write lock held only inside PostgreSQL: takes the lock and commits
    * the changes (and their outbox entries) if the log still ends at `seq`, the position of
-   * the mirror they were made against. False, with nothing written, when someone else has
-   * committed since: the caller makes them again under the lock (beginWrite).
+   * the mirror they were made against ('committed'). Else nothing is written, and the answer
+   * is what others committed since `seq` (as changesSince), to make the changes again on.
    */
-  async commitIfAt(seq: number, changes: readonly Change[], outbox: readonly OutboxEntry[]): Promise<boolean> {
-    if (!changes.length || changes.length > CHANGES_PER_STATEMENT) return false;
-    const sql = inlined(writeChangesSql(outbox.length > 0, true), [...writeChangesValues(changes), ...outboxValues(outbox), seq]);
+  async commitIfAt(seq: number, changes: readonly Change[], outbox: readonly OutboxEntry[]): Promise<'committed' | Change[] | 'gap'> {
+    const write = inlined(writeChangesSql(outbox.length > 0, true), [...writeChangesValues(changes), ...outboxValues(outbox), seq]);
     // Outside BEGIN … COMMIT, the statements of one query are one transaction, which
     // commits when they end (the lock with it), and rolls back (the lock too) on an error.
-    const results = (await this.pool.query(`LOCK TABLE changes IN EXCLUSIVE MODE; ${sql}`)) as unknown as pg.QueryResult[];
-    return (results[results.length - 1]!.rowCount ?? 0) === changes.length;
+    // Under the lock, the log past `seq` is read before the write: nothing when it goes in.
+    const results = (await this.pool.query(`LOCK TABLE changes IN EXCLUSIVE MODE; ${CHANGES_SINCE.replace('$1', String(Math.trunc(seq)))}; ${write}`)) as unknown as pg.QueryResult[];
+    const missed = changesFrom(results[1]!.rows as ChangeRow[], seq);
+    if (missed === 'gap' || missed.length) return missed;
+    if ((results[2]!.rowCount ?? 0) !== changes.length) throw new Error(`the log took ${results[2]!.rowCount} of ${changes.length} changes`);
+    return 'committed';
   }
 
   async close(): Promise<void> {
@@ -225,6 +238,11 @@ export class PostgresDatabase implements SharedDatabase {
     await this.pool.end().catch(() => {});
   }
 }
+
+/** Rows a page of loadAll reads. */
+const LOAD_PAGE_ROWS = 20_000;
+const LOAD_PAGE = `SELECT max(uid) AS last, '[' || string_agg(row, ',' ORDER BY uid) || ']' AS rows
+  FROM (SELECT uid, row FROM resources WHERE uid > $1 ORDER BY uid LIMIT $2) page`;
 
 const CHANGES_SINCE = 'SELECT seq, target, key, value, actor, time, operation FROM changes WHERE seq > $1 ORDER BY seq';
 

@@ -31,7 +31,8 @@ export interface StoredRow {
 
 /** Everything, for a replica's first load (and one that fell behind the log's pruned start). */
 export interface FullState {
-  rows: StoredRow[];
+  /** The rows, in pages: each a JSON array of StoredRow objects (one text, not an object a row). */
+  rows: string[];
   meta: [string, string][];
   seq: number;
 }
@@ -51,10 +52,12 @@ export interface SharedDatabase {
   /** What was committed after `seq`, in order; 'gap' when the log no longer holds it all. */
   changesSince(seq: number): Promise<Change[] | 'gap'>;
   /**
-   * In one round trip: the changes (made against a mirror at `seq`) committed if the log still
-   * ends at `seq`; false, nothing written, when others committed since (then: beginWrite).
+   * In one round trip: the changes (made against a mirror at `seq`, at most
+   * `changesPerCommitIfAt`) committed if the log still ends at `seq`; else, nothing written,
+   * what others committed since (as changesSince), to make them again on.
    */
-  commitIfAt(seq: number, changes: readonly Change[], outbox: readonly OutboxEntry[]): Promise<boolean>;
+  commitIfAt(seq: number, changes: readonly Change[], outbox: readonly OutboxEntry[]): Promise<'committed' | Change[] | 'gap'>;
+  readonly changesPerCommitIfAt: number;
   /** Waits for the write lock; then the changes others committed since `seq`. */
   beginWrite(seq: number): Promise<WriteTransaction>;
   /** The events and deliveries every replica shares. */
