@@ -9,12 +9,12 @@ import type { DB } from './db.js';
 import type { MetaValues, WriteGuard } from './meta.js';
 import type { OutboxEntry, SqliteOutbox } from './outbox.js';
 import { rowToRecord } from './record.js';
-import { databaseUnavailable, type Change, type SharedDatabase, type WriteTransaction } from './shared.js';
+import { databaseUnavailable, type Change, type FullState, type SharedDatabase, type WriteTransaction } from './shared.js';
 import type { Row, Statements } from './statements.js';
 import { SERVE_ORIGIN, type BatchCommitter, type PendingWrite, type Writer } from './writer.js';
 
 /** Tries of a batch against the mirror as it stands, before one under the write lock. */
-const OPTIMISTIC_ATTEMPTS = 3;
+const OPTIMISTIC_ATTEMPTS = 8;
 
 /** A page of loadAll's rows (a JSON array of StoredRow objects) into the mirror. */
 const INSERT_PAGE = `INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data)
@@ -96,24 +96,57 @@ export class Mirror implements WriteGuard, BatchCommitter {
     else this.apply(changes);
   }
 
-  /** Loads every row and meta value of the shared database into the mirror (at start; after a gap). */
+  /**
+   * Loads every row and meta value of the shared database into the mirror, at start (nothing
+   * reads the mirror yet): each page of rows goes in as it arrives, in one transaction with
+   * the list indexes built at its end, so that no more than a page is held in this process.
+   */
+  async load(): Promise<void> {
+    const { db } = this.parts;
+    const insert = db.prepare(INSERT_PAGE);
+    let state: FullState;
+    db.exec('BEGIN');
+    try {
+      db.exec('DELETE FROM resources; DELETE FROM meta');
+      const rebuildIndexes = this.writer.dropListIndexes();
+      state = await this.shared.loadAll((page) => insert.run(page));
+      rebuildIndexes();
+      this.loaded(state);
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
+    this.seq = state.seq;
+    this.writer.replacedAll();
+  }
+
+  /**
+   * Loads every row and meta value again, a replica that fell behind the log's pruned start:
+   * requests read the mirror meanwhile, so the pages are inserted once all have arrived.
+   */
   async reload(): Promise<void> {
-    const { db, stmts, counts, changes } = this.parts;
-    const state = await this.shared.loadAll();
+    const { db, changes } = this.parts;
+    const pages: string[] = [];
+    const state = await this.shared.loadAll((page) => pages.push(page));
     if (state.seq < this.seq) return; // a write of ours, applied meanwhile, is newer than this read
     db.transaction(() => {
       db.exec('DELETE FROM resources; DELETE FROM meta');
-      // A page of rows in one statement (SQLite reads the JSON), the list indexes built after.
-      this.writer.withoutListIndexes(() => {
-        const insert = db.prepare(INSERT_PAGE);
-        for (const page of state.rows.splice(0)) insert.run(page);
-      });
-      for (const [key, value] of state.meta) stmts.metaSet.run(key, value);
-      counts.rebuild();
+      const rebuildIndexes = this.writer.dropListIndexes();
+      const insert = db.prepare(INSERT_PAGE);
+      for (const page of pages.splice(0)) insert.run(page);
+      rebuildIndexes();
+      this.loaded(state);
     })();
     this.seq = state.seq;
     this.writer.replacedAll();
     changes.publishReset();
+  }
+
+  /** The rows are in: the meta values, and the counts of the rows. */
+  private loaded(state: FullState): void {
+    for (const [key, value] of state.meta) this.parts.stmts.metaSet.run(key, value);
+    this.parts.counts.rebuild();
   }
 
   /** Applies log entries to the mirror, in order; those it already holds (a write of its own) are skipped. */

@@ -122,25 +122,24 @@ export class PostgresDatabase implements SharedDatabase {
     }
   }
 
-  /** Every row and meta value, and the log position they stand at (one consistent snapshot). */
-  async loadAll(): Promise<FullState> {
+  /** Every row (to `take`, a page at a time) and meta value, and the log position they stand at (one consistent snapshot). */
+  async loadAll(take: (page: string) => void): Promise<FullState> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       // In pages by uid, each one JSON array text made by PostgreSQL: no object a row in
       // this process (100k rows as objects were ~200 MiB of heap), and the mirror inserts a
       // page in one statement, in uid order, its primary key's order.
-      const rows: string[] = [];
       for (let after = ''; ;) {
         const page = (await client.query<{ last: string | null; rows: string | null }>({ name: 'pctl-load-page', text: LOAD_PAGE, values: [after, LOAD_PAGE_ROWS] })).rows[0];
         if (!page?.last || !page.rows) break;
-        rows.push(page.rows);
+        take(page.rows);
         after = page.last;
       }
       const meta = (await client.query<{ key: string; value: string }>('SELECT key, value FROM meta')).rows.map((r) => [r.key, r.value] as [string, string]);
       const seq = Number((await client.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes')).rows[0]?.seq ?? 0);
       await client.query('COMMIT');
-      return { rows, meta, seq };
+      return { meta, seq };
     } finally {
       client.release();
     }

@@ -29,10 +29,8 @@ export interface StoredRow {
   data: string;
 }
 
-/** Everything, for a replica's first load (and one that fell behind the log's pruned start). */
+/** What loadAll returns besides the rows: the meta values, and the log position (for a replica's first load, and one that fell behind the log's pruned start). */
 export interface FullState {
-  /** The rows, in pages: each a JSON array of StoredRow objects (one text, not an object a row). */
-  rows: string[];
   meta: [string, string][];
   seq: number;
 }
@@ -47,8 +45,12 @@ export interface WriteTransaction {
 }
 
 export interface SharedDatabase {
-  /** Every row and meta value, and the log position they stand at (one consistent snapshot). */
-  loadAll(): Promise<FullState>;
+  /**
+   * Every row and meta value, and the log position they stand at (one consistent snapshot).
+   * The rows go to `take` in pages, each a JSON array of StoredRow objects (one text, not an
+   * object a row), in uid order.
+   */
+  loadAll(take: (page: string) => void): Promise<FullState>;
   /** What was committed after `seq`, in order; 'gap' when the log no longer holds it all. */
   changesSince(seq: number): Promise<Change[] | 'gap'>;
   /**

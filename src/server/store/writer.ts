@@ -303,18 +303,29 @@ export class Writer {
 
   /**
    * Runs fn, inside a transaction, with the indexes that only order lists dropped, and builds
-   * them once at its end (a bulk load; a replica loading its mirror).
+   * them once at its end (a bulk load).
    */
-  withoutListIndexes<T>(fn: () => T): T {
-    const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (${LIST_ORDER_INDEXES.map(() => '?').join(', ')})`)
-      .all(...LIST_ORDER_INDEXES) as { name: string; sql: string }[];
-    for (const { name } of indexes) this.db.exec(`DROP INDEX ${name}`);
+  private withoutListIndexes<T>(fn: () => T): T {
+    const restore = this.dropListIndexes();
     try {
       return fn();
     } finally {
-      // Whatever fn did: while the transaction is open, it has them again.
-      if (this.db.inTransaction) for (const { sql } of indexes) this.db.exec(sql.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
+      restore();
     }
+  }
+
+  /**
+   * Drops the indexes that only order lists, inside a transaction; the function returned
+   * builds them again (a sort each, instead of a b-tree insert per row and index).
+   */
+  dropListIndexes(): () => void {
+    const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (${LIST_ORDER_INDEXES.map(() => '?').join(', ')})`)
+      .all(...LIST_ORDER_INDEXES) as { name: string; sql: string }[];
+    for (const { name } of indexes) this.db.exec(`DROP INDEX ${name}`);
+    // Whatever happened meanwhile: while the transaction is open, it has them again.
+    return () => {
+      if (this.db.inTransaction) for (const { sql } of indexes) this.db.exec(sql.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
+    };
   }
 
   insert(rec: Record_): void {
