@@ -91,6 +91,8 @@ export function openMirrorDatabase(): DB {
   const db = new Database('');
   db.pragma(`cache_size = ${MIRROR_CACHE_KIB}`);
   db.pragma('synchronous = OFF');
+  // A transaction's undo copy (each batch runs against the mirror and is rolled back) in memory, not a temp file.
+  db.pragma('journal_mode = MEMORY');
   migrate(db);
   return db;
 }
