@@ -1,8 +1,8 @@
 // A replica's in-memory SQLite mirror of a shared database (serve --database, PostgreSQL):
 // reads are answered from the mirror, which follows the shared log; a batch of writes runs
-// against the mirror under the shared write lock, is rolled back there, and what it did goes
-// to the shared database as log entries (and outbox rows) in one commit, then comes back
-// into the mirror from the log like anyone else's.
+// against the mirror, is rolled back there, and what it did goes to the shared database as
+// log entries (and outbox rows) in one commit, if the log has not moved meanwhile (else it
+// runs again on what moved it), then comes back into the mirror from the log like anyone else's.
 import { changeOf, type ChangeFeed, type ResourceChange } from './changes.js';
 import type { ResourceCounts } from './counts.js';
 import type { DB } from './db.js';
@@ -198,13 +198,15 @@ export class Mirror implements WriteGuard, BatchCommitter {
   // ---- Writing -------------------------------------------------------------------------------
 
   /**
-   * A batch of writes against a shared database: under its write lock, the mirror catches up,
-   * the writes run against it (each in a savepoint, as in Writer.flush()), and what they left
-   * behind is read back and rolled back from the mirror, which takes it again from the log
-   * once PostgreSQL has committed it. No write settles before that COMMIT.
+   * A batch of writes against a shared database: the writes run against the mirror (each in
+   * a savepoint, as in Writer.flush()), and what they left behind is read back and rolled
+   * back from the mirror, which takes it again from the log once PostgreSQL has committed it,
+   * only if the log still ended where the mirror stood. No write settles before that COMMIT.
+   * A write's function may so run more than once; it writes only the store, and every run but
+   * the committed one is rolled back.
    */
   async commitBatch(batch: PendingWrite[]): Promise<(() => void)[]> {
-    let settle: (() => void)[] = [];
+    let settle: (() => void)[];
     let tx: WriteTransaction | undefined;
     try {
       // Against the mirror as it stands (it caught up before each request), committed in one

@@ -6,9 +6,11 @@
 // other has acknowledged, and every cache of its own moves with the log.
 //
 // Writes are serialized across replicas by one table lock (LOCK TABLE changes IN EXCLUSIVE
-// MODE, held to COMMIT), as SQLite serializes writers: a write runs against a mirror that is
-// up to date under that lock, so every rule it checks (a parent that exists, a unique name)
-// still holds when it commits, and no two replicas can interleave. Readers never wait on it.
+// MODE, held to COMMIT), as SQLite serializes writers: a write commits only against the
+// state its mirror stood at, so every rule it checks (a parent that exists, a unique name)
+// still holds when it commits, and no two replicas can interleave. Most often the lock is
+// held inside PostgreSQL only (commitIfAt: one query that commits if the log has not moved);
+// beginWrite holds it across round trips. Readers never wait on it.
 import pg from 'pg';
 import { DELIVERY_SELECT, HEAD, delivery, feedEvent, type Delivery, type DeliveryFilter, type DeliveryRow, type EventRow, type FeedEvent, type Outbox, type OutboxEntry, type Settlement } from './outbox.js';
 import { redactDatabaseUrl, type Change, type FullState, type SharedDatabase, type WriteTransaction } from './shared.js';
