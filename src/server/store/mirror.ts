@@ -22,6 +22,14 @@ const INSERT_PAGE = `INSERT INTO resources (uid, kind, parent, name, alt_key, cr
     value ->> 'create_time', value ->> 'update_time', value ->> 'data'
   FROM json_each(?)`;
 
+/** A batch run against the mirror at log position `at`: the log entries of what it did, and what settles each write. */
+interface BatchRun {
+  at: number;
+  changes: Change[];
+  outbox: OutboxEntry[];
+  settle: (() => void)[];
+}
+
 export interface MirrorParts {
   db: DB;
   stmts: Statements;
@@ -206,47 +214,47 @@ export class Mirror implements WriteGuard, BatchCommitter {
    * the committed one is rolled back.
    */
   async commitBatch(batch: PendingWrite[]): Promise<(() => void)[]> {
-    let settle: (() => void)[];
     let tx: WriteTransaction | undefined;
     try {
       // Against the mirror as it stands (it caught up before each request), committed in one
       // round trip if no one else committed since: the lock is held inside PostgreSQL only,
       // never across a round trip. When someone did, the answer is what they committed: the
       // writes run again on it; after a few tries, under the lock, held across the round trips
-      // (so that a busy log cannot starve a replica).
+      // (so that a busy log cannot starve a replica). A run too large for one statement (a
+      // seed) goes under the lock at once, and is kept if nothing moved the log meanwhile.
+      let run: BatchRun | undefined;
       for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-        settle = [];
-        const at = this.seq;
-        const { changes, outbox } = this.runAgainstMirror(batch, settle);
-        if (!changes.length && !outbox.length) return settle;
-        if (changes.length > this.shared.changesPerCommitIfAt) break;
-        const missed = await this.shared.commitIfAt(at, changes, outbox);
+        run = this.runAgainstMirror(batch);
+        if (!run.changes.length && !run.outbox.length) return run.settle;
+        if (run.changes.length > this.shared.changesPerCommitIfAt) break;
+        const missed = await this.shared.commitIfAt(run.at, run.changes, run.outbox);
         if (missed === 'committed') {
-          this.apply(changes);
-          return settle;
+          this.apply(run.changes);
+          return run.settle;
         }
         if (missed === 'gap') await this.reload();
         else this.apply(missed);
       }
-      settle = [];
       tx = await this.shared.beginWrite(this.seq);
       if (tx.missed === 'gap') await this.reload();
       else this.apply(tx.missed);
-      const { changes, outbox } = this.runAgainstMirror(batch, settle);
-      await tx.commit(changes, outbox);
-      this.apply(changes);
+      if (run?.at !== this.seq) run = this.runAgainstMirror(batch);
+      await tx.commit(run.changes, run.outbox);
+      this.apply(run.changes);
+      return run.settle;
     } catch (err) {
       await tx?.rollback();
       const failure = databaseUnavailable(err);
       for (const item of batch) item.reject(failure);
       return [];
     }
-    return settle;
   }
 
   /** Runs the batch in a mirror transaction that is rolled back; returns the log entries of what it did. */
-  private runAgainstMirror(batch: PendingWrite[], settle: (() => void)[]): { changes: Change[]; outbox: OutboxEntry[] } {
+  private runAgainstMirror(batch: PendingWrite[]): BatchRun {
     const { db, stmts } = this.parts;
+    const at = this.seq;
+    const settle: (() => void)[] = [];
     const entries: Change[] = [];
     db.exec('BEGIN');
     try {
@@ -288,7 +296,7 @@ export class Mirror implements WriteGuard, BatchCommitter {
         }
       }
       // The outbox rows the hooks wrote: the mirror's outbox tables hold nothing else.
-      return { changes: entries, outbox: this.parts.sqliteOutbox.takeAll() };
+      return { at, changes: entries, outbox: this.parts.sqliteOutbox.takeAll(), settle };
     } finally {
       this.touched = undefined;
       db.exec('ROLLBACK');
