@@ -13,6 +13,10 @@ import { databaseUnavailable, type Change, type FullState, type SharedDatabase, 
 import type { Row, Statements } from './statements.js';
 import { SERVE_ORIGIN, type BatchCommitter, type PendingWrite, type Writer } from './writer.js';
 
+/** Log entries applied at once from which the mirror's page cache is raised to LARGE_APPLY_CACHE_KIB (SQLite's negative-KiB form) meanwhile. */
+const LARGE_APPLY = 10_000;
+const LARGE_APPLY_CACHE_KIB = -262_144;
+
 /** Tries of a batch against the mirror as it stands, before one under the write lock. */
 const OPTIMISTIC_ATTEMPTS = 8;
 
@@ -174,9 +178,24 @@ export class Mirror implements WriteGuard, BatchCommitter {
 
   /** Writes log entries into the mirror; the resource changes they are, when someone listens. */
   private applyToMirror(fresh: readonly Change[]): ResourceChange[] {
-    const { db, stmts, counts, meta } = this.parts;
+    const { db } = this.parts;
     const listening = this.parts.changes.active;
     const out: ResourceChange[] = [];
+    // Many rows at once (a seed's, back from the log): a page cache that holds the b-trees they
+    // go into, instead of reading pages back from the mirror's file for each row; given back after.
+    const cacheSize = fresh.length >= LARGE_APPLY ? (db.pragma('cache_size', { simple: true }) as number) : undefined;
+    if (cacheSize !== undefined) db.pragma(`cache_size = ${LARGE_APPLY_CACHE_KIB}`);
+    try {
+      this.applyEach(fresh, listening, out);
+    } finally {
+      if (cacheSize !== undefined) db.pragma(`cache_size = ${cacheSize}`);
+    }
+    return out;
+  }
+
+  /** Writes each log entry into the mirror; with `listening`, the resource changes they are go to `out`. */
+  private applyEach(fresh: readonly Change[], listening: boolean, out: ResourceChange[]): void {
+    const { db, stmts, counts, meta } = this.parts;
     db.transaction(() => counts.batch(() => {
       for (const c of fresh) {
         if (c.target === 'm') {
@@ -200,7 +219,6 @@ export class Mirror implements WriteGuard, BatchCommitter {
         if (change) out.push(change);
       }
     }))();
-    return out;
   }
 
   // ---- Writing -------------------------------------------------------------------------------
