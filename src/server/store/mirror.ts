@@ -1,17 +1,38 @@
 // A replica's in-memory SQLite mirror of a shared database (serve --database, PostgreSQL):
 // reads are answered from the mirror, which follows the shared log; a batch of writes runs
-// against the mirror under the shared write lock, is rolled back there, and what it did goes
-// to the shared database as log entries (and outbox rows) in one commit, then comes back
-// into the mirror from the log like anyone else's.
+// against the mirror, is rolled back there, and what it did goes to the shared database as
+// log entries (and outbox rows) in one commit, if the log has not moved meanwhile (else it
+// runs again on what moved it), then comes back into the mirror from the log like anyone else's.
 import { changeOf, type ChangeFeed, type ResourceChange } from './changes.js';
 import type { ResourceCounts } from './counts.js';
 import type { DB } from './db.js';
 import type { MetaValues, WriteGuard } from './meta.js';
 import type { OutboxEntry, SqliteOutbox } from './outbox.js';
 import { rowToRecord } from './record.js';
-import { databaseUnavailable, type Change, type SharedDatabase, type WriteTransaction } from './shared.js';
+import { databaseUnavailable, type Change, type FullState, type SharedDatabase, type WriteTransaction } from './shared.js';
 import type { Row, Statements } from './statements.js';
 import { SERVE_ORIGIN, type BatchCommitter, type PendingWrite, type Writer } from './writer.js';
+
+/** Log entries applied at once from which the mirror's page cache is raised to LARGE_APPLY_CACHE_KIB (SQLite's negative-KiB form) meanwhile. */
+const LARGE_APPLY = 10_000;
+const LARGE_APPLY_CACHE_KIB = -262_144;
+
+/** Tries of a batch against the mirror as it stands, before one under the write lock. */
+const OPTIMISTIC_ATTEMPTS = 8;
+
+/** A page of loadAll's rows (a JSON array of StoredRow objects) into the mirror. */
+const INSERT_PAGE = `INSERT INTO resources (uid, kind, parent, name, alt_key, create_time, update_time, data)
+  SELECT value ->> 'uid', value ->> 'kind', value ->> 'parent', value ->> 'name', value ->> 'alt_key',
+    value ->> 'create_time', value ->> 'update_time', value ->> 'data'
+  FROM json_each(?)`;
+
+/** A batch run against the mirror at log position `at`: the log entries of what it did, and what settles each write. */
+interface BatchRun {
+  at: number;
+  changes: Change[];
+  outbox: OutboxEntry[];
+  settle: (() => void)[];
+}
 
 export interface MirrorParts {
   db: DB;
@@ -87,20 +108,57 @@ export class Mirror implements WriteGuard, BatchCommitter {
     else this.apply(changes);
   }
 
-  /** Loads every row and meta value of the shared database into the mirror (at start; after a gap). */
+  /**
+   * Loads every row and meta value of the shared database into the mirror, at start (nothing
+   * reads the mirror yet): each page of rows goes in as it arrives, in one transaction with
+   * the list indexes built at its end, so that no more than a page is held in this process.
+   */
+  async load(): Promise<void> {
+    const { db } = this.parts;
+    const insert = db.prepare(INSERT_PAGE);
+    let state: FullState;
+    db.exec('BEGIN');
+    try {
+      db.exec('DELETE FROM resources; DELETE FROM meta');
+      const rebuildIndexes = this.writer.dropListIndexes();
+      state = await this.shared.loadAll((page) => insert.run(page));
+      rebuildIndexes();
+      this.loaded(state);
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
+    this.seq = state.seq;
+    this.writer.replacedAll();
+  }
+
+  /**
+   * Loads every row and meta value again, a replica that fell behind the log's pruned start:
+   * requests read the mirror meanwhile, so the pages are inserted once all have arrived.
+   */
   async reload(): Promise<void> {
-    const { db, stmts, counts, changes } = this.parts;
-    const state = await this.shared.loadAll();
+    const { db, changes } = this.parts;
+    const pages: string[] = [];
+    const state = await this.shared.loadAll((page) => pages.push(page));
     if (state.seq < this.seq) return; // a write of ours, applied meanwhile, is newer than this read
     db.transaction(() => {
       db.exec('DELETE FROM resources; DELETE FROM meta');
-      for (const row of state.rows) stmts.put.run(row);
-      for (const [key, value] of state.meta) stmts.metaSet.run(key, value);
-      counts.rebuild();
+      const rebuildIndexes = this.writer.dropListIndexes();
+      const insert = db.prepare(INSERT_PAGE);
+      for (const page of pages.splice(0)) insert.run(page);
+      rebuildIndexes();
+      this.loaded(state);
     })();
     this.seq = state.seq;
     this.writer.replacedAll();
     changes.publishReset();
+  }
+
+  /** The rows are in: the meta values, and the counts of the rows. */
+  private loaded(state: FullState): void {
+    for (const [key, value] of state.meta) this.parts.stmts.metaSet.run(key, value);
+    this.parts.counts.rebuild();
   }
 
   /** Applies log entries to the mirror, in order; those it already holds (a write of its own) are skipped. */
@@ -120,9 +178,24 @@ export class Mirror implements WriteGuard, BatchCommitter {
 
   /** Writes log entries into the mirror; the resource changes they are, when someone listens. */
   private applyToMirror(fresh: readonly Change[]): ResourceChange[] {
-    const { db, stmts, counts, meta } = this.parts;
+    const { db } = this.parts;
     const listening = this.parts.changes.active;
     const out: ResourceChange[] = [];
+    // Many rows at once (a seed's, back from the log): a page cache that holds the b-trees they
+    // go into, instead of reading pages back from the mirror's file for each row; given back after.
+    const cacheSize = fresh.length >= LARGE_APPLY ? (db.pragma('cache_size', { simple: true }) as number) : undefined;
+    if (cacheSize !== undefined) db.pragma(`cache_size = ${LARGE_APPLY_CACHE_KIB}`);
+    try {
+      this.applyEach(fresh, listening, out);
+    } finally {
+      if (cacheSize !== undefined) db.pragma(`cache_size = ${cacheSize}`);
+    }
+    return out;
+  }
+
+  /** Writes each log entry into the mirror; with `listening`, the resource changes they are go to `out`. */
+  private applyEach(fresh: readonly Change[], listening: boolean, out: ResourceChange[]): void {
+    const { db, stmts, counts, meta } = this.parts;
     db.transaction(() => counts.batch(() => {
       for (const c of fresh) {
         if (c.target === 'm') {
@@ -146,39 +219,60 @@ export class Mirror implements WriteGuard, BatchCommitter {
         if (change) out.push(change);
       }
     }))();
-    return out;
   }
 
   // ---- Writing -------------------------------------------------------------------------------
 
   /**
-   * A batch of writes against a shared database: under its write lock, the mirror catches up,
-   * the writes run against it (each in a savepoint, as in Writer.flush()), and what they left
-   * behind is read back and rolled back from the mirror, which takes it again from the log
-   * once PostgreSQL has committed it. No write settles before that COMMIT.
+   * A batch of writes against a shared database: the writes run against the mirror (each in
+   * a savepoint, as in Writer.flush()), and what they left behind is read back and rolled
+   * back from the mirror, which takes it again from the log once PostgreSQL has committed it,
+   * only if the log still ended where the mirror stood. No write settles before that COMMIT.
+   * A write's function may so run more than once; it writes only the store, and every run but
+   * the committed one is rolled back.
    */
   async commitBatch(batch: PendingWrite[]): Promise<(() => void)[]> {
-    const settle: (() => void)[] = [];
     let tx: WriteTransaction | undefined;
     try {
+      // Against the mirror as it stands (it caught up before each request), committed in one
+      // round trip if no one else committed since: the lock is held inside PostgreSQL only,
+      // never across a round trip. When someone did, the answer is what they committed: the
+      // writes run again on it; after a few tries, under the lock, held across the round trips
+      // (so that a busy log cannot starve a replica). A run too large for one statement (a
+      // seed) goes under the lock at once, and is kept if nothing moved the log meanwhile.
+      let run: BatchRun | undefined;
+      for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+        run = this.runAgainstMirror(batch);
+        if (!run.changes.length && !run.outbox.length) return run.settle;
+        if (run.changes.length > this.shared.changesPerCommitIfAt) break;
+        const missed = await this.shared.commitIfAt(run.at, run.changes, run.outbox);
+        if (missed === 'committed') {
+          this.apply(run.changes);
+          return run.settle;
+        }
+        if (missed === 'gap') await this.reload();
+        else this.apply(missed);
+      }
       tx = await this.shared.beginWrite(this.seq);
       if (tx.missed === 'gap') await this.reload();
       else this.apply(tx.missed);
-      const { changes, outbox } = this.runAgainstMirror(batch, settle);
-      await tx.commit(changes, outbox);
-      this.apply(changes);
+      if (run?.at !== this.seq) run = this.runAgainstMirror(batch);
+      await tx.commit(run.changes, run.outbox);
+      this.apply(run.changes);
+      return run.settle;
     } catch (err) {
       await tx?.rollback();
       const failure = databaseUnavailable(err);
       for (const item of batch) item.reject(failure);
       return [];
     }
-    return settle;
   }
 
   /** Runs the batch in a mirror transaction that is rolled back; returns the log entries of what it did. */
-  private runAgainstMirror(batch: PendingWrite[], settle: (() => void)[]): { changes: Change[]; outbox: OutboxEntry[] } {
+  private runAgainstMirror(batch: PendingWrite[]): BatchRun {
     const { db, stmts } = this.parts;
+    const at = this.seq;
+    const settle: (() => void)[] = [];
     const entries: Change[] = [];
     db.exec('BEGIN');
     try {
@@ -220,7 +314,7 @@ export class Mirror implements WriteGuard, BatchCommitter {
         }
       }
       // The outbox rows the hooks wrote: the mirror's outbox tables hold nothing else.
-      return { changes: entries, outbox: this.parts.sqliteOutbox.takeAll() };
+      return { at, changes: entries, outbox: this.parts.sqliteOutbox.takeAll(), settle };
     } finally {
       this.touched = undefined;
       db.exec('ROLLBACK');

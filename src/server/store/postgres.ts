@@ -6,12 +6,14 @@
 // other has acknowledged, and every cache of its own moves with the log.
 //
 // Writes are serialized across replicas by one table lock (LOCK TABLE changes IN EXCLUSIVE
-// MODE, held to COMMIT), as SQLite serializes writers: a write runs against a mirror that is
-// up to date under that lock, so every rule it checks (a parent that exists, a unique name)
-// still holds when it commits, and no two replicas can interleave. Readers never wait on it.
+// MODE, held to COMMIT), as SQLite serializes writers: a write commits only against the
+// state its mirror stood at, so every rule it checks (a parent that exists, a unique name)
+// still holds when it commits, and no two replicas can interleave. Most often the lock is
+// held inside PostgreSQL only (commitIfAt: one query that commits if the log has not moved);
+// beginWrite holds it across round trips. Readers never wait on it.
 import pg from 'pg';
 import { DELIVERY_SELECT, HEAD, delivery, feedEvent, type Delivery, type DeliveryFilter, type DeliveryRow, type EventRow, type FeedEvent, type Outbox, type OutboxEntry, type Settlement } from './outbox.js';
-import { redactDatabaseUrl, type Change, type FullState, type SharedDatabase, type StoredRow, type WriteTransaction } from './shared.js';
+import { redactDatabaseUrl, type Change, type FullState, type SharedDatabase, type WriteTransaction } from './shared.js';
 
 /** How many log entries are kept: a replica further behind than this loads everything again. */
 const LOG_KEPT = 10_000;
@@ -48,6 +50,7 @@ export class PostgresDatabase implements SharedDatabase {
   private readonly pool: pg.Pool;
   private startLock: pg.PoolClient | undefined;
   readonly outbox: Outbox;
+  readonly changesPerCommitIfAt = CHANGES_PER_STATEMENT;
 
   private constructor(url: string) {
     this.pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000 });
@@ -121,16 +124,24 @@ export class PostgresDatabase implements SharedDatabase {
     }
   }
 
-  /** Every row and meta value, and the log position they stand at (one consistent snapshot). */
-  async loadAll(): Promise<FullState> {
+  /** Every row (to `take`, a page at a time) and meta value, and the log position they stand at (one consistent snapshot). */
+  async loadAll(take: (page: string) => void): Promise<FullState> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const rows = (await client.query<{ row: string }>('SELECT row FROM resources')).rows.map((r) => JSON.parse(r.row) as StoredRow);
+      // In pages by uid, each one JSON array text made by PostgreSQL: no object a row in
+      // this process (100k rows as objects were ~200 MiB of heap), and the mirror inserts a
+      // page in one statement, in uid order, its primary key's order.
+      for (let after = ''; ;) {
+        const page = (await client.query<{ last: string | null; rows: string | null }>({ name: 'pctl-load-page', text: LOAD_PAGE, values: [after, LOAD_PAGE_ROWS] })).rows[0];
+        if (!page?.last || !page.rows) break;
+        take(page.rows);
+        after = page.last;
+      }
       const meta = (await client.query<{ key: string; value: string }>('SELECT key, value FROM meta')).rows.map((r) => [r.key, r.value] as [string, string]);
       const seq = Number((await client.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM changes')).rows[0]?.seq ?? 0);
       await client.query('COMMIT');
-      return { rows, meta, seq };
+      return { meta, seq };
     } finally {
       client.release();
     }
@@ -163,6 +174,12 @@ export class PostgresDatabase implements SharedDatabase {
         missed,
         commit: async (changes, outbox) => {
           try {
+            if (changes.length <= CHANGES_PER_STATEMENT) {
+              // The write and its COMMIT in one round trip: the lock is held one round trip less.
+              await client.query(`${inlined(writeChangesSql(outbox.length > 0, false), [...writeChangesValues(changes), ...outboxValues(outbox)])}; COMMIT`);
+              finish();
+              return;
+            }
             // In slices of the same transaction: a seed's million rows in one statement were
             // one JSON text past what a JavaScript string can hold.
             for (let at = 0; at < changes.length || (at === 0 && outbox.length); at += CHANGES_PER_STATEMENT) {
@@ -198,12 +215,35 @@ export class PostgresDatabase implements SharedDatabase {
     }
   }
 
+  /**
+   * One round trip, the write lock held only inside PostgreSQL: takes the lock and commits
+   * the changes (and their outbox entries) if the log still ends at `seq`, the position of
+   * the mirror they were made against ('committed'). Else nothing is written, and the answer
+   * is what others committed since `seq` (as changesSince), to make the changes again on.
+   */
+  async commitIfAt(seq: number, changes: readonly Change[], outbox: readonly OutboxEntry[]): Promise<'committed' | Change[] | 'gap'> {
+    const write = inlined(writeChangesSql(outbox.length > 0, true), [...writeChangesValues(changes), ...outboxValues(outbox), seq]);
+    // Outside BEGIN … COMMIT, the statements of one query are one transaction, which
+    // commits when they end (the lock with it), and rolls back (the lock too) on an error.
+    // Under the lock, the log past `seq` is read before the write: nothing when it goes in.
+    const results = (await this.pool.query(`LOCK TABLE changes IN EXCLUSIVE MODE; ${CHANGES_SINCE.replace('$1', String(Math.trunc(seq)))}; ${write}`)) as unknown as pg.QueryResult[];
+    const missed = changesFrom(results[1]!.rows as ChangeRow[], seq);
+    if (missed === 'gap' || missed.length) return missed;
+    if ((results[2]!.rowCount ?? 0) !== changes.length) throw new Error(`the log took ${results[2]!.rowCount} of ${changes.length} changes`);
+    return 'committed';
+  }
+
   async close(): Promise<void> {
     if (this.startLock) this.startLock.release();
     this.startLock = undefined;
     await this.pool.end().catch(() => {});
   }
 }
+
+/** Rows a page of loadAll reads. */
+const LOAD_PAGE_ROWS = 20_000;
+const LOAD_PAGE = `SELECT max(uid) AS last, '[' || string_agg(row, ',' ORDER BY uid) || ']' AS rows
+  FROM (SELECT uid, row FROM resources WHERE uid > $1 ORDER BY uid LIMIT $2) page`;
 
 const CHANGES_SINCE = 'SELECT seq, target, key, value, actor, time, operation FROM changes WHERE seq > $1 ORDER BY seq';
 
@@ -224,22 +264,54 @@ function changesFrom(rows: readonly ChangeRow[], seq: number): Change[] | 'gap' 
   return changes;
 }
 
-/** The changes into the tables and the log, in one statement (see writeChangesValues). */
-const WRITE_CHANGES = `WITH put AS (
-    INSERT INTO resources SELECT * FROM json_populate_recordset(NULL::resources, $1::json)
+/**
+ * The changes into the tables and the log, in one statement (see writeChangesValues); with
+ * `events`, the outbox entries of the same writes too ($7, $8: see outboxValues); with
+ * `guarded`, only if the log still ends at $9 (else it writes nothing: someone else committed
+ * since the mirror the changes were made against stood there).
+ */
+function writeChangesSql(events: boolean, guarded: boolean): string {
+  const when = guarded ? ' AND (SELECT ok FROM guard)' : '';
+  const where = guarded ? ' WHERE (SELECT ok FROM guard)' : '';
+  return `WITH ${guarded ? 'guard AS (SELECT coalesce(max(seq), 0) = $9 AS ok FROM changes), ' : ''}${events ? `input AS (
+    SELECT * FROM json_to_recordset($7::json) AS x(n INT, id TEXT, type TEXT, source TEXT, subject TEXT, grp TEXT, event_time TEXT, body_type TEXT, data TEXT, subscriptions JSON)${where}
+  ), ev AS (
+    INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data)
+    SELECT id, type, source, subject, grp, event_time, body_type, data FROM input ORDER BY n RETURNING seq, id
+  ), dl AS (
+    INSERT INTO deliveries (event_seq, subscription, sink, state, next_attempt, update_time)
+    SELECT ev.seq, s.uid, s.sink, 'pending', $8, i.event_time FROM ev JOIN input i ON i.id = ev.id
+    CROSS JOIN LATERAL json_to_recordset(i.subscriptions) AS s(uid TEXT, sink TEXT)
+  ), ` : ''}put AS (
+    INSERT INTO resources SELECT * FROM json_populate_recordset(NULL::resources, $1::json)${where}
     ON CONFLICT (uid) DO UPDATE SET row = excluded.row
   ), removed AS (
-    DELETE FROM resources WHERE uid IN (SELECT json_array_elements_text($2::json))
+    DELETE FROM resources WHERE uid IN (SELECT json_array_elements_text($2::json))${when}
   ), meta_put AS (
-    INSERT INTO meta SELECT * FROM json_populate_recordset(NULL::meta, $3::json)
+    INSERT INTO meta SELECT * FROM json_populate_recordset(NULL::meta, $3::json)${where}
     ON CONFLICT (key) DO UPDATE SET value = excluded.value
   ), meta_removed AS (
-    DELETE FROM meta WHERE key IN (SELECT json_array_elements_text($4::json))
+    DELETE FROM meta WHERE key IN (SELECT json_array_elements_text($4::json))${when}
   ), pruned AS (
-    DELETE FROM changes WHERE seq <= $6
+    DELETE FROM changes WHERE seq <= $6${when}
   )
   INSERT INTO changes (seq, target, key, value, actor, time, operation)
-  SELECT seq, target, key, value, actor, time, operation FROM json_populate_recordset(NULL::changes, $5::json)`;
+  SELECT seq, target, key, value, actor, time, operation FROM json_populate_recordset(NULL::changes, $5::json)${where}`;
+}
+
+const WRITE_CHANGES = writeChangesSql(false, false);
+const WRITE_CHANGES_AND_EVENTS = writeChangesSql(true, false);
+
+/**
+ * A statement with its parameters written in as literals, so that it can go in one simple
+ * query with others (BEGIN …; COMMIT): one round trip instead of one per statement.
+ */
+function inlined(sql: string, values: readonly unknown[]): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const v = values[Number(n) - 1];
+    return typeof v === 'number' ? String(Math.trunc(v)) : pg.escapeLiteral(String(v));
+  });
+}
 
 function writeChangesValues(changes: readonly Change[]): unknown[] {
   const rows: { uid: string; row: string }[] = [];
@@ -257,18 +329,6 @@ function writeChangesValues(changes: readonly Change[]): unknown[] {
   const prune = changes.length && Math.floor(last / PRUNE_EVERY) !== Math.floor((changes[0]!.seq - 1) / PRUNE_EVERY) ? last - LOG_KEPT : 0;
   return [JSON.stringify(rows), JSON.stringify(gone), JSON.stringify(meta), JSON.stringify(metaGone), JSON.stringify(changes), prune];
 }
-
-/** WRITE_CHANGES, and the outbox entries of the same writes: their events (in order) and deliveries. */
-const WRITE_CHANGES_AND_EVENTS = WRITE_CHANGES.replace('WITH ', `WITH input AS (
-    SELECT * FROM json_to_recordset($7::json) AS x(n INT, id TEXT, type TEXT, source TEXT, subject TEXT, grp TEXT, event_time TEXT, body_type TEXT, data TEXT, subscriptions JSON)
-  ), ev AS (
-    INSERT INTO events (id, type, source, subject, grp, event_time, body_type, data)
-    SELECT id, type, source, subject, grp, event_time, body_type, data FROM input ORDER BY n RETURNING seq, id
-  ), dl AS (
-    INSERT INTO deliveries (event_seq, subscription, sink, state, next_attempt, update_time)
-    SELECT ev.seq, s.uid, s.sink, 'pending', $8, i.event_time FROM ev JOIN input i ON i.id = ev.id
-    CROSS JOIN LATERAL json_to_recordset(i.subscriptions) AS s(uid TEXT, sink TEXT)
-  ), `);
 
 function outboxValues(entries: readonly OutboxEntry[]): unknown[] {
   const rows = entries.map(({ event: e, subscriptions }, n) => ({

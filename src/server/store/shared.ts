@@ -29,9 +29,8 @@ export interface StoredRow {
   data: string;
 }
 
-/** Everything, for a replica's first load (and one that fell behind the log's pruned start). */
+/** What loadAll returns besides the rows: the meta values, and the log position (for a replica's first load, and one that fell behind the log's pruned start). */
 export interface FullState {
-  rows: StoredRow[];
   meta: [string, string][];
   seq: number;
 }
@@ -46,10 +45,21 @@ export interface WriteTransaction {
 }
 
 export interface SharedDatabase {
-  /** Every row and meta value, and the log position they stand at (one consistent snapshot). */
-  loadAll(): Promise<FullState>;
+  /**
+   * Every row and meta value, and the log position they stand at (one consistent snapshot).
+   * The rows go to `take` in pages, each a JSON array of StoredRow objects (one text, not an
+   * object a row), in uid order.
+   */
+  loadAll(take: (page: string) => void): Promise<FullState>;
   /** What was committed after `seq`, in order; 'gap' when the log no longer holds it all. */
   changesSince(seq: number): Promise<Change[] | 'gap'>;
+  /**
+   * In one round trip: the changes (made against a mirror at `seq`, at most
+   * `changesPerCommitIfAt`) committed if the log still ends at `seq`; else, nothing written,
+   * what others committed since (as changesSince), to make them again on.
+   */
+  commitIfAt(seq: number, changes: readonly Change[], outbox: readonly OutboxEntry[]): Promise<'committed' | Change[] | 'gap'>;
+  readonly changesPerCommitIfAt: number;
   /** Waits for the write lock; then the changes others committed since `seq`. */
   beginWrite(seq: number): Promise<WriteTransaction>;
   /** The events and deliveries every replica shares. */

@@ -97,7 +97,7 @@ export class Store {
 
   /** Loads every row and meta value of the shared database into the mirror (at start). */
   async reload(): Promise<void> {
-    await this.mirror?.reload();
+    await this.mirror?.load();
   }
 
   // ---- Writes (writer.ts) --------------------------------------------------------------------

@@ -284,9 +284,6 @@ export class Writer {
     // Its rows are not reported one by one (each change held in memory until the commit: GBs
     // for a million); the feed is told once, after the commit, that everything may have changed.
     if (!this.db.inTransaction) return this.transaction(() => this.bulkLoad(fn));
-    const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (${LIST_ORDER_INDEXES.map(() => '?').join(', ')})`)
-      .all(...LIST_ORDER_INDEXES) as { name: string; sql: string }[];
-    for (const { name } of indexes) this.db.exec(`DROP INDEX ${name}`);
     // A page cache for the load (SQLite's default is 2 MiB): each row goes to a random place of
     // the uid b-tree, and past the cache each insert read its pages back (300k groups: 48 s → 34 s).
     const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
@@ -296,14 +293,39 @@ export class Writer {
     this.bulkLoading = true;
     this.resetAfterCommit = true;
     try {
-      return fn();
+      return this.withoutListIndexes(fn);
     } finally {
       this.bulkLoading = nested;
       this.cache.bulkLoad(false);
-      // Whatever fn did: while the transaction is open, it has them again.
-      if (this.db.inTransaction) for (const { sql } of indexes) this.db.exec(sql.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
       if (this.db.open) this.db.pragma(`cache_size = ${cacheSize}`);
     }
+  }
+
+  /**
+   * Runs fn, inside a transaction, with the indexes that only order lists dropped, and builds
+   * them once at its end (a bulk load).
+   */
+  private withoutListIndexes<T>(fn: () => T): T {
+    const restore = this.dropListIndexes();
+    try {
+      return fn();
+    } finally {
+      restore();
+    }
+  }
+
+  /**
+   * Drops the indexes that only order lists, inside a transaction; the function returned
+   * builds them again (a sort each, instead of a b-tree insert per row and index).
+   */
+  dropListIndexes(): () => void {
+    const indexes = this.db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN (${LIST_ORDER_INDEXES.map(() => '?').join(', ')})`)
+      .all(...LIST_ORDER_INDEXES) as { name: string; sql: string }[];
+    for (const { name } of indexes) this.db.exec(`DROP INDEX ${name}`);
+    // Whatever happened meanwhile: while the transaction is open, it has them again.
+    return () => {
+      if (this.db.inTransaction) for (const { sql } of indexes) this.db.exec(sql.replace(/^CREATE INDEX /, 'CREATE INDEX IF NOT EXISTS '));
+    };
   }
 
   insert(rec: Record_): void {
