@@ -191,32 +191,74 @@ const entrySize = (name: string, value: string) => name.length + value.length + 
 /** Integers over this are refused: no header block of a sane peer comes near it. */
 const MAX_INT = 2 ** 28;
 
+/** A dynamic table entry: its field, and whether the decoder's check passed it (once, when it came). */
+interface Entry {
+  readonly field: [string, string];
+  readonly passes: boolean;
+}
+
+/**
+ * What the decoder asks of every field it hands out (the caller's rules of a well-formed field;
+ * HPACK has none): asked once per literal, and once per dynamic table entry when it is added,
+ * so a field sent again by its index costs nothing.
+ */
+export type FieldCheck = (name: string, value: string) => boolean;
+
+const ANY_FIELD: FieldCheck = () => true;
+
+/** Of each check, which static table entries pass it (worked out once per check). */
+const staticPasses = new WeakMap<FieldCheck, boolean[]>();
+
 export class HpackDecoder {
+  /** Which static table entries pass the check (a static `content-length` with no value may not). */
+  private readonly staticPasses: boolean[];
   /** The dynamic table, newest first. */
-  private readonly table: [string, string][] = [];
+  private readonly table: Entry[] = [];
   private size = 0;
   private maxSize: number;
   private pos = 0;
   private block: Buffer = Buffer.alloc(0);
+  /** The last block decoded held a field the check refused. */
+  failedCheck = false;
 
-  /** `limit`: the SETTINGS_HEADER_TABLE_SIZE this side announced, the most a peer may make the table. */
-  constructor(private readonly limit = 4096) {
+  /**
+   * `limit`: the SETTINGS_HEADER_TABLE_SIZE this side announced, the most a peer may make the
+   * table; `check`: the fields' rules (none by default).
+   */
+  constructor(private readonly limit = 4096, private readonly check: FieldCheck = ANY_FIELD) {
     this.maxSize = limit;
+    let passes = staticPasses.get(check);
+    if (!passes) staticPasses.set(check, (passes = STATIC.map(([name, value]) => check(name, value))));
+    this.staticPasses = passes;
   }
 
-  /** One header block's fields, in order; throws HpackError when the block breaks HPACK. */
+  /**
+   * One header block's fields, in order; throws HpackError when the block breaks HPACK.
+   * `failedCheck` tells afterwards whether any of them failed the check.
+   */
   decode(block: Buffer): [string, string][] {
     this.block = block;
     this.pos = 0;
     const fields: [string, string][] = [];
+    let passes = true;
     let first = true;
     while (this.pos < block.length) {
       const byte = block[this.pos]!;
       if (byte & 0x80) {
-        fields.push(this.entry(this.integer(7)));
+        const index = this.integer(7);
+        if (index <= STATIC.length) {
+          fields.push(this.staticField(index));
+          passes &&= this.staticPasses[index - 1]!;
+        } else {
+          const entry = this.dynamic(index);
+          passes &&= entry.passes;
+          fields.push(entry.field);
+        }
       } else if (byte & 0x40) {
         const field = this.literal(6);
-        this.insert(field);
+        const ok = this.check(field[0], field[1]);
+        passes &&= ok;
+        this.insert(field, ok);
         fields.push(field);
       } else if (byte & 0x20) {
         // A table size update is allowed only at the start of a block (§4.2).
@@ -228,16 +270,22 @@ export class HpackDecoder {
         continue;
       } else {
         // Without indexing (0000) and never indexed (0001): the same to a decoder.
-        fields.push(this.literal(4));
+        const field = this.literal(4);
+        passes &&= this.check(field[0], field[1]);
+        fields.push(field);
       }
       first = false;
     }
+    this.failedCheck = !passes;
     return fields;
   }
 
-  private entry(index: number): [string, string] {
+  private staticField(index: number): [string, string] {
     if (index === 0) throw new HpackError('index 0');
-    if (index <= STATIC.length) return STATIC[index - 1] as [string, string];
+    return STATIC[index - 1] as [string, string];
+  }
+
+  private dynamic(index: number): Entry {
     const entry = this.table[index - STATIC.length - 1];
     if (!entry) throw new HpackError(`index ${index} is past the tables`);
     return entry;
@@ -245,16 +293,16 @@ export class HpackDecoder {
 
   private literal(prefix: number): [string, string] {
     const index = this.integer(prefix);
-    const name = index === 0 ? this.string() : this.entry(index)[0];
+    const name = index === 0 ? this.string() : index <= STATIC.length ? this.staticField(index)[0] : this.dynamic(index).field[0];
     return [name, this.string()];
   }
 
-  private insert(field: [string, string]): void {
+  private insert(field: [string, string], passes: boolean): void {
     const size = entrySize(field[0], field[1]);
     // An entry larger than the table empties it and is not added (§4.4).
     this.evict(size);
     if (size <= this.maxSize) {
-      this.table.unshift(field);
+      this.table.unshift({ field, passes });
       this.size += size;
     }
   }
@@ -262,7 +310,7 @@ export class HpackDecoder {
   /** Evicts the oldest entries until `room` more fits. */
   private evict(room: number): void {
     while (this.table.length && this.size + room > this.maxSize) {
-      const [name, value] = this.table.pop()!;
+      const [name, value] = this.table.pop()!.field;
       this.size -= entrySize(name, value);
     }
   }
