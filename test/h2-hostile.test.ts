@@ -210,6 +210,8 @@ for (const [what, extra, path] of [
   ['a CR LF in a header value', [['x-note', 'a\r\nforged: line']], undefined],
   ['a NUL in a header value', [['x-note', 'a\0b']], undefined],
   ['a lone LF in a header value', [['x-note', 'a\nb']], undefined],
+  ['a NUL deep in a long header value', [['x-note', `${'a'.repeat(100)}\0b`]], undefined],
+  ['a lone CR deep in a long header value', [['x-note', `${'a'.repeat(100)}\rb`]], undefined],
   ['a header value with leading whitespace', [['x-note', ' padded']], undefined],
   ['a CR LF in :path', [], `${G}\r\nforged: line`],
   ['a :path not starting with /', [], 'iam/v2/groups'],

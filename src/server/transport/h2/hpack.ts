@@ -379,12 +379,15 @@ STATIC.forEach(([name], i) => {
   if (!NAME_INDEX.has(name)) NAME_INDEX.set(name, i + 1);
 });
 
+const NUL_OR_LINE_BREAK = /[\0\r\n]/;
+
 /**
  * Whether a field's text holds a byte no field may (RFC 9113 §8.2.1): NUL, CR or LF, which
- * would split or end it. Three indexOf scans: several times faster than a regular expression's
- * character class over a bearer token.
+ * would split or end it. A short text by a character class; a longer one by three indexOf
+ * scans, several times faster than the class over a bearer token (~35 vs ~230 ns here).
  */
 export function hasNulOrLineBreak(text: string): boolean {
+  if (text.length < 32) return NUL_OR_LINE_BREAK.test(text);
   return text.indexOf('\n') !== -1 || text.indexOf('\r') !== -1 || text.indexOf('\0') !== -1;
 }
 
