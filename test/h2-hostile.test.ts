@@ -210,6 +210,8 @@ for (const [what, extra, path] of [
   ['a CR LF in a header value', [['x-note', 'a\r\nforged: line']], undefined],
   ['a NUL in a header value', [['x-note', 'a\0b']], undefined],
   ['a lone LF in a header value', [['x-note', 'a\nb']], undefined],
+  ['a NUL deep in a long header value', [['x-note', `${'a'.repeat(100)}\0b`]], undefined],
+  ['a lone CR deep in a long header value', [['x-note', `${'a'.repeat(100)}\rb`]], undefined],
   ['a header value with leading whitespace', [['x-note', ' padded']], undefined],
   ['a CR LF in :path', [], `${G}\r\nforged: line`],
   ['a :path not starting with /', [], 'iam/v2/groups'],
@@ -225,6 +227,29 @@ for (const [what, extra, path] of [
     t.deepEqual(raw.pending(HEADERS, 1), []);
   });
 }
+
+test.serial('a malformed field stays malformed when a later block names it by its HPACK index (dynamic or static table)', async (t) => {
+  // A literal added to the dynamic table (0x40, a new name): it becomes index 62.
+  const indexing = (name: string, value: string) => Buffer.from([0x40, name.length, ...Buffer.from(name, 'latin1'), value.length, ...Buffer.from(value, 'latin1')]);
+  const request = (id: number, more: Buffer) => frame(HEADERS, END_HEADERS | END_STREAM, id, Buffer.concat([headerBlock(requestFields(srv, 'GET', G)), more]));
+  const raw = await RawH2.open(t, srv.port);
+  const resetOf = async (id: number) => resetCode(await raw.next(`RST_STREAM on stream ${id}`, (f) => f.type === RST_STREAM && f.id === id));
+  raw.send(request(1, indexing('x-note', 'a\r\nforged: line')));
+  t.is(await resetOf(1), PROTOCOL_ERROR, 'as a literal');
+  raw.send(request(3, Buffer.from([0x80 | 62])));
+  t.is(await resetOf(3), PROTOCOL_ERROR, 'by its index');
+  // The static table's content-length has no value: not digits.
+  raw.send(request(5, Buffer.from([0x80 | 28])));
+  t.is(await resetOf(5), PROTOCOL_ERROR, 'a static entry');
+  // A well-formed field, added and then named by its index (the newest entry: 62), is taken both times.
+  raw.send(request(7, indexing('x-note', 'fine')));
+  t.is((await raw.answer(7)).status, 200);
+  raw.send(request(9, Buffer.from([0x80 | 62])));
+  t.is((await raw.answer(9)).status, 200);
+  raw.send(request(11, Buffer.from([0x80 | 63])));
+  t.is(await resetOf(11), PROTOCOL_ERROR, 'the malformed entry, now the older one');
+  t.deepEqual([...raw.pending(HEADERS, 1), ...raw.pending(HEADERS, 3), ...raw.pending(HEADERS, 5), ...raw.pending(HEADERS, 11)], []);
+});
 
 test('HPACK: an integer with more continuation bytes than 2^28 needs is refused (it read as NaN and dropped the rest of the block)', (t) => {
   // A literal without indexing, new name, whose name length is 127 + 0 * 2^7 + ... (200 zero continuation bytes), then 1.

@@ -97,6 +97,25 @@ test('HPACK: an index past the static and dynamic tables is refused', (t) => {
   t.throws(() => indexed.decode(hex('bf')), { instanceOf: HpackError });
 });
 
+test('HPACK: the field check is asked of every literal and table entry; a field named by its index keeps the verdict it had when it was added', (t) => {
+  const asked: string[] = [];
+  const decoder = new HpackDecoder(4096, (name, value) => (asked.push(value), !value.includes('!')));
+  const literal = (first: number, name: string, value: string) => [first, name.length, ...Buffer.from(name), value.length, ...Buffer.from(value)];
+  const verdict = (bytes: number[]) => (decoder.decode(Buffer.from(bytes)), decoder.failedCheck ? 'refused' : 'passed');
+  asked.length = 0;
+  t.is(verdict(literal(0x00, 'x', 'ok')), 'passed', 'a literal without indexing');
+  t.is(verdict(literal(0x10, 'x', 'bad!')), 'refused', 'a never-indexed literal, the same name');
+  t.is(verdict(literal(0x00, 'x', 'ok')), 'passed');
+  t.is(verdict(literal(0x00, 'x', 'bad!')), 'refused', 'a value that passed before does not make another pass');
+  t.deepEqual(asked, ['ok', 'bad!', 'bad!'], 'the same literal again is not asked again');
+  t.is(verdict([...literal(0x40, 'y', 'bad!'), ...literal(0x40, 'z', 'fine')]), 'refused', 'two fields added to the table, one refused');
+  asked.length = 0;
+  t.is(verdict([0x80 | 62]), 'passed', 'the newest entry (z: fine) by its index');
+  t.is(verdict([0x80 | 62, 0x80 | 63]), 'refused', 'and the older one (y: bad!)');
+  t.is(verdict([0x82, 0x84]), 'passed', 'static entries');
+  t.deepEqual(asked, [], 'no field named by its index is asked again');
+});
+
 test('HPACK: a dynamic table size update over the announced limit is refused', (t) => {
   t.deepEqual(new HpackDecoder().decode(hex('3f e1 1f')), [], '4096: the limit itself');
   t.throws(() => new HpackDecoder().decode(hex('3f e2 1f')), { instanceOf: HpackError }, '4097');

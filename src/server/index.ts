@@ -278,7 +278,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const restExchange = (x: Exchange) => (health.owns(x.url) ? health.answer(x) : apiExchange(x));
     const restSide = {
       node: mcp.listener((req, res) => restExchange(http1Exchange(req, res))),
-      http2: (x: Http2Exchange) => (x.url.split('?')[0] === MCP_PATH ? mcp.http2(x) : restExchange(x)),
+      // The path compared in place: every REST request over HTTP/2 passes here (no split array per request).
+      http2: (x: Http2Exchange) => (x.url.startsWith(MCP_PATH) && (x.url.length === MCP_PATH.length || x.url.charCodeAt(MCP_PATH.length) === 63 /* ? */) ? mcp.http2(x) : restExchange(x)),
     };
     // The gRPC stack is loaded by the first RPC: a serve only REST clients call never loads it.
     const rpc = onFirstUse('gRPC', () => loadRpcListeners(dispatch, restSide, rest, opts.log), opts.log);

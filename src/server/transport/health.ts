@@ -47,7 +47,7 @@ export function healthEndpoint(store: Store): HealthEndpoint {
   };
 
   return {
-    owns: (url) => url === HEALTH_PATH || url.startsWith(`${HEALTH_PATH}?`),
+    owns: (url) => url.startsWith(HEALTH_PATH) && (url.length === HEALTH_PATH.length || url.charCodeAt(HEALTH_PATH.length) === 63 /* ? */),
     answer: (x) => {
       x.discardBody();
       if (x.method !== 'GET' && x.method !== 'HEAD') {

@@ -6,7 +6,7 @@
 // one write. It answers only what a server must: no push, no priorities (accepted, unused).
 import type net from 'node:net';
 import type http from 'node:http';
-import { encodeHeaders, HpackDecoder, HpackError } from './hpack.js';
+import { encodeHeaders, hasNulOrLineBreak, HpackDecoder, HpackError } from './hpack.js';
 
 const DATA = 0x0;
 const HEADERS = 0x1;
@@ -92,8 +92,6 @@ const MAX_UNREAD = 64 * 2 ** 20;
  * never ran. A longer one is handed out at once; a mismatch then fails its body's read.
  */
 const HOLD_BODY_UP_TO = STREAM_WINDOW;
-/** NUL, CR or LF: malformed anywhere in a field value (RFC 9113 §8.2.1). One character class: V8 scans for it fast. */
-const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
 /** A field name with a character outside a lowercase token (RFC 9110 §5.1, RFC 9113 §8.2.1). */
 const BAD_NAME = /[^a-z0-9!#$%&'*+\-.^_`|~]/;
 
@@ -480,7 +478,8 @@ export class H2Connection {
   readonly address: string;
   private readonly socket: net.Socket;
   private readonly onStream: (stream: RequestStream) => void;
-  private readonly decoder = new HpackDecoder();
+  /** Checks each field as it decodes it: once per literal, once per table entry (an indexed field costs nothing). */
+  private readonly decoder = new HpackDecoder(4096, fieldWellFormed);
   private readonly streams = new Map<number, H2Stream>();
   private buffered: Buffer = EMPTY;
   private prefaceSeen = false;
@@ -500,12 +499,6 @@ export class H2Connection {
   private goingAway = false;
   private ended = false;
   private earlyResets = 0;
-  /**
-   * Fields found well formed (fieldWellFormed). The decoder hands out the same array each time a
-   * block refers to a table entry: a client's repeated headers (its token, the :authority) are
-   * checked when they first come, not in every request.
-   */
-  private readonly wellFormed = new WeakSet<readonly [string, string]>();
   /** A stream whose HEADERS named itself as its dependency: malformed. */
   private selfDependent = 0;
   /** Streams made in this read, handed out once the whole read is parsed (their bodies with them). */
@@ -748,7 +741,7 @@ export class H2Connection {
       // A stream the peer already ended (half-closed remote) takes no more frames (§5.1).
       if (existing.ended) return this.streamError(id, H2_ERROR.STREAM_CLOSED);
       // Trailers of a request: they end its body, and serve reads nothing else of them (§8.1: no pseudo-headers).
-      if (!(flags & END_STREAM) || fields.some(([name]) => name.charCodeAt(0) === 58)) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
+      if (!(flags & END_STREAM) || this.decoder.failedCheck || fields.some(([name]) => name.charCodeAt(0) === 58)) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
       this.guard(existing, () => existing.push(EMPTY, true));
       this.release(existing);
       return;
@@ -763,7 +756,7 @@ export class H2Connection {
     this.lastStreamId = id;
     if (this.goingAway) return this.streamError(id, H2_ERROR.REFUSED_STREAM);
     if (this.streams.size >= MAX_CONCURRENT_STREAMS) return this.streamError(id, H2_ERROR.REFUSED_STREAM);
-    const parsed = this.selfDependent === id ? undefined : requestHeaders(fields, this.wellFormed);
+    const parsed = this.selfDependent === id || this.decoder.failedCheck ? undefined : requestHeaders(fields);
     if (!parsed) return this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
     const stream = new H2Stream(id, this, parsed.headers, parsed.size > MAX_HEADER_LIST, this.peerInitialWindow);
     this.streams.set(id, stream);
@@ -1115,12 +1108,13 @@ function badValue(value: string): boolean {
   if (!value) return false;
   const first = value.charCodeAt(0);
   const last = value.charCodeAt(value.length - 1);
-  return first === 32 || first === 9 || last === 32 || last === 9 || FORBIDDEN_IN_VALUE.test(value);
+  return first === 32 || first === 9 || last === 32 || last === 9 || hasNulOrLineBreak(value);
 }
 
 /**
  * What of a field's rules depends on the field alone: its value (badValue), a regular field's
- * name a lowercase token, a content-length digits.
+ * name a lowercase token, a content-length digits. The HPACK decoder asks it of each field
+ * (requestHeaders takes only blocks whose fields all passed).
  */
 function fieldWellFormed(name: string, value: string): boolean {
   if (badValue(value)) return false;
@@ -1130,21 +1124,17 @@ function fieldWellFormed(name: string, value: string): boolean {
 }
 
 /**
- * A request's fields as node's headers object, or undefined when they make a malformed request
- * (RFC 9113 §8.3: pseudo-headers missing, repeated, unknown or after a regular field; an
- * uppercase name; a connection-specific header; `te` other than trailers).
+ * A request's fields (each of them well formed: fieldWellFormed) as node's headers object, or
+ * undefined when together they make a malformed request (RFC 9113 §8.3: pseudo-headers
+ * missing, repeated, unknown or after a regular field; a connection-specific header; `te`
+ * other than trailers).
  */
-function requestHeaders(fields: [string, string][], wellFormed: WeakSet<readonly [string, string]>): { headers: Headers; size: number } | undefined {
+function requestHeaders(fields: [string, string][]): { headers: Headers; size: number } | undefined {
   const headers: Record<string, string | string[]> = {};
   let size = 0;
   let regular = false;
-  for (const field of fields) {
-    const [name, value] = field;
+  for (const [name, value] of fields) {
     size += name.length + value.length + 32;
-    if (!wellFormed.has(field)) {
-      if (!fieldWellFormed(name, value)) return undefined;
-      wellFormed.add(field);
-    }
     if (name.charCodeAt(0) === 58 /* : */) {
       if (regular || !REQUEST_PSEUDO.has(name) || headers[name] !== undefined) return undefined;
       headers[name] = value;
