@@ -1,5 +1,5 @@
 // Layers point one way: api ← client ← cli, api ← output ← cli, api ← server ← cli (serve),
-// api ← mcp ← cli (pctl mcp) and server (/mcp), config ← cli; inside the server, surfaces →
+// api, gen ← mcp ← cli (pctl mcp) and server (/mcp), config ← cli; inside the server, surfaces →
 // domain → store, auth beside the domain, and no circle between its files. Checked over every
 // import of src/ (static, type-only and dynamic alike), so the client can be used without the
 // CLI and the server without either, and every surface reaches the data through the domain's rules.
@@ -22,7 +22,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   // Generated from proto/ (npm run gen): imports nothing of ours.
   gen: [],
   // The MCP tool set: the registry's resources as tools over an API caller; stdio (cli) and serve's /mcp (server) both serve it.
-  mcp: ['api'],
+  // gen: each published method's MCP text and hints (gen/published/mcp.ts, from proto/'s annotations).
+  mcp: ['api', 'gen'],
   cli: ['api', 'client', 'output', 'server', 'config', 'types', 'mcp'],
 };
 
