@@ -8,15 +8,10 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
-import { grpcFrame, h2load, median, rpcStatus, startChild, tempDir } from './lib.js';
+import { grpcFrame, h2load, median, numericOption, rpcStatus, startChild, tempDir } from './lib.js';
 
 const argv = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = argv.indexOf(name);
-  if (at === -1) return fallback;
-  const [, value] = argv.splice(at, 2);
-  return Number(value);
-};
+const option = (name, fallback) => numericOption(argv, name, fallback);
 const rounds = option('--rounds', 5);
 const seconds = option('--seconds', 3);
 const checkouts = argv.map((d) => resolve(d));

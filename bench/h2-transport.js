@@ -12,15 +12,10 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { median } from './lib.js';
+import { median, numericOption } from './lib.js';
 
 const argv = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = argv.indexOf(name);
-  if (at === -1) return fallback;
-  const [, value] = argv.splice(at, 2);
-  return Number(value);
-};
+const option = (name, fallback) => numericOption(argv, name, fallback);
 
 if (argv[0] === '--child') {
   const [, module, hex, requests] = argv;

@@ -14,6 +14,14 @@ export function tempDir(prefix = 'pctl-bench-') {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** Takes `name VALUE` out of argv (so what is left are the positional arguments): VALUE as a number, or fallback. */
+export function numericOption(argv, name, fallback) {
+  const at = argv.indexOf(name);
+  if (at === -1) return fallback;
+  const [, value] = argv.splice(at, 2);
+  return Number(value);
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
