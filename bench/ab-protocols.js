@@ -28,7 +28,21 @@ try {
     const token = readFileSync(join(data, 'owner.token'), 'utf8').trim();
     serves.push({ dir, org, token, ...serve });
   }
-  const cases = (s, k) => {
+  // The gRPC service each checkout answers: the vendor's published GroupsService; a checkout
+  // from before serve spoke the published contract (0b4949e…) only had its own IamService,
+  // whose ListGroupsRequest numbers its fields differently.
+  const CONTRACTS = [
+    { service: 'chainguard.platform.iam.v2.GroupsService', list: (org) => grpcFrame([[1, grpcFrame([[2, org]]).subarray(5)], [3, 50], [5, 'name']]) },
+    { service: 'platform.iam.v2.IamService', list: (org) => grpcFrame([[1, 50], [3, 'name'], [5, grpcFrame([[1, org]]).subarray(5)]]) },
+  ];
+  const contractOf = async (s) => {
+    for (const c of CONTRACTS) {
+      const headers = { authorization: `Bearer ${s.token}`, 'content-type': 'application/grpc' };
+      if ((await rpcStatus(s.url, `/${c.service}/GetGroup`, grpcFrame([[1, s.org]]), headers)) === '0' && (await rpcStatus(s.url, `/${c.service}/ListGroups`, c.list(s.org), headers)) === '0') return c;
+    }
+    throw new Error(`${s.dir} answers GetGroup and ListGroups on none of ${CONTRACTS.map((c) => c.service).join(', ')}`);
+  };
+  const cases = (s, k, contract) => {
     const auth = `authorization: Bearer ${s.token}`;
     const file = (name, bytes) => {
       const path = join(work, `${k}-${name}`);
@@ -36,11 +50,11 @@ try {
       return path;
     };
     const get = grpcFrame([[1, s.org]]);
-    const list = grpcFrame([[1, grpcFrame([[2, s.org]]).subarray(5)], [3, 50], [5, 'name']]);
+    const list = contract.list(s.org);
     const getBody = file('get.grpc', get);
     const listBody = file('list.grpc', list);
     const getJson = file('get.json', JSON.stringify({ uid: s.org }));
-    const rpc = (m) => `${s.url}/chainguard.platform.iam.v2.GroupsService/${m}`;
+    const rpc = (m) => `${s.url}/${contract.service}/${m}`;
     const grpc = ['-H', 'content-type: application/grpc', '-H', 'te: trailers'];
     return {
       rest1: ['--h1', '-H', auth, `${s.url}/iam/v2/groups/${s.org}`],
@@ -51,13 +65,14 @@ try {
       listRest1: ['--h1', '-H', auth, `${s.url}/iam/v2/groups?uidp.descendants_of=${s.org}&order_by=name&page_size=50`],
       listGrpc: ['-m', '1', '-d', listBody, '-H', auth, ...grpc, rpc('ListGroups')],
       checks: [
-        () => rpcStatus(s.url, '/chainguard.platform.iam.v2.GroupsService/GetGroup', get, { authorization: `Bearer ${s.token}`, 'content-type': 'application/grpc' }),
-        () => rpcStatus(s.url, '/chainguard.platform.iam.v2.GroupsService/ListGroups', list, { authorization: `Bearer ${s.token}`, 'content-type': 'application/grpc' }),
-        () => rpcStatus(s.url, '/chainguard.platform.iam.v2.GroupsService/GetGroup', JSON.stringify({ uid: s.org }), { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, { h1: true }),
+        () => rpcStatus(s.url, `/${contract.service}/GetGroup`, get, { authorization: `Bearer ${s.token}`, 'content-type': 'application/grpc' }),
+        () => rpcStatus(s.url, `/${contract.service}/ListGroups`, list, { authorization: `Bearer ${s.token}`, 'content-type': 'application/grpc' }),
+        () => rpcStatus(s.url, `/${contract.service}/GetGroup`, JSON.stringify({ uid: s.org }), { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, { h1: true }),
       ],
     };
   };
-  const runs = serves.map((s, k) => cases(s, k));
+  const runs = [];
+  for (const [k, s] of serves.entries()) runs.push(cases(s, k, await contractOf(s)));
   for (const r of runs) for (const check of r.checks) if ((await check()) !== '0') throw new Error(`a check call failed: ${await check()}`);
   const names = Object.keys(runs[0]).filter((n) => n !== 'checks');
   const rates = serves.map(() => Object.fromEntries(names.map((n) => [n, []])));
